@@ -1,0 +1,239 @@
+"""`infrabot` command line: ask, demo, serve, eval, tools.
+
+This module is the one composition root allowed to reach every package (it starts the
+world simulators from `evals` for `ask`/`demo` without configuration and dispatches
+`eval`); the import contract in pyproject.toml names this exception.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+import structlog
+
+from bot.settings import ConfigFileError, InfrabotConfig, load_config
+from planner.render import render_markdown, render_plain
+from planner.turn import Turn
+
+
+def _configure_logging(verbose: bool) -> None:
+    import logging
+
+    level = logging.DEBUG if verbose else logging.WARNING
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(message)s")
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+    )
+
+
+def _config_path(arg: str | None) -> Path | None:
+    value = arg or os.environ.get("INFRABOT_CONFIG")
+    return Path(value) if value else None
+
+
+def _user_role(config: InfrabotConfig, user: str) -> str:
+    return config.role_of(user)
+
+
+async def _ask_world(args: argparse.Namespace) -> int:
+    from evals.session import WorldSession, read_world_file
+
+    wf = read_world_file(Path(args.world) if args.world else None)
+    now = _parse_now(args.now) or wf.now
+    with WorldSession(wf.world, timezone=wf.timezone, now=now) as session:
+        assert session.conversation is not None and session.config is not None
+        return await _ask_with(session.conversation, session.config, args, session.clock())
+
+
+async def _ask_config(args: argparse.Namespace, path: Path) -> int:
+    from bot.conversation import Conversation
+    from bot.memory import WorkingMemory
+    from bot.wiring import build_gate
+
+    config = load_config(path)
+    conversation = Conversation(
+        config=config,
+        gate=build_gate(config),
+        memory=WorkingMemory(clock=lambda: datetime.now().astimezone()),
+    )
+    now = _parse_now(args.now) or datetime.now().astimezone()
+    return await _ask_with(conversation, config, args, now)
+
+
+async def _ask_with(
+    conversation,
+    config: InfrabotConfig,
+    args: argparse.Namespace,
+    now: datetime,
+) -> int:
+    user = args.as_user or os.environ.get("USER") or "engineer"
+    turn = Turn(
+        question=args.question,
+        user=user,
+        role=_user_role(config, user),  # type: ignore[arg-type]
+        now=now,
+    )
+    outcome = await conversation.answer(turn)
+    if args.json:
+        print(outcome.answer.model_dump_json(indent=2))
+    elif args.markdown:
+        print(render_markdown(outcome.answer))
+    else:
+        print(render_plain(outcome.answer))
+    return 0
+
+
+def _parse_now(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    path = _config_path(args.config)
+    if args.world or path is None:
+        return asyncio.run(_ask_world(args))
+    return asyncio.run(_ask_config(args, path))
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    from policy.scope import Scope
+    from policy.toolset import CallContext
+
+    def show(config: InfrabotConfig) -> int:
+        from bot.wiring import build_gate
+
+        gate = build_gate(config, environ={} if path is None else None)
+        user = args.as_user or "engineer"
+        ctx = CallContext(
+            user=user,
+            role=config.role_of(user),  # type: ignore[arg-type]
+            scope=Scope(),
+            now=datetime.now().astimezone(),
+        )
+        contracts = gate.contracts(ctx)
+        if args.json:
+            print(json.dumps([c.describe() for c in contracts], indent=2, ensure_ascii=False))
+        else:
+            for c in contracts:
+                a = c.agent
+                flags = ", ".join(
+                    f
+                    for f, on in (
+                        ("current only", a.current_only),
+                        ("history", a.supports_history),
+                        ("admin only", a.admin_only),
+                    )
+                    if on
+                )
+                print(f"{c.name:28} {', '.join(a.evidence):40} {flags}")
+                print(f"{'':28} {c.description.splitlines()[0]}")
+        return 0
+
+    path = _config_path(args.config)
+    if path is None:
+        from evals.session import WorldSession, read_world_file
+
+        wf = read_world_file(Path(args.world) if args.world else None)
+        with WorldSession(wf.world, timezone=wf.timezone) as session:
+            assert session.config is not None
+            return show(session.config)
+    return show(load_config(path))
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from evals.runner import main as eval_main
+
+    return eval_main(args)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from bot.web import run_demo
+
+    return run_demo(args)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from bot.serve import run_serve
+
+    path = _config_path(args.config)
+    if path is None:
+        print(
+            "infrabot serve needs a configuration: --config FILE or INFRABOT_CONFIG "
+            "(try `infrabot demo` for the built-in demo world)",
+            file=sys.stderr,
+        )
+        return 2
+    return run_serve(load_config(path), args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="infrabot",
+        description=(
+            "Read-only infrastructure investigation bot: answers with facts, hypotheses and gaps."
+        ),
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    ask = sub.add_parser("ask", help="answer one question (demo world when no config is given)")
+    ask.add_argument("question")
+    ask.add_argument("--world", help="world or scenario file to run against (simulated)")
+    ask.add_argument("--config", help="configuration file (default: $INFRABOT_CONFIG)")
+    ask.add_argument("--as", dest="as_user", metavar="USER", help="ask as this user")
+    ask.add_argument("--json", action="store_true", help="print the Answer structure")
+    ask.add_argument("--markdown", action="store_true", help="print Mattermost markdown")
+    ask.add_argument("--now", help="the clock, ISO-8601 (default: the world's `now`, or now)")
+    ask.set_defaults(fn=cmd_ask)
+
+    demo = sub.add_parser("demo", help="web chat on the built-in demo world, no setup needed")
+    demo.add_argument("--host", default="127.0.0.1")
+    demo.add_argument("--port", type=int, default=8080)
+    demo.add_argument("--world", help="another world file instead of the demo world")
+    demo.set_defaults(fn=cmd_demo)
+
+    serve = sub.add_parser("serve", help="Mattermost listener + web chat, from configuration")
+    serve.add_argument("--config")
+    serve.set_defaults(fn=cmd_serve)
+
+    ev = sub.add_parser("eval", help="run scenarios; exits non-zero when a required one fails")
+    ev.add_argument("paths", nargs="*", help="scenario files or folders (default: built-in suite)")
+    ev.add_argument("--runs", type=int, default=None, help="runs per scenario (default: its own)")
+    ev.add_argument("--report", help="write report.json and report.html into this folder")
+    ev.add_argument("--only-required", action="store_true")
+    ev.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
+    ev.add_argument("--model", help="model mode: base URL of an OpenAI-compatible server")
+    ev.set_defaults(fn=cmd_eval)
+
+    tools = sub.add_parser("tools", help="the admitted tool catalogue with contracts")
+    tools.add_argument("--as", dest="as_user", metavar="USER")
+    tools.add_argument("--config")
+    tools.add_argument("--world")
+    tools.add_argument("--json", action="store_true")
+    tools.set_defaults(fn=cmd_tools)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    _configure_logging(args.verbose)
+    try:
+        return int(args.fn(args))
+    except ConfigFileError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

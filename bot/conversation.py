@@ -1,0 +1,174 @@
+"""The conversation path every surface uses: Turn -> context -> investigation -> Answer.
+
+Mattermost, the web chat, the CLI and the evaluation runner all call
+`Conversation.answer(turn)`, so a scenario exercises exactly what users get.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+import structlog
+
+from bot.memory import MemoryEntry, Observation, WorkingMemory
+from bot.settings import InfrabotConfig
+from planner.answer import Answer, Gap
+from planner.context import ContextState, InventoryItem, build_context
+from planner.investigation import Investigation, InvestigationSettings, investigate
+from planner.turn import Turn
+from policy.gate import PolicyGate
+from policy.toolset import CallContext
+
+log = structlog.get_logger(__name__)
+
+SOURCE_OF_TOOL_PREFIX = {
+    "k8s": "kubernetes",
+    "metrics": "metrics",
+    "logs": "logs",
+    "gitlab": "gitlab",
+}
+
+
+@dataclass
+class TurnOutcome:
+    answer: Answer
+    context: ContextState
+    investigation: Investigation | None
+    inventory_calls: list[dict]
+
+
+class Conversation:
+    def __init__(self, *, config: InfrabotConfig, gate: PolicyGate, memory: WorkingMemory) -> None:
+        self.config = config
+        self.gate = gate
+        self.memory = memory
+        self.tz = ZoneInfo(config.timezone)
+        self.settings = InvestigationSettings(
+            timezone=self.tz,
+            source_timeouts=self._timeouts(config),
+            max_rounds=config.limits.max_rounds,
+            turn_deadline_s=config.limits.turn_deadline_s,
+            facts_per_source=config.limits.facts_per_source,
+        )
+
+    @staticmethod
+    def _timeouts(config: InfrabotConfig) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for env in config.environments.values():
+            for name in ("kubernetes", "metrics", "logs"):
+                src = getattr(env, name)
+                if src is not None:
+                    # the executor's guard is a little above the client's own timeout, so
+                    # the client's error (with its reason) normally wins
+                    out[name] = max(out.get(name, 0.0), src.timeout_s * 2 + 1)
+        if config.gitlab is not None:
+            out["gitlab"] = config.gitlab.timeout_s * 2 + 1
+        return out
+
+    async def _inventory(self, turn: Turn) -> tuple[list[InventoryItem], list[dict]]:
+        ctx = CallContext(
+            user=turn.user,
+            role=turn.role,
+            scope=_blank_scope(),
+            now=turn.now,
+            timezone=self.config.timezone,
+        )
+        tools = [c for c in self.gate.contracts(ctx) if "inventory" in c.agent.evidence]
+        calls = []
+        for contract in tools:
+            for env in contract.enums.get("env", [None]):
+                args = {"env": env} if env else {}
+                calls.append((contract.name, env, args))
+        results = await asyncio.gather(
+            *(self.gate.call(name, args, ctx) for name, _, args in calls)
+        )
+        items: list[InventoryItem] = []
+        records = []
+        for (name, env, args), result in zip(calls, results, strict=True):
+            records.append(
+                {
+                    "tool": name,
+                    "arguments": args,
+                    "status": result.status,
+                    "duration_ms": 0,
+                    "purpose": "inventory",
+                }
+            )
+            for ent in result.entities:
+                items.append(
+                    InventoryItem(
+                        env=ent.env or env or "",
+                        namespace=ent.namespace,
+                        name=ent.name,
+                        kind=ent.kind,
+                    )
+                )
+        return items, records
+
+    async def answer(self, turn: Turn) -> TurnOutcome:
+        log.info("turn.start", user=turn.user, channel=turn.channel, root=turn.root_id)
+        previous = self.memory.last_context(turn.channel, turn.root_id)
+        inventory, inv_calls = await self._inventory(turn)
+        envs = list(self.config.environments)
+        aliases = {name: env.aliases for name, env in self.config.environments.items()}
+        context = build_context(
+            turn.question,
+            envs=envs,
+            inventory=inventory,
+            now=turn.now,
+            tz=self.tz,
+            previous=previous,
+            env_aliases=aliases,
+        )
+        if context.unknown_envs and "env" not in context.explicit:
+            answer = _unknown_env_answer(turn, context, envs)
+            return TurnOutcome(answer, context, None, inv_calls)
+        investigation = await investigate(turn, context, self.gate, self.settings)
+        answer = investigation.answer
+        answer.tool_calls = inv_calls + answer.tool_calls
+        self.memory.remember(
+            turn.channel,
+            turn.root_id,
+            MemoryEntry(
+                at=turn.now,
+                question=turn.question,
+                context=context,
+                observations=[
+                    Observation(
+                        text=f.text,
+                        source=f.source,
+                        env=f.scope.get("env"),
+                        observed_at=f.observed_at,
+                        freshness="snapshot",
+                        historical=True,
+                        subject=context.intent,
+                    )
+                    for f in answer.facts[:20]
+                ],
+            ),
+        )
+        return TurnOutcome(answer, context, investigation, inv_calls)
+
+
+def _blank_scope():
+    from policy.scope import Scope
+
+    return Scope()
+
+
+def _unknown_env_answer(turn: Turn, context: ContextState, envs: list[str]) -> Answer:
+    unknown = ", ".join(context.unknown_envs)
+    configured = ", ".join(envs)
+    text = (
+        f"Environment {unknown} is not configured, so nothing there can be read. "
+        f"Configured environments: {configured}."
+    )
+    return Answer(
+        question=turn.question,
+        scope=context.scope.model_copy(update={"env": None}),
+        summary=text,
+        gaps=[Gap(objective="scope.env", reason=text)],
+        final=True,
+    )

@@ -1,0 +1,80 @@
+"""Wire configured connectors into one gated tool set.
+
+The only place that turns configuration (with secrets read from the environment) into
+connector targets. Connectors never see the YAML or os.environ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from bot.settings import InfrabotConfig, secret_from_env
+from connectors import elasticsearch, gitlab, kubernetes, netcheck, victoriametrics
+from policy.gate import PolicyGate
+from policy.toolset import Tool, ToolSet
+
+
+def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None) -> list[Tool]:
+    env_vars = dict(environ) if environ is not None else None
+    k8s_targets = []
+    metric_targets = []
+    log_targets = []
+    for name, env in config.environments.items():
+        if env.kubernetes is not None:
+            k = env.kubernetes
+            k8s_targets.append(
+                kubernetes.KubernetesTarget(
+                    env=name,
+                    url=k.url,
+                    token=secret_from_env(k.token_env, env_vars),
+                    verify_tls=k.verify_tls,
+                    timeout_s=k.timeout_s,
+                    link_template=k.link_template,
+                )
+            )
+        if env.metrics is not None:
+            m = env.metrics
+            metric_targets.append(
+                victoriametrics.MetricsTarget(
+                    env=name,
+                    url=m.url,
+                    grafana_url=m.grafana_url,
+                    timeout_s=m.timeout_s,
+                )
+            )
+        if env.logs is not None:
+            lg = env.logs
+            log_targets.append(
+                elasticsearch.ElasticsearchTarget(
+                    env=name,
+                    url=lg.url,
+                    api_key=secret_from_env(lg.api_key_env, env_vars),
+                    edge_access_index=lg.edge_access_index,
+                    edge_error_index=lg.edge_error_index,
+                    app_index=lg.app_index,
+                    timeout_s=lg.timeout_s,
+                    max_hits=lg.max_hits,
+                    **(
+                        {"discover_url_template": lg.discover_url_template}
+                        if lg.discover_url_template
+                        else {}
+                    ),
+                )
+            )
+    gitlab_target = None
+    if config.gitlab is not None:
+        g = config.gitlab
+        gitlab_target = gitlab.GitLabTarget(
+            url=g.url, token=secret_from_env(g.token_env, env_vars), timeout_s=g.timeout_s
+        )
+    tools: list[Tool] = []
+    tools += kubernetes.build_tools(k8s_targets) if k8s_targets else []
+    tools += victoriametrics.build_tools(metric_targets) if metric_targets else []
+    tools += elasticsearch.build_tools(log_targets) if log_targets else []
+    tools += gitlab.build_tools(gitlab_target, list(config.environments)) if gitlab_target else []
+    tools += netcheck.build_tools()
+    return tools
+
+
+def build_gate(config: InfrabotConfig, environ: Mapping[str, str] | None = None) -> PolicyGate:
+    return PolicyGate(ToolSet(build_tools(config, environ)))

@@ -1,0 +1,216 @@
+"""The edge proxy's logs: classify nginx / Angie error lines and tie them to a request.
+
+The error log has no request_id. A line belongs to a request when it was written by the
+same edge node, on the same connection (`*884213`), for the same host and path, within a
+narrow window around the access record (about 2.5 s either side, stretched back by the
+request's own duration). A line on the same host but another connection or path is a
+decoy and is never attached.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+CORRELATION_SLACK = timedelta(seconds=2.5)
+MAX_REQUEST_SPAN = timedelta(seconds=300)
+
+# Order matters: the first class whose marker appears wins (a TLS handshake can fail with
+# "reset by peer", and then it is a TLS problem).
+_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("too_big_header", ("upstream sent too big header",)),
+    ("client_body_too_large", ("client intended to send too large body",)),
+    ("no_live_upstreams", ("no live upstreams",)),
+    (
+        "upstream_tls",
+        (
+            "ssl_do_handshake() failed",
+            "upstream ssl certificate verify error",
+            "upstream ssl certificate does not match",
+            "while ssl handshaking to upstream",
+        ),
+    ),
+    ("timeout", ("upstream timed out",)),
+    ("connection_refused", ("(111: connection refused)", "connect() failed (111")),
+    ("connection_reset", ("reset by peer", "recv() failed (104")),
+    ("premature_close", ("upstream prematurely closed connection",)),
+    ("invalid_header", ("upstream sent invalid header", "upstream sent no valid http")),
+)
+
+_LINE_RE = re.compile(
+    r"^(?P<time>\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}) \[(?P<level>\w+)\] "
+    r"(?P<pid>\d+)#\d+: (?:\*(?P<connection>\d+) )?(?P<text>.*)$",
+    re.DOTALL,
+)
+_FIELD_RE = re.compile(
+    r', (client|server|request|upstream|host|referrer|subrequest): ("(?:[^"\\]|\\.)*"|[^,]*)'
+)
+
+
+def classify(message: str) -> str:
+    """One of policy.vocabulary.EDGE_ERROR_CLASSES."""
+    lowered = message.lower()
+    for name, markers in _MARKERS:
+        if any(marker in lowered for marker in markers):
+            return name
+    return "other"
+
+
+def parse_line(message: str) -> dict[str, Any]:
+    """Fields of an nginx error line: level, pid, connection, text, client, request, ..."""
+    match = _LINE_RE.match(message.strip())
+    if not match:
+        return {"text": message.strip()}
+    out: dict[str, Any] = {
+        "level": match["level"],
+        "pid": int(match["pid"]),
+        "connection": int(match["connection"]) if match["connection"] else None,
+    }
+    rest = match["text"]
+    first = _FIELD_RE.search(rest)
+    out["text"] = rest[: first.start()] if first else rest
+    for name, value in _FIELD_RE.findall(rest):
+        out[name] = value[1:-1] if value.startswith('"') else value
+    return out
+
+
+def lookup(doc: dict[str, Any], *names: str) -> Any:
+    """The first present value among dotted field names (nested objects or literal keys)."""
+    for name in names:
+        node: Any = doc
+        if name in doc:
+            node = doc[name]
+        else:
+            for part in name.split("."):
+                node = node.get(part) if isinstance(node, dict) else None
+        if node not in (None, "", "-"):
+            return node
+    return None
+
+
+def split_request(line: str | None) -> tuple[str | None, str | None]:
+    """'POST /checkout/confirm?x=1 HTTP/1.1' -> ('POST', '/checkout/confirm')."""
+    if not line:
+        return None, None
+    parts = str(line).split()
+    if len(parts) >= 2:
+        return parts[0], path_only(parts[1])
+    return None, path_only(parts[0]) if parts else None
+
+
+def path_only(uri: Any) -> str | None:
+    if uri in (None, ""):
+        return None
+    return str(uri).split("?", 1)[0]
+
+
+def parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+@dataclass(frozen=True)
+class RequestKey:
+    """What the access record says about where and when its request ran."""
+
+    time: datetime
+    duration: timedelta
+    edge_node: str | None
+    connection: str | None
+    host: str | None
+    method: str | None
+    path: str | None
+
+    def window(self) -> tuple[datetime, datetime]:
+        span = min(self.duration, MAX_REQUEST_SPAN)
+        return self.time - span - CORRELATION_SLACK, self.time + CORRELATION_SLACK
+
+
+def request_key(access: dict[str, Any]) -> RequestKey | None:
+    moment = parse_time(access.get("@timestamp"))
+    if moment is None:
+        return None
+    method, path = split_request(lookup(access, "request"))
+    try:
+        seconds = float(lookup(access, "request_time") or 0)
+    except (TypeError, ValueError):
+        seconds = 0.0
+    conn = lookup(access, "connection")
+    return RequestKey(
+        time=moment,
+        duration=timedelta(seconds=max(seconds, 0.0)),
+        edge_node=_str(lookup(access, "edge_node", "host.name", "hostname")),
+        connection=None if conn is None else str(conn),
+        host=_str(lookup(access, "host", "http_host", "server_name", "url.domain")),
+        method=_str(lookup(access, "method", "request_method", "http.request.method")) or method,
+        path=path_only(lookup(access, "path", "request_uri", "uri", "url.path")) or path,
+    )
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class ErrorLine:
+    time: datetime | None
+    message: str
+    error_class: str
+    edge_node: str | None
+    connection: str | None
+    host: str | None
+    method: str | None
+    path: str | None
+    request: str | None
+    upstream: str | None
+    client: str | None
+    level: str | None
+
+
+def error_line(doc: dict[str, Any]) -> ErrorLine:
+    message = str(lookup(doc, "message") or "")
+    parsed = parse_line(message)
+    request = _str(lookup(doc, "request") or parsed.get("request"))
+    method, path = split_request(request)
+    conn = lookup(doc, "connection")
+    conn = conn if conn is not None else parsed.get("connection")
+    return ErrorLine(
+        time=parse_time(doc.get("@timestamp")),
+        message=message,
+        error_class=classify(message),
+        edge_node=_str(lookup(doc, "edge_node", "host.name", "hostname")),
+        connection=None if conn is None else str(conn),
+        host=_str(lookup(doc, "host", "server") or parsed.get("host") or parsed.get("server")),
+        method=method,
+        path=path,
+        request=request,
+        upstream=_str(lookup(doc, "upstream") or parsed.get("upstream")),
+        client=_str(lookup(doc, "client") or parsed.get("client")),
+        level=_str(lookup(doc, "level") or parsed.get("level")),
+    )
+
+
+def belongs(key: RequestKey, line: ErrorLine) -> tuple[bool, list[str]]:
+    """Whether an error line belongs to the request, and the keys that tied it."""
+    start, end = key.window()
+    if line.time is None or not start <= line.time <= end:
+        return False, []
+    tied = ["time"]
+    for name in ("edge_node", "connection", "host", "path"):
+        mine, theirs = getattr(key, name), getattr(line, name)
+        if mine is None or theirs is None:
+            continue
+        same = mine.lower() == theirs.lower() if name in ("host", "edge_node") else mine == theirs
+        if not same:
+            return False, []
+        tied.append(name)
+    if "connection" not in tied and not {"host", "path"} <= set(tied):
+        return False, []  # without a connection id, host and path must both agree
+    return True, tied

@@ -1,0 +1,229 @@
+"""Facts, entities and relations from log documents: sentences with the values in them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from connectors.elasticsearch._errorlog import ErrorLine, lookup, parse_time, path_only
+from connectors.elasticsearch._settings import iso_utc
+from policy.results import Entity, Relation, ResultFact
+
+SRC_ACCESS = "elasticsearch/edge-access"
+SRC_ERROR = "elasticsearch/edge-error"
+SRC_APP = "elasticsearch/app"
+
+_RESPONSE_WORDS = {
+    "location_bytes": "Location header {} bytes",
+    "set_cookie_headers": "{} Set-Cookie headers",
+    "header_bytes": "response headers {} bytes",
+    "headers_bytes": "response headers {} bytes",
+}
+
+
+def _num(value: Any) -> Any:
+    """502 and "502" both as 502; anything else as logged."""
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value
+
+
+def _join(parts: list[str | None]) -> str:
+    return ", ".join(p for p in parts if p)
+
+
+@dataclass
+class Graph:
+    """Entities and relations seen in one call, without duplicates."""
+
+    env: str
+    entities: list[Entity] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+
+    def entity(self, kind: str, name: Any, namespace: str | None = None, **attrs: Any) -> None:
+        if name in (None, "", "-"):
+            return
+        if any(e.kind == kind and e.name == str(name) for e in self.entities):
+            return
+        self.entities.append(
+            Entity(kind=kind, name=str(name), env=self.env, namespace=namespace, attrs=attrs)
+        )
+
+    def relation(self, src: str, rel: str, dst: str, when: datetime | None) -> None:
+        if "None" in (src.split("/", 1)[1], dst.split("/", 1)[1]):
+            return
+        if any(r.src == src and r.rel == rel and r.dst == dst for r in self.relations):
+            return
+        self.relations.append(
+            Relation(src=src, rel=rel, dst=dst, source="elasticsearch", observed_at=when)
+        )
+
+
+def access_attrs(src: dict[str, Any]) -> dict[str, Any]:
+    attrs = {
+        "request_id": lookup(src, "request_id"),
+        "status": _num(lookup(src, "status")),
+        "upstream_status": lookup(src, "upstream_status"),
+        "host": lookup(src, "host", "http_host", "server_name"),
+        "path": path_only(lookup(src, "path", "request_uri", "uri", "url.path")),
+        "method": lookup(src, "method", "request_method"),
+        "upstream_addr": lookup(src, "upstream_addr"),
+        "connection": lookup(src, "connection"),
+        "edge_node": lookup(src, "edge_node", "hostname"),
+        "request_time": lookup(src, "request_time"),
+    }
+    return {k: v for k, v in attrs.items() if v is not None}
+
+
+def access_fact(hit: dict[str, Any], link: str, graph: Graph) -> ResultFact:
+    src = hit.get("_source") or {}
+    a = access_attrs(src)
+    when = parse_time(src.get("@timestamp"))
+    detail = _join(
+        [
+            f"upstream_status {a['upstream_status']}" if "upstream_status" in a else None,
+            f"upstream {a['upstream_addr']}" if "upstream_addr" in a else None,
+            f"request_time {a['request_time']} s" if "request_time" in a else None,
+            f"connection {a['connection']}" if "connection" in a else None,
+        ]
+    )
+    text = (
+        f"{a.get('edge_node', 'edge')} access log {src.get('@timestamp')}: "
+        f"{a.get('method', '')} {a.get('host', '')}{a.get('path', '')} returned "
+        f"{a.get('status', '?')}" + (f" ({detail})" if detail else "")
+    ).replace(":  ", ": ")
+    if "request_id" in a:
+        text += f"; request_id {a['request_id']}"
+    graph.entity("host", a.get("host"))
+    graph.entity("edge_node", a.get("edge_node"))
+    graph.entity("endpoint", a.get("upstream_addr"))
+    graph.relation(f"host/{a.get('host')}", "served_by", f"edge_node/{a.get('edge_node')}", when)
+    graph.relation(
+        f"edge_node/{a.get('edge_node')}", "routes_to", f"endpoint/{a.get('upstream_addr')}", when
+    )
+    return ResultFact(
+        text=text,
+        kind="edge.access",
+        source=SRC_ACCESS,
+        observed_at=when,
+        link=link,
+        attrs={**a, "index": hit.get("_index")},
+    )
+
+
+def error_fact(
+    line: ErrorLine, index: str | None, link: str, *, request_id: str | None, tied: list[str]
+) -> ResultFact:
+    where = _join(
+        [
+            f"connection {line.connection}" if line.connection else None,
+            line.request,
+            f"host {line.host}" if line.host else None,
+        ]
+    )
+    text = (
+        f"{line.edge_node or 'edge'} error log {iso_utc(line.time) if line.time else ''} "
+        f"({where}): error class {line.error_class}: {line.message}"
+    )
+    if request_id:
+        text += f" [tied to request_id {request_id} by {', '.join(tied)}]"
+    attrs = {
+        "error_class": line.error_class,
+        "message": line.message,
+        "connection": _num(line.connection),
+        "host": line.host,
+        "upstream": line.upstream,
+        "edge_node": line.edge_node,
+        "request": line.request,
+        "client": line.client,
+        "level": line.level,
+        "request_id": request_id,
+        "correlated_by": tied or None,
+        "index": index,
+    }
+    return ResultFact(
+        text=text,
+        kind="edge.error",
+        source=SRC_ERROR,
+        observed_at=line.time,
+        link=link,
+        attrs={k: v for k, v in attrs.items() if v is not None},
+    )
+
+
+def _response_details(src: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    response = src.get("response")
+    if not isinstance(response, dict):
+        response = {k[len("response.") :]: v for k, v in src.items() if k.startswith("response.")}
+    words, attrs = [], {}
+    for key, value in response.items():
+        if isinstance(value, dict | list):
+            continue
+        attrs[key] = value
+        template = _RESPONSE_WORDS.get(key)
+        words.append(template.format(value) if template else f"response.{key}={value}")
+    return words, attrs
+
+
+def app_facts(hit: dict[str, Any], link: str, graph: Graph) -> list[ResultFact]:
+    """An app.log fact per line; an app.response fact too when the line has a status."""
+    src = hit.get("_source") or {}
+    when = parse_time(src.get("@timestamp"))
+    pod = lookup(src, "kubernetes.pod", "kubernetes.pod.name", "kubernetes.pod_name", "pod")
+    node = lookup(src, "kubernetes.node", "kubernetes.node.name", "kubernetes.host", "node")
+    namespace = lookup(src, "kubernetes.namespace", "kubernetes.namespace_name", "namespace")
+    service = lookup(src, "service", "service.name", "kubernetes.labels.app")
+    rid = lookup(src, "request_id")
+    level = lookup(src, "level", "log.level")
+    message = str(lookup(src, "message") or "")
+    status = _num(lookup(src, "http.status", "http.response.status_code", "status"))
+    words, response = _response_details(src)
+    where = _join([f"pod {pod}" if pod else None, f"node {node}" if node else None])
+    base = {
+        "request_id": rid,
+        "pod": pod,
+        "node": node,
+        "namespace": namespace,
+        "service": service,
+        "index": hit.get("_index"),
+    }
+    base = {k: v for k, v in base.items() if v is not None}
+    extra = f"; {', '.join(words)}" if words else ""
+    facts = [
+        ResultFact(
+            text=f"{src.get('@timestamp')} {level or ''} {service or 'app'}"
+            f"{f' ({where})' if where else ''}: {message}{extra}".replace("  ", " "),
+            kind="app.log",
+            source=SRC_APP,
+            observed_at=when,
+            link=link,
+            attrs={**base, "level": level, "message": message, "logger": lookup(src, "logger"),
+                   **({"response": response} if response else {})},
+        )
+    ]
+    if isinstance(status, int):
+        method = lookup(src, "http.method", "http.request.method")
+        path = lookup(src, "http.path", "url.path")
+        duration = lookup(src, "duration_ms")
+        facts.append(
+            ResultFact(
+                text=f"application {service or ''} ({where or 'pod unknown'}) answered "
+                f"{method or ''} {path or ''} with {status}"
+                + (f" in {duration} ms" if duration is not None else "")
+                + (f" for request_id {rid}" if rid else "")
+                + extra,
+                kind="app.response",
+                source=SRC_APP,
+                observed_at=when,
+                link=link,
+                attrs={**base, "status": status, "method": method, "path": path,
+                       "duration_ms": duration, **response},
+            )
+        )
+    graph.entity("service", service, namespace)
+    graph.entity("pod", pod, namespace)
+    graph.entity("node", node)
+    graph.relation(f"service/{service}", "selects", f"pod/{pod}", when)
+    graph.relation(f"pod/{pod}", "runs_on", f"node/{node}", when)
+    return facts

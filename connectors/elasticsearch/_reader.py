@@ -1,0 +1,222 @@
+"""Bounded, paged reads through the official client, with honest totals and mapped errors."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import structlog
+from elasticsearch import (
+    ApiError,
+    ConnectionError,
+    ConnectionTimeout,
+    Elasticsearch,
+    SerializationError,
+    TransportError,
+    UnsupportedProductError,
+)
+
+from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
+from policy.errors import (
+    SourceError,
+    SourceForbidden,
+    SourceMalformed,
+    SourceTimeout,
+    SourceUnavailable,
+    SourceUnsupported,
+)
+
+log = structlog.get_logger(__name__)
+
+SOURCE = "elasticsearch"
+
+
+@dataclass
+class Read:
+    """What one bounded search returned, and whether it saw everything that matched."""
+
+    index: str
+    hits: list[dict[str, Any]] = field(default_factory=list)
+    total: int | None = None
+    exact: bool = True
+    aggs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """Every matching doc was read: an exact total, and all of it in hand."""
+        return self.exact and self.total is not None and len(self.hits) >= self.total
+
+    @property
+    def counted(self) -> bool:
+        """The total (and so every aggregation) covers everything that matched."""
+        return self.exact and self.total is not None
+
+    def sources(self) -> list[dict[str, Any]]:
+        return [h.get("_source") or {} for h in self.hits]
+
+    def describe(self) -> str:
+        if self.total is None:
+            return f"{self.index}: read {len(self.hits)} of an unknown total"
+        bound = "" if self.exact else ">= "
+        return f"{self.index}: read {len(self.hits)} of {bound}{self.total}"
+
+
+def time_range(start: datetime, end: datetime, field_name: str = "@timestamp") -> dict[str, Any]:
+    return {"range": {field_name: {"gte": iso_utc(start), "lte": iso_utc(end)}}}
+
+
+def kw_term(field_name: str, value: Any) -> dict[str, Any]:
+    """A term on a keyword field, whether mapped as `field` or as `field.keyword`."""
+    if not isinstance(value, str):
+        return {"term": {field_name: value}}
+    return {
+        "bool": {
+            "should": [{"term": {field_name: value}}, {"term": {f"{field_name}.keyword": value}}],
+            "minimum_should_match": 1,
+        }
+    }
+
+
+def any_of(*clauses: dict[str, Any]) -> dict[str, Any]:
+    return {"bool": {"should": list(clauses), "minimum_should_match": 1}}
+
+
+def _reason(exc: ApiError) -> str:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error")
+    if isinstance(error, dict):
+        text = f"{error.get('type', 'error')}: {error.get('reason', '')}"
+    else:
+        text = str(error if error is not None else exc.message)
+    return text[:300]
+
+
+def map_error(exc: Exception, target: ElasticsearchTarget, index: str) -> SourceError:
+    """Our error tree for every way the client can fail (see the package docstring)."""
+    where = f"{index} in {target.env}"
+    if isinstance(exc, UnsupportedProductError):
+        return SourceMalformed(SOURCE, f"{where}: the server did not identify as Elasticsearch")
+    if isinstance(exc, ApiError):
+        status = exc.meta.status
+        reason = _reason(exc)
+        if status in (401, 403):
+            return SourceForbidden(SOURCE, f"{where}: access denied ({status} {reason})")
+        if status == 404:
+            if "index_not_found" in reason:
+                return SourceUnsupported(
+                    SOURCE, f"index pattern {index} is not served in {target.env}"
+                )
+            return SourceUnsupported(SOURCE, f"{where}: not found ({reason})")
+        if status == 400:
+            return SourceUnsupported(SOURCE, f"{where}: the query was rejected ({reason})")
+        if status == 429 or status >= 500:
+            return SourceUnavailable(SOURCE, f"{where}: HTTP {status} ({reason})")
+        return SourceUnavailable(SOURCE, f"{where}: unexpected HTTP {status} ({reason})")
+    if isinstance(exc, ConnectionTimeout):
+        return SourceTimeout(SOURCE, f"{where}: no answer within {target.timeout_s:g} s")
+    if isinstance(exc, SerializationError):
+        return SourceMalformed(SOURCE, f"{where}: the response is not valid JSON")
+    if isinstance(exc, ConnectionError):
+        return SourceUnavailable(SOURCE, f"{where}: cannot connect ({type(exc).__name__})")
+    if isinstance(exc, TransportError):
+        return SourceUnavailable(SOURCE, f"{where}: transport error ({type(exc).__name__})")
+    return SourceMalformed(SOURCE, f"{where}: unexpected answer ({type(exc).__name__})")
+
+
+class LogReader:
+    """One environment's client. Sync SDK, so every call runs in a worker thread."""
+
+    def __init__(self, target: ElasticsearchTarget) -> None:
+        self.target = target
+        self._client = Elasticsearch(
+            target.url,
+            api_key=target.api_key.get_secret_value() if target.api_key else None,
+            request_timeout=target.timeout_s,
+            max_retries=0,
+            retry_on_timeout=False,
+        )
+
+    async def search(
+        self,
+        index: str,
+        query: dict[str, Any],
+        *,
+        limit: int,
+        order: str = "asc",
+        aggs: dict[str, Any] | None = None,
+    ) -> Read:
+        """Up to `limit` docs by @timestamp (then index order), paged with search_after."""
+        return await asyncio.to_thread(self._search, index, query, limit, order, aggs)
+
+    def _search(
+        self,
+        index: str,
+        query: dict[str, Any],
+        limit: int,
+        order: str,
+        aggs: dict[str, Any] | None,
+    ) -> Read:
+        read = Read(index=index)
+        sort = [{"@timestamp": {"order": order}}, {"_doc": {"order": "asc"}}]
+        after: list[Any] | None = None
+        while True:
+            size = min(self.target.page_size, max(limit - len(read.hits), 0))
+            kwargs: dict[str, Any] = {
+                "index": index,
+                "query": query,
+                "sort": sort,
+                "size": size,
+                "track_total_hits": True,
+                "allow_no_indices": False,
+                "ignore_unavailable": True,
+            }
+            if after is not None:
+                kwargs["search_after"] = after
+            if aggs and after is None:
+                kwargs["aggs"] = aggs
+            try:
+                body = self._client.options(request_timeout=self.target.timeout_s).search(
+                    **kwargs
+                ).body
+            except Exception as exc:  # every client failure becomes a SourceError
+                err = map_error(exc, self.target, index)
+                log.info("es.search_failed", env=self.target.env, index=index, kind=err.kind)
+                raise err from exc
+            page = self._page(body, read, index, first=after is None)
+            read.hits.extend(page)
+            done = len(page) < size or len(read.hits) >= limit or size == 0
+            if read.exact and read.total is not None and len(read.hits) >= read.total:
+                done = True
+            if done:
+                break
+            after = page[-1].get("sort")
+            if not after:
+                break
+        log.debug("es.search", env=self.target.env, index=index, read=len(read.hits),
+                  total=read.total, exact=read.exact)
+        return read
+
+    def _page(self, body: Any, read: Read, index: str, *, first: bool) -> list[dict[str, Any]]:
+        hits_block = body.get("hits") if isinstance(body, dict) else None
+        page = hits_block.get("hits") if isinstance(hits_block, dict) else None
+        if not isinstance(page, list) or not all(isinstance(h, dict) for h in page):
+            raise SourceMalformed(
+                SOURCE, f"{index} in {self.target.env}: the answer has no hits list"
+            )
+        if first:
+            total = hits_block.get("total")
+            if isinstance(total, dict) and isinstance(total.get("value"), int):
+                read.total = total["value"]
+                read.exact = total.get("relation", "eq") == "eq"
+            elif isinstance(total, int):
+                read.total, read.exact = total, True
+            else:
+                read.total, read.exact = None, False
+            aggs = body.get("aggregations")
+            read.aggs = aggs if isinstance(aggs, dict) else {}
+            shards = body.get("_shards") if isinstance(body.get("_shards"), dict) else {}
+            if body.get("terminated_early") or body.get("timed_out") or shards.get("failed"):
+                read.exact = False  # a capped, timed-out or shard-failed search saw less
+        return page

@@ -1,0 +1,69 @@
+"""Settings of one Elasticsearch (or OpenSearch-compatible) log source per environment."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from urllib.parse import quote
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+
+DEFAULT_DISCOVER_URL_TEMPLATE = (
+    "{kibana_url}/app/discover#/?_g=(time:(from:'{start}',to:'{end}'))"
+    "&_a=(index:'{index}',query:(language:lucene,query:'{query}'))"
+)
+"""A Kibana Discover link; OpenSearch Dashboards reads the same shape under
+`/app/data-explorer/discover`. Placeholders: kibana_url, url, env, index, query, start, end
+(index and query arrive URL-encoded, start and end as ISO-8601 UTC)."""
+
+
+def iso_utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class ElasticsearchTarget(BaseModel):
+    """Where one environment's logs live and how to read them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    env: str = Field(min_length=1)
+    url: str = Field(description="Elasticsearch base URL, e.g. https://es.dc-a.example:9200")
+    api_key: SecretStr | None = None
+    edge_access_index: str = "edge-access-*"
+    edge_error_index: str = "edge-error-*"
+    app_index: str = "app-*"
+    discover_url_template: str = DEFAULT_DISCOVER_URL_TEMPLATE
+    kibana_url: str | None = Field(
+        default=None, description="base of Kibana / OpenSearch Dashboards; default: url"
+    )
+    timeout_s: float = Field(default=10.0, gt=0, le=300)
+    max_hits: int = Field(default=500, ge=1, le=10_000, description="most docs read per search")
+    page_size: int = Field(default=500, ge=1, le=10_000, description="docs per search_after page")
+
+    @field_validator("url", "kibana_url")
+    @classmethod
+    def _http(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return value.rstrip("/") if value else value
+
+    @model_validator(mode="after")
+    def _template(self) -> ElasticsearchTarget:
+        try:
+            self.discover_link("x", "y", datetime.now(UTC), datetime.now(UTC))
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"discover_url_template: unknown placeholder {exc}") from None
+        return self
+
+    def patterns(self) -> list[str]:
+        return [self.edge_access_index, self.edge_error_index, self.app_index]
+
+    def discover_link(self, index: str, query: str, start: datetime, end: datetime) -> str:
+        return self.discover_url_template.format(
+            kibana_url=self.kibana_url or self.url,
+            url=self.url,
+            env=self.env,
+            index=quote(index, safe="*,"),
+            query=quote(query, safe=""),
+            start=iso_utc(start),
+            end=iso_utc(end),
+        )

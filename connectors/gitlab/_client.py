@@ -1,0 +1,128 @@
+"""Settings, the python-gitlab client, error mapping and complete-or-not pagination."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import gitlab
+import requests
+import structlog
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from policy import (
+    SourceForbidden,
+    SourceMalformed,
+    SourceNotFound,
+    SourceTimeout,
+    SourceUnavailable,
+    SourceUnsupported,
+)
+
+log = structlog.get_logger("connectors.gitlab")
+SOURCE = "gitlab"
+Item = dict[str, Any]
+
+
+class GitLabTarget(BaseModel):
+    """One GitLab instance (it serves every environment)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    url: str = Field(description="base URL, e.g. https://gitlab.example.com (without /api/v4)")
+    token: SecretStr | None = None
+    timeout_s: float = Field(10.0, gt=0, le=120, description="per HTTP request")
+    per_page: int = Field(50, ge=1, le=100)
+    max_pages: int = Field(5, ge=1, le=50, description="pages read per collection")
+    env_job_pattern: str = Field(
+        "{env}",
+        description="how an environment appears in a deploy job name: '{env}', 'deploy:{env}'",
+    )
+    max_pipelines: int = Field(30, ge=1, le=200, description="pipelines whose jobs are read")
+    max_job_lookups: int = Field(20, ge=1, le=200, description="projects tried for a bare job id")
+    ssl_verify: bool = True
+
+
+@contextmanager
+def mapped(what: str) -> Iterator[None]:
+    """Turn every python-gitlab / requests failure of one read into our error tree."""
+    try:
+        yield
+    except gitlab.exceptions.GitlabAuthenticationError as exc:
+        raise SourceForbidden(SOURCE, f"{what}: HTTP 401, the token was rejected") from exc
+    except gitlab.exceptions.GitlabParsingError as exc:
+        raise SourceMalformed(SOURCE, f"{what}: the answer is not valid JSON") from exc
+    except gitlab.exceptions.GitlabError as exc:
+        code = exc.response_code
+        reason = f"{what}: HTTP {code} {str(exc.error_message)[:160]}".rstrip()
+        if code == 403:
+            raise SourceForbidden(SOURCE, reason) from exc
+        if code == 404:
+            raise SourceNotFound(SOURCE, reason) from exc
+        if code is None or code == 429 or code >= 500:
+            raise SourceUnavailable(SOURCE, reason) from exc
+        raise SourceUnsupported(SOURCE, reason) from exc
+    except requests.exceptions.Timeout as exc:
+        raise SourceTimeout(SOURCE, f"{what}: GitLab did not answer in time") from exc
+    except requests.exceptions.RequestException as exc:
+        raise SourceUnavailable(SOURCE, f"{what}: {type(exc).__name__}") from exc
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        reason = f"{what}: unexpected answer ({type(exc).__name__})"
+        raise SourceMalformed(SOURCE, reason) from exc
+
+
+def client(target: GitLabTarget) -> gitlab.Gitlab:
+    """A fresh client per call: no shared session between worker threads."""
+    token = target.token.get_secret_value() if target.token else None
+    return gitlab.Gitlab(
+        target.url,
+        private_token=token,
+        timeout=target.timeout_s,
+        ssl_verify=target.ssl_verify,
+        retry_transient_errors=False,
+        keep_base_url=True,
+    )
+
+
+def get_one(manager: Any, ident: Any, what: str) -> Item:
+    with mapped(what):
+        return manager.get(ident, obey_rate_limit=False).asdict()
+
+
+def read_all(target: GitLabTarget, manager: Any, what: str, **filters: Any) -> tuple[list, bool]:
+    """Every item of a paginated collection, up to max_pages pages. The flag is True only
+    when the read was complete: GitLab sent an exact X-Total and that many were read (it
+    omits X-Total for very large sets, and then nothing can be proven absent)."""
+    cap = target.per_page * target.max_pages
+    with mapped(what):
+        listing = manager.list(
+            iterator=True, per_page=target.per_page, obey_rate_limit=False, **filters
+        )
+        items = []
+        for obj in listing:
+            items.append(obj.asdict())
+            if len(items) >= cap:
+                break
+        total = listing.total
+        complete = total is not None and len(items) >= total and listing.next_page is None
+    log.debug("gitlab.read", what=what, returned=len(items), total=total, complete=complete)
+    return items, complete
+
+
+def ts(value: Any) -> datetime | None:
+    """An aware datetime from GitLab's ISO-8601 text; None for anything else."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+def utc(value: Any) -> str | None:
+    """ISO-8601 text or datetime -> '2026-07-20T13:44:40Z' (None if not a timestamp)."""
+    parsed = value if isinstance(value, datetime) else ts(value)
+    return parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if parsed else None

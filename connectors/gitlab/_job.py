@@ -1,0 +1,98 @@
+"""gitlab.job: one CI job by id, with who started it, its pipeline and its commit."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
+
+from connectors.gitlab import _facts as facts
+from connectors.gitlab._client import SOURCE, GitLabTarget, client, get_one, read_all
+from policy import CallContext, Coverage, SourceError, SourceNotFound, ToolResult
+from policy.toolset import scope_of
+
+
+class JobArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    job_id: int = Field(ge=1, le=2**53, description="GitLab job id")
+    project: str | SkipJsonSchema[None] = Field(
+        None, min_length=1, max_length=300, description="GitLab project path (group/name) or id"
+    )
+
+
+def _read(target: GitLabTarget, args: JobArgs, hint: str | None) -> dict[str, Any]:
+    warnings: list[str] = []
+    with client(target) as gl:
+        if args.project:
+            projects = [get_one(gl.projects, args.project, f"project {args.project}")]
+        else:
+            projects, complete = read_all(target, gl.projects, "projects")
+            # the question's object first: the likeliest owner of the job
+            projects.sort(key=lambda p: str(p.get("name", "")).lower() != (hint or "").lower())
+            if not complete or len(projects) > target.max_job_lookups:
+                warnings.append("not every project was searched for this job id")
+        tried = projects[: target.max_job_lookups]
+        for project in tried:
+            handle = gl.projects.get(project["id"], lazy=True)
+            where = f"job {args.job_id} in {project.get('path_with_namespace')}"
+            try:
+                job = get_one(handle.jobs, args.job_id, where)
+            except SourceNotFound:
+                continue
+            found: dict[str, Any] = {"job": job, "project": project, "warnings": warnings}
+            for key, manager in (("pipeline", handle.pipelines), ("commit", handle.commits)):
+                ident = (job.get(key) or {}).get("id")
+                found[key] = None
+                if ident is None:
+                    continue
+                try:
+                    found[key] = get_one(manager, ident, f"{key} {ident} of job {args.job_id}")
+                except SourceError as exc:
+                    warnings.append(exc.reason)
+            return found
+    where = args.project or f"searched {len(tried)} project(s)"
+    raise SourceNotFound(SOURCE, f"job {args.job_id} not found ({where})")
+
+
+async def job(target: GitLabTarget, envs: list[str], args: JobArgs, ctx: CallContext) -> ToolResult:
+    read = await asyncio.to_thread(_read, target, args, ctx.scope.object)
+    job, project, pipeline, warnings = (
+        read["job"],
+        read["project"],
+        read["pipeline"],
+        read["warnings"],
+    )
+    environment = facts.environment_name(job, {})
+    env = facts.job_env(job, environment, envs, target.env_job_pattern)
+    fact = facts.job_fact(job, project, env, environment, f"{env} deploy: " if env else "")
+    if pipeline:
+        username, said = facts.who(pipeline.get("user"))
+        fact.attrs.update(pipeline_user=username, pipeline_web_url=pipeline.get("web_url"))
+        if username:
+            fact.text += (
+                f"; pipeline {pipeline.get('id')} was triggered by {said}"
+                f" (source {pipeline.get('source')})"
+            )
+    out_facts = [fact]
+    if (job.get("commit") or {}).get("id"):
+        served = read["commit"] or {}
+        out_facts.append(facts.commit_fact({**job["commit"], **served}, served.get("web_url")))
+    entities, relations = facts.graph(job, env)
+    scope = scope_of(args, ctx)
+    scope = scope.model_copy(update={"env": env or scope.env})
+    return ToolResult(
+        tool="gitlab.job",
+        status="partial" if warnings else "ok",
+        scope=scope,
+        observed_at=ctx.now,
+        entities=entities,
+        relations=relations,
+        facts=out_facts,
+        warnings=warnings,
+        coverage=Coverage(source=SOURCE, complete_for_negative=not warnings, returned=1, total=1),
+        evidence={"ci.release_timeline": "found"},
+        raw={k: read[k] for k in ("job", "project", "pipeline", "commit")},
+    )

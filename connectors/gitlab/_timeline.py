@@ -1,0 +1,285 @@
+"""gitlab.release_timeline: the deploy jobs of one project in a window, per environment.
+
+Reads (all bounded by max_pages / max_pipelines):
+    project      by path or id, or a search for the service name (exact name or path tail)
+    pipelines    updated_after=start, order_by=updated_at: any pipeline with activity in
+                 the window (a manual job played later updates its pipeline)
+    jobs         of each such pipeline created before the window's end
+    deployments  updated_after=start: which GitLab environment each deploy job targeted
+    commits      each distinct commit of the reported jobs, for its own link
+The result is complete (an empty one proves absence) only if every list was read to its
+exact X-Total, no sub-read failed and no deploy job left its environment unstated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from connectors.gitlab import _facts as facts
+from connectors.gitlab._client import (
+    SOURCE,
+    GitLabTarget,
+    Item,
+    client,
+    get_one,
+    read_all,
+    ts,
+    utc,
+)
+from policy import (
+    CallContext,
+    Coverage,
+    Entity,
+    Scope,
+    SourceError,
+    SourceNotFound,
+    TimeSpec,
+    ToolResult,
+)
+from policy.toolset import scope_of
+
+CONTEXT_FACTS = 5
+MAX_COMMITS = 10
+
+
+class ReleaseTimelineArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    service: str | SkipJsonSchema[None] = Field(
+        None, min_length=1, max_length=200, description="service name = GitLab project name"
+    )
+    project: str | SkipJsonSchema[None] = Field(
+        None, min_length=1, max_length=300, description="GitLab project path (group/name) or id"
+    )
+    env: str | SkipJsonSchema[None] = Field(None, description="environment deployed to")
+    start: AwareDatetime | None = None
+    end: AwareDatetime | None = None
+    limit: int = Field(20, ge=1, le=100, description="most deploy jobs to return")
+
+    @model_validator(mode="after")
+    def _check(self) -> ReleaseTimelineArgs:
+        if not self.service and not self.project:
+            raise ValueError("give service or project")
+        if self.start and self.end and self.start >= self.end:
+            raise ValueError("start must be before end")
+        return self
+
+
+@dataclass
+class _Read:
+    project: Item = field(default_factory=dict)
+    ambiguous: list[Item] = field(default_factory=list)
+    jobs: list[tuple[Item, str | None, str | None]] = field(default_factory=list)
+    commits: dict[str, Item] = field(default_factory=dict)
+    complete: bool = True
+    warnings: list[str] = field(default_factory=list)
+    note: str = ""
+
+
+def find_project(gl: Any, target: GitLabTarget, service: str | None, project: str | None):
+    """(project, []) or ({}, candidates) when the service name matches several projects."""
+    if project:
+        return get_one(gl.projects, project, f"project {project}"), []
+    wanted = str(service)
+    items, complete = read_all(target, gl.projects, f"project search {wanted}", search=wanted)
+    exact = [
+        p
+        for p in items
+        if str(p.get("name", "")).lower() == wanted.lower()
+        or str(p.get("path_with_namespace", "")).lower().endswith("/" + wanted.lower())
+    ]
+    if len(exact) == 1:
+        return exact[0], []
+    if not exact:
+        cut = "" if complete else " (the project search was cut short)"
+        raise SourceNotFound(SOURCE, f"no GitLab project named {wanted}{cut}")
+    return {}, exact
+
+
+def _began(job: Item) -> datetime | None:
+    return ts(job.get("started_at")) or ts(job.get("created_at"))
+
+
+def _read(
+    target: GitLabTarget,
+    envs: list[str],
+    args: ReleaseTimelineArgs,
+    start: datetime,
+    end: datetime,
+) -> _Read:
+    out = _Read()
+    with client(target) as gl:
+        out.project, out.ambiguous = find_project(gl, target, args.service, args.project)
+        if out.ambiguous:
+            return out
+        handle = gl.projects.get(out.project["id"], lazy=True)
+        after = start.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        since = {"updated_after": after, "order_by": "updated_at", "sort": "asc"}
+        pipelines, out.complete = read_all(target, handle.pipelines, "pipelines", **since)
+        if not out.complete:
+            out.warnings.append("the pipeline list was cut short; releases may be missing")
+        # a job cannot start before its pipeline was created
+        candidates = [p for p in pipelines if (ts(p.get("created_at")) or start) <= end]
+        if len(candidates) > target.max_pipelines:
+            out.complete = False
+            out.warnings.append(
+                f"read jobs of {target.max_pipelines} of {len(candidates)} pipelines"
+            )
+        candidates = candidates[: target.max_pipelines]
+        jobs: list[Item] = []
+        failures: list[SourceError] = []
+        for pipe in candidates:
+            manager = handle.pipelines.get(pipe["id"], lazy=True).jobs
+            try:
+                found, whole = read_all(target, manager, f"jobs of pipeline {pipe['id']}")
+            except SourceError as exc:
+                failures.append(exc)
+                out.warnings.append(exc.reason)
+                continue
+            out.complete = out.complete and whole
+            jobs += found
+        if failures and len(failures) == len(candidates):
+            raise failures[0]
+        out.complete = out.complete and not failures
+        deployed_to: dict[Any, str] = {}
+        try:
+            deployments, whole = read_all(target, handle.deployments, "deployments", **since)
+            out.complete = out.complete and whole
+        except SourceError as exc:
+            deployments, out.complete = [], False
+            out.warnings.append(f"{exc.reason}; environments are taken from job names only")
+        for dep in deployments:
+            name, job_id = (
+                (dep.get("environment") or {}).get("name"),
+                (dep.get("deployable") or {}).get("id"),
+            )
+            if name and job_id is not None:
+                deployed_to[job_id] = str(name)
+        known_envs = [*envs, *([args.env] if args.env else [])]
+        for job in jobs:
+            environment = facts.environment_name(job, deployed_to)
+            first = _began(job)
+            last = ts(job.get("finished_at")) or first
+            if not facts.is_deploy(job, environment) or first is None or last is None:
+                continue
+            if first <= end and last >= start:
+                env = facts.job_env(job, environment, known_envs, target.env_job_pattern)
+                out.jobs.append((job, env, environment))
+        out.jobs.sort(key=lambda t: _began(t[0]) or start, reverse=True)
+        wanted = [j for j, env, _ in out.jobs if args.env is None or env == args.env]
+        shas = [(j.get("commit") or {}).get("id") for j in wanted[: args.limit]]
+        for sha in list(dict.fromkeys(s for s in shas if s))[:MAX_COMMITS]:
+            try:
+                out.commits[sha] = get_one(handle.commits, sha, f"commit {sha[:8]}")
+            except SourceError as exc:
+                out.complete = False
+                out.warnings.append(f"{exc.reason}; author and committer come from the job")
+    out.note = (
+        f"read {len(pipelines)} pipeline(s) updated since {after}, the jobs of "
+        f"{len(candidates)} of them and {len(deployments)} deployment(s)"
+    )
+    return out
+
+
+async def release_timeline(
+    target: GitLabTarget, envs: list[str], args: ReleaseTimelineArgs, ctx: CallContext
+) -> ToolResult:
+    start, end = ctx.scope.time.bounds(ctx.now)
+    start, end = args.start or start, args.end or end
+    read_window = TimeSpec(at=start + (end - start) / 2, window=end - start, mode="historical")
+    scope = scope_of(args, ctx).model_copy(update={"time": read_window})
+    read = await asyncio.to_thread(_read, target, envs, args, start, end)
+    if read.ambiguous:
+        names = [str(p.get("path_with_namespace")) for p in read.ambiguous]
+        return ToolResult(
+            tool="gitlab.release_timeline",
+            status="error",
+            scope=scope,
+            coverage=Coverage(source=SOURCE, complete_for_negative=False),
+            entities=[Entity(kind="project", name=n) for n in names],
+            error=f"{args.service} matches several GitLab projects ({', '.join(names)}); "
+            "name the project",
+            error_kind="ambiguous",
+        )
+    return _result(read, args, scope, ctx.now, start, end)
+
+
+def _result(
+    read: _Read,
+    args: ReleaseTimelineArgs,
+    scope: Scope,
+    now: datetime,
+    start: datetime,
+    end: datetime,
+) -> ToolResult:
+    project, warnings, complete = read.project, read.warnings, read.complete
+    in_scope = [t for t in read.jobs if args.env is None or t[1] == args.env]
+    others = [t for t in read.jobs if args.env is not None and t[1] not in (args.env, None)]
+    unstated = [t for t in read.jobs if args.env is not None and t[1] is None]
+    if unstated:
+        complete = False
+        names = ", ".join(f"{j.get('name')} #{j.get('id')}" for j, _, _ in unstated)
+        warnings.append(f"deploy job(s) that name no environment, maybe {args.env}: {names}")
+    shown = in_scope[: args.limit]
+    entities = [Entity(kind="project", name=str(project.get("path_with_namespace")))]
+    relations, out_facts = [], []
+    for job, env, environment in shown:
+        note = f"{env} deploy: " if env else "deploy (environment not stated by GitLab): "
+        out_facts.append(facts.job_fact(job, project, env, environment, note))
+        more_entities, more_relations = facts.graph(job, env)
+        entities += more_entities
+        relations += more_relations
+    commits = {
+        j["commit"]["id"]: j["commit"] for j, _, _ in shown if (j.get("commit") or {}).get("id")
+    }
+    for sha, job_commit in commits.items():
+        served = read.commits.get(sha, {})
+        out_facts.append(facts.commit_fact({**job_commit, **served}, served.get("web_url")))
+    for job, env, environment in (others + unstated)[:CONTEXT_FACTS]:
+        where = f"environment {env}" if env else "environment not stated by GitLab"
+        fact = facts.job_fact(job, project, env, environment, f"context, {where}, not {args.env}: ")
+        fact.attrs["in_scope"] = False
+        out_facts.append(fact)
+    cut = len(in_scope) > args.limit
+    if cut:
+        warnings.append(f"showing the {args.limit} newest of {len(in_scope)} deploy jobs")
+    if not in_scope:
+        to_env = f" to {args.env}" if args.env else ""
+        warnings.append(
+            f"no deploy job{to_env} of {project.get('path_with_namespace')} between "
+            f"{utc(start)} and {utc(end)}"
+            + ("" if complete else "; GitLab was not read completely, so this proves nothing")
+        )
+    if in_scope:
+        status, evidence = ("ok" if complete and not cut else "partial"), "found"
+    else:
+        status = "empty" if complete else "partial"
+        evidence = "none_complete" if complete else "none_partial"
+    return ToolResult(
+        tool="gitlab.release_timeline",
+        status=status,
+        scope=scope,
+        observed_at=now,
+        entities=entities,
+        relations=relations,
+        facts=out_facts,
+        warnings=warnings,
+        coverage=Coverage(
+            source=SOURCE,
+            complete_for_negative=complete,
+            truncated=cut or not complete,
+            returned=len(shown),
+            limit=args.limit,
+            total=len(in_scope),
+            total_is_exact=complete,
+            note=read.note,
+        ),
+        evidence={"ci.release_timeline": evidence},
+        raw={"project": project, "deploy_jobs": [j for j, _, _ in read.jobs]},
+    )

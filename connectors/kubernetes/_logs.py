@@ -1,0 +1,184 @@
+"""k8s.pod_logs: container log lines of a pod (or of a service's pods) in a window.
+
+Lines are read with kubelet timestamps from `sinceTime` = the window start, then cut to the
+window end and to an optional regex. The Kubernetes API keeps only the current and the
+previous container's output of pods that still exist; coverage says so whenever the
+window reaches past what could be read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from datetime import datetime
+from typing import Any
+
+from connectors.kubernetes._client import KubeReader, LogRead
+from connectors.kubernetes._common import Findings, belongs_to, iso, meta, name_of, parse_time
+from connectors.kubernetes._common import window as question_window
+from policy.errors import SourceMalformed
+from policy.results import ResultFact, ToolResult
+from policy.toolset import CallContext
+
+LIMIT_BYTES = 4 * 1024 * 1024
+MAX_PODS = 10
+MAX_LINE = 2000
+_LEVEL_RE = re.compile(r"\b(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC)\b")
+_REQUEST_ID_RE = re.compile(r"request[_-]?id[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9-]{6,})", re.I)
+
+
+def _level_and_request(text: str) -> tuple[str | None, str | None]:
+    if text.startswith("{"):
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict):
+            level = doc.get("level") or doc.get("severity") or doc.get("lvl")
+            rid = doc.get("request_id") or doc.get("requestId") or doc.get("request.id")
+            return (str(level).upper() if level else None), (str(rid) if rid else None)
+    level = _LEVEL_RE.search(text)
+    rid = _REQUEST_ID_RE.search(text)
+    return (level[1] if level else None), (rid[1] if rid else None)
+
+
+def _container_started(pod: dict[str, Any], container: str) -> tuple[datetime | None, int]:
+    for cs in (pod.get("status") or {}).get("containerStatuses") or []:
+        if cs.get("name") == container:
+            running = (cs.get("state") or {}).get("running") or {}
+            return parse_time(running.get("startedAt")), int(cs.get("restartCount") or 0)
+    return None, 0
+
+
+async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
+    found = Findings(reader.source)
+    start, end = question_window(args, ctx)
+    ns = args.namespace
+    if args.pod:
+        pod = await reader.get("pods", args.pod, ns)
+        pods = [pod] if pod is not None else []
+        if pod is None:
+            found.warnings.append(f"no pod named {args.pod} in namespace {ns} of {reader.env}")
+    else:
+        listed = found.took(await reader.list("pods", ns))
+        pods = sorted((p for p in listed if belongs_to(name_of(p), args.service)), key=name_of)
+        if not pods:
+            found.gap(
+                f"no pods of {args.service} exist now in namespace {ns}; logs of deleted "
+                "pods cannot be read from the Kubernetes API"
+            )
+        if len(pods) > MAX_PODS:
+            found.truncated = True
+            found.gap(
+                f"{len(pods)} pods match {args.service}; logs of the first {MAX_PODS} were read"
+            )
+            pods = pods[:MAX_PODS]
+    pattern = re.compile(args.grep) if args.grep else None
+    jobs = []
+    for pod in pods:
+        names = (
+            [args.container]
+            if args.container
+            else [str(c.get("name")) for c in (pod.get("spec") or {}).get("containers") or []]
+        )
+        jobs.extend((pod, name) for name in names)
+    reads = await asyncio.gather(
+        *(
+            reader.pod_log(
+                ns,
+                name_of(pod),
+                container,
+                since_time=iso(start),
+                previous=args.previous,
+                limit_bytes=LIMIT_BYTES,
+            )
+            for pod, container in jobs
+        )
+    )
+    lines: list[tuple[datetime, str, str, str | None, str]] = []
+    for (pod, container), read in zip(jobs, reads, strict=True):
+        lines.extend(_lines(reader, found, pod, container, read, args, start, end, pattern))
+    lines.sort(key=lambda line: line[0])
+    matched = len(lines)
+    if matched > args.limit:
+        found.truncated = True
+        found.gap(f"{matched} lines matched; only the latest {args.limit} are shown")
+        lines = lines[-args.limit :]
+    for at, pod_name, container, node, text in lines:
+        level, request_id = _level_and_request(text)
+        found.facts.append(
+            ResultFact(
+                text=f"{pod_name}/{container}: {text}",
+                kind="app.log",
+                source=reader.source,
+                observed_at=at,
+                link=reader.target.link("Pod", pod_name, ns),
+                historical=True,
+                attrs={
+                    "level": level,
+                    "request_id": request_id,
+                    "message": text,
+                    "pod": pod_name,
+                    "container": container,
+                    "node": node,
+                    "previous": args.previous,
+                },
+            )
+        )
+    return found.result(
+        "k8s.pod_logs",
+        args,
+        ctx,
+        returned=len(lines),
+        limit=args.limit,
+        raw={"pods": [name_of(p) for p in pods], "matched": matched},
+    )
+
+
+def _lines(
+    reader: KubeReader,
+    found: Findings,
+    pod: dict[str, Any],
+    container: str,
+    read: LogRead,
+    args: Any,
+    start: datetime,
+    end: datetime,
+    pattern: re.Pattern[str] | None,
+) -> list[tuple[datetime, str, str, str | None, str]]:
+    name, node = name_of(pod), (pod.get("spec") or {}).get("nodeName")
+    found.entity("pod", name, reader.env, meta(pod).get("namespace"), node=node)
+    if read.missing is not None:
+        if args.previous and "previous" in read.missing:
+            found.warnings.append(f"{name}/{container} has no previous container: {read.missing}")
+        else:
+            found.gap(f"logs of {name}/{container} could not be read: {read.missing}")
+        return []
+    raw_lines = read.body.splitlines()
+    if len(read.body.encode()) >= LIMIT_BYTES:
+        found.truncated = True
+        found.gap(f"logs of {name}/{container} were cut at {LIMIT_BYTES} bytes")
+        raw_lines = raw_lines[:-1]
+    started, restarts = _container_started(pod, container)
+    if not args.previous and restarts and started is not None and started > start:
+        found.gap(
+            f"{name}/{container} restarted at {iso(started)}, after the window start; "
+            "earlier output is in the previous container (previous=true)"
+        )
+    out = []
+    for raw in raw_lines:
+        stamp, _, text = raw.partition(" ")
+        at = parse_time(stamp)
+        if at is None:
+            if not raw.strip():
+                continue
+            raise SourceMalformed(
+                reader.source,
+                f"a log line of {name}/{container} in {reader.env} carries no kubelet timestamp",
+            )
+        if not start <= at <= end or (pattern is not None and not pattern.search(text)):
+            continue
+        text = text if len(text) <= MAX_LINE else text[:MAX_LINE] + " [line cut]"
+        out.append((at, name, container, node, text))
+    return out

@@ -1,0 +1,201 @@
+"""k8s.endpoints and k8s.node_health: where a service routes, and how a node is doing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from connectors.kubernetes._client import KubeReader
+from connectors.kubernetes._common import Findings, meta, name_of
+from connectors.kubernetes._pods import pod_facts, pod_summary
+from policy.results import ResultFact, ToolResult
+from policy.toolset import CallContext
+
+SERVICE_NAME_LABEL = "kubernetes.io/service-name"
+_SHOWN = 20
+
+
+async def endpoints(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
+    found = Findings(reader.source)
+    ns, service, env = args.namespace, args.service, reader.env
+    svc = await reader.get("services", service, ns)
+    slices = found.took(
+        await reader.list("endpointslices", ns, label_selector=f"{SERVICE_NAME_LABEL}={service}")
+    )
+    if svc is None and not slices:
+        found.warnings.append(f"no Service named {service} in namespace {ns} of {env}")
+        return found.result("k8s.endpoints", args, ctx, returned=0)
+    found.entity("service", service, env, ns)
+    rows: list[dict[str, Any]] = []
+    ports: set[str] = set()
+    for piece in slices:
+        for port in piece.get("ports") or []:
+            ports.add(f"{port.get('name') or '-'} {port.get('port')}/{port.get('protocol', 'TCP')}")
+        for ep in piece.get("endpoints") or []:
+            cond = ep.get("conditions") or {}
+            ref = ep.get("targetRef") or {}
+            rows.append(
+                {
+                    "addresses": list(ep.get("addresses") or []),
+                    # a nil `ready` means unknown, which consumers treat as ready (API docs)
+                    "ready": cond.get("ready") is not False,
+                    "serving": cond.get("serving"),
+                    "terminating": bool(cond.get("terminating")),
+                    "pod": ref.get("name") if ref.get("kind") == "Pod" else None,
+                    "node": ep.get("nodeName"),
+                    "slice": name_of(piece),
+                }
+            )
+    ready = [r for r in rows if r["ready"]]
+    not_ready = [r for r in rows if not r["ready"]]
+    text = f"Service {ns}/{service} has {len(ready)} ready and {len(not_ready)} not-ready endpoints"
+    if rows:
+        text += ": " + ", ".join(_describe(r) for r in (not_ready + ready)[:_SHOWN])
+        if len(rows) > _SHOWN:
+            text += f", and {len(rows) - _SHOWN} more"
+    elif svc is not None and not (svc.get("spec") or {}).get("selector"):
+        text += " (the Service has no selector; its endpoints are managed by hand)"
+    if ports:
+        text += f"; ports {', '.join(sorted(ports))}"
+    found.facts.append(
+        ResultFact(
+            text=text,
+            kind="k8s.endpoints",
+            source=reader.source,
+            observed_at=ctx.now,
+            link=reader.target.link("Service", service, ns),
+            historical=False,
+            attrs={
+                "service": service,
+                "namespace": ns,
+                "ready": len(ready),
+                "not_ready": len(not_ready),
+                "endpoints": rows,
+                "ports": sorted(ports),
+                "service_found": svc is not None,
+            },
+        )
+    )
+    if svc is None:
+        found.warnings.append(
+            f"EndpointSlices name Service {service}, but no such Service exists in namespace {ns}"
+        )
+    for row in rows:
+        if row["pod"]:
+            found.entity("pod", row["pod"], env, ns, ready=row["ready"], node=row["node"])
+            found.relate(f"service/{service}", "routes_to", f"pod/{row['pod']}", ctx.now)
+            if row["node"]:
+                found.entity("node", row["node"], env, None)
+                found.relate(f"pod/{row['pod']}", "runs_on", f"node/{row['node']}", ctx.now)
+    return found.result(
+        "k8s.endpoints",
+        args,
+        ctx,
+        returned=len(rows),
+        raw={"service": svc, "endpointslices": slices},
+    )
+
+
+def _describe(row: dict[str, Any]) -> str:
+    state = "ready" if row["ready"] else "NOT ready"
+    if row["terminating"]:
+        state += ", terminating"
+    where = f"pod {row['pod']}" if row["pod"] else "no pod"
+    if row["node"]:
+        where += f" on {row['node']}"
+    return f"{'/'.join(row['addresses']) or '?'} ({where}, {state})"
+
+
+def condition_abnormal(kind: str, status: str) -> bool:
+    """Ready must be True; every other node condition (pressure, NetworkUnavailable,
+    node-problem-detector ones) must be False; Unknown is always abnormal."""
+    if status == "Unknown":
+        return True
+    return status != "True" if kind == "Ready" else status == "True"
+
+
+async def node_health(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
+    found = Findings(reader.source)
+    node_name, env = args.node, reader.env
+    node = await reader.get("nodes", node_name)
+    if node is None:
+        found.warnings.append(f"no node named {node_name} in {env}")
+        return found.result("k8s.node_health", args, ctx, returned=0)
+    pods = found.took(await reader.list("pods", field_selector=f"spec.nodeName={node_name}"))
+    spec, status = node.get("spec") or {}, node.get("status") or {}
+    link = reader.target.link("Node", node_name)
+    capacity, allocatable = status.get("capacity") or {}, status.get("allocatable") or {}
+    taints = [
+        f"{t.get('key')}={t.get('value') or ''}:{t.get('effect')}" for t in spec.get("taints") or []
+    ]
+    summaries = [pod_summary(p) for p in pods]
+    unhealthy = [
+        p
+        for p, s in zip(pods, summaries, strict=True)
+        if s["phase"] not in ("Running", "Succeeded")
+        or (s["phase"] == "Running" and not s["ready"])
+    ]
+    placed = f"{len(pods)} pods placed ({len(unhealthy)} not ready)" + (
+        ": " + ", ".join(f"{meta(p).get('namespace')}/{name_of(p)}" for p in pods[:30])
+        if pods
+        else ""
+    )
+    extra = {
+        "capacity": capacity,
+        "allocatable": allocatable,
+        "taints": taints,
+        "unschedulable": bool(spec.get("unschedulable")),
+        "pods": len(pods),
+    }
+    conditions = list(status.get("conditions") or [])
+    if spec.get("unschedulable"):
+        conditions.append(
+            {
+                "type": "Unschedulable",
+                "status": "True",
+                "reason": "Cordoned",
+                "message": "spec.unschedulable is true (node cordoned)",
+            }
+        )
+    for cond in conditions:
+        kind, value = str(cond.get("type")), str(cond.get("status"))
+        abnormal = condition_abnormal(kind, value) if kind != "Unschedulable" else True
+        text = f"Node {node_name} {kind}={value} ({cond.get('reason')}: {cond.get('message')})"
+        text += " - ABNORMAL" if abnormal else ""
+        if kind == "Ready":
+            text += (
+                f"; capacity cpu {capacity.get('cpu')}, memory {capacity.get('memory')}, "
+                f"pods {capacity.get('pods')}; {placed}"
+            )
+            if taints:
+                text += f"; taints {', '.join(taints)}"
+        found.facts.append(
+            ResultFact(
+                text=text,
+                kind="k8s.node_condition",
+                source=reader.source,
+                observed_at=ctx.now,
+                link=link,
+                historical=False,
+                attrs={
+                    "node": node_name,
+                    "condition": kind,
+                    "status": value,
+                    "reason": cond.get("reason"),
+                    "message": cond.get("message"),
+                    "abnormal": abnormal,
+                    "last_transition": cond.get("lastTransitionTime"),
+                    **(extra if kind == "Ready" else {}),
+                },
+            )
+        )
+    found.facts.sort(key=lambda f: not f.attrs.get("abnormal"))
+    found.entity("node", node_name, env, None, **extra)
+    for pod, summary in zip(pods, summaries, strict=True):
+        ns = meta(pod).get("namespace")
+        found.entity("pod", summary["pod"], env, ns, phase=summary["phase"], ready=summary["ready"])
+        found.relate(f"pod/{summary['pod']}", "runs_on", f"node/{node_name}", ctx.now)
+    for pod in unhealthy:
+        pod_facts(reader, pod, found, ctx)
+    return found.result(
+        "k8s.node_health", args, ctx, returned=len(pods), raw={"node": node, "pods": pods}
+    )

@@ -1,0 +1,168 @@
+"""Facts about one pod: its state, its containers' terminations and waits, scheduling."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from connectors.kubernetes._client import KubeReader
+from connectors.kubernetes._common import Findings, iso, meta, name_of, parse_time
+from policy.results import ResultFact
+from policy.toolset import CallContext
+
+
+def _statuses(pod: dict[str, Any]) -> list[dict[str, Any]]:
+    status = pod.get("status") or {}
+    return list(status.get("initContainerStatuses") or []) + list(
+        status.get("containerStatuses") or []
+    )
+
+
+def pod_summary(pod: dict[str, Any]) -> dict[str, Any]:
+    spec, status = pod.get("spec") or {}, pod.get("status") or {}
+    containers = status.get("containerStatuses") or []
+    return {
+        "pod": name_of(pod),
+        "node": spec.get("nodeName"),
+        "phase": status.get("phase"),
+        "ready": bool(containers) and all(c.get("ready") for c in containers),
+        "containers_ready": f"{sum(1 for c in containers if c.get('ready'))}/"
+        f"{len(spec.get('containers') or [])}",
+        "restarts": sum(int(c.get("restartCount") or 0) for c in containers),
+        "image": next((c.get("image") for c in spec.get("containers") or []), None),
+        "images": [c.get("image") for c in spec.get("containers") or []],
+    }
+
+
+def _condition(pod: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    return next(
+        (c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == kind),
+        None,
+    )
+
+
+def pod_facts(reader: KubeReader, pod: dict[str, Any], found: Findings, ctx: CallContext) -> None:
+    """A k8s.pod fact, plus k8s.termination / k8s.waiting facts for its containers."""
+    ns, name = meta(pod).get("namespace"), name_of(pod)
+    link = reader.target.link("Pod", name, ns)
+    info = pod_summary(pod)
+    node = info["node"]
+    text = (
+        f"Pod {ns}/{name} on node {node or '(not scheduled)'}: {info['phase'] or 'Unknown'}, "
+        f"{info['containers_ready']} containers ready, {info['restarts']} restarts, "
+        f"image {', '.join(str(i) for i in info['images'])}"
+    )
+    scheduled = _condition(pod, "PodScheduled")
+    if scheduled is not None and scheduled.get("status") != "True":
+        text += (
+            f"; not scheduled: PodScheduled={scheduled.get('status')} "
+            f"({scheduled.get('reason')}: {scheduled.get('message')})"
+        )
+        info["scheduling"] = {
+            "reason": scheduled.get("reason"),
+            "message": scheduled.get("message"),
+        }
+    ready = _condition(pod, "Ready")
+    if ready is not None and ready.get("status") != "True" and ready.get("reason"):
+        text += f"; Ready={ready.get('status')} ({ready.get('reason')})"
+    if meta(pod).get("deletionTimestamp"):
+        text += f"; terminating since {meta(pod)['deletionTimestamp']}"
+        info["terminating"] = True
+    found.facts.append(
+        ResultFact(
+            text=text,
+            kind="k8s.pod",
+            source=reader.source,
+            observed_at=ctx.now,
+            link=link,
+            historical=False,
+            attrs=info,
+        )
+    )
+    found.entity(
+        "pod",
+        name,
+        reader.env,
+        ns,
+        node=node,
+        phase=info["phase"],
+        ready=info["ready"],
+        restarts=info["restarts"],
+    )
+    if node:
+        found.entity("node", node, reader.env, None)
+        found.relate(f"pod/{name}", "runs_on", f"node/{node}", ctx.now)
+    for cs in _statuses(pod):
+        _container_facts(reader, ns, name, cs, found, link, ctx)
+
+
+def _container_facts(
+    reader: KubeReader,
+    ns: str | None,
+    pod: str,
+    cs: dict[str, Any],
+    found: Findings,
+    link: str,
+    ctx: CallContext,
+) -> None:
+    container, restarts = cs.get("name"), int(cs.get("restartCount") or 0)
+    state, last = cs.get("state") or {}, cs.get("lastState") or {}
+    for when, term in (("last", last.get("terminated")), ("current", state.get("terminated"))):
+        if not term:
+            continue
+        finished = parse_time(term.get("finishedAt"))
+        reason = term.get("reason") or "Terminated"
+        verb = "was OOMKilled" if reason == "OOMKilled" else f"terminated with {reason}"
+        text = (
+            f"Container {container} in pod {ns}/{pod} {verb} (exit code "
+            f"{term.get('exitCode')}) at {iso(finished)}"
+        )
+        if term.get("startedAt"):
+            text += f" after starting at {term['startedAt']}"
+        if term.get("message"):
+            text += f": {str(term['message'])[:300]}"
+        text += f"; {restarts} restarts so far"
+        found.facts.append(
+            ResultFact(
+                text=text,
+                kind="k8s.termination",
+                source=reader.source,
+                observed_at=finished or ctx.now,
+                link=link,
+                historical=True,
+                attrs={
+                    "pod": pod,
+                    "container": container,
+                    "reason": reason,
+                    "exit_code": term.get("exitCode"),
+                    "signal": term.get("signal"),
+                    "finished_at": term.get("finishedAt"),
+                    "started_at": term.get("startedAt"),
+                    "restarts": restarts,
+                    "state": when,
+                },
+            )
+        )
+    waiting = state.get("waiting")
+    if waiting:
+        reason = waiting.get("reason") or "Waiting"
+        text = f"Container {container} in pod {ns}/{pod} is waiting: {reason}"
+        if waiting.get("message"):
+            text += f" - {str(waiting['message'])[:300]}"
+        text += f"; {restarts} restarts so far"
+        found.facts.append(
+            ResultFact(
+                text=text,
+                kind="k8s.waiting",
+                source=reader.source,
+                observed_at=ctx.now,
+                link=link,
+                historical=False,
+                attrs={
+                    "pod": pod,
+                    "container": container,
+                    "reason": reason,
+                    "message": waiting.get("message"),
+                    "restarts": restarts,
+                },
+            )
+        )

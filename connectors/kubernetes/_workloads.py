@@ -1,0 +1,208 @@
+"""k8s.inventory and k8s.workload_status: what runs, and how each piece of it is doing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from connectors.kubernetes._client import KubeReader
+from connectors.kubernetes._common import Findings, meta, name_of, owned_by, selector_string
+from connectors.kubernetes._pods import pod_facts
+from policy.errors import SourceError
+from policy.results import ResultFact, ToolResult
+from policy.toolset import CallContext
+
+_WORKLOADS = (
+    ("Deployment", "deployments"),
+    ("StatefulSet", "statefulsets"),
+    ("DaemonSet", "daemonsets"),
+)
+_BAD_CONDITIONS = {"Available": "False", "Progressing": "False", "ReplicaFailure": "True"}
+
+
+def _counts(kind: str, obj: dict[str, Any]) -> tuple[int, int]:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    if kind == "DaemonSet":
+        return int(status.get("numberReady") or 0), int(status.get("desiredNumberScheduled") or 0)
+    desired = spec.get("replicas")
+    return int(status.get("readyReplicas") or 0), int(1 if desired is None else desired)
+
+
+def _images(obj: dict[str, Any]) -> list[str]:
+    spec = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+    return [str(c.get("image")) for c in spec.get("containers") or [] if c.get("image")]
+
+
+async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
+    found = Findings(reader.source)
+    env = reader.env
+    reads = {"namespaces": None, "services": None} | {plural: None for _, plural in _WORKLOADS}
+    failures: list[SourceError] = []
+    for resource in reads:
+        try:
+            reads[resource] = found.took(await reader.list(resource))
+        except SourceError as exc:  # one failed sub-read: keep the others
+            failures.append(exc)
+            found.gap(f"{resource}: {exc.reason}")
+    if len(failures) == len(reads):
+        raise failures[0]
+    for ns in reads["namespaces"] or []:
+        found.entity(
+            "namespace", name_of(ns), env, None, phase=(ns.get("status") or {}).get("phase")
+        )
+    for kind, plural in _WORKLOADS:
+        for obj in reads[plural] or []:
+            ready, desired = _counts(kind, obj)
+            found.entity(
+                kind.lower(),
+                name_of(obj),
+                env,
+                meta(obj).get("namespace"),
+                ready=ready,
+                desired=desired,
+                images=_images(obj),
+            )
+    for svc in reads["services"] or []:
+        spec = svc.get("spec") or {}
+        found.entity(
+            "service",
+            name_of(svc),
+            env,
+            meta(svc).get("namespace"),
+            type=spec.get("type"),
+            selector=spec.get("selector") or {},
+        )
+    return found.result(
+        "k8s.inventory", args, ctx, returned=len(found.entities), data_in_entities=True
+    )
+
+
+def _workload_fact(
+    reader: KubeReader,
+    kind: str,
+    obj: dict[str, Any],
+    replicasets: list[dict[str, Any]],
+    ctx: CallContext,
+) -> ResultFact:
+    ns, name = meta(obj).get("namespace"), name_of(obj)
+    status = obj.get("status") or {}
+    ready, desired = _counts(kind, obj)
+    images = _images(obj)
+    text = f"{kind} {ns}/{name}: {ready}/{desired} ready"
+    if kind == "Deployment":
+        text += (
+            f" ({int(status.get('updatedReplicas') or 0)} updated, "
+            f"{int(status.get('availableReplicas') or 0)} available)"
+        )
+    text += f", image {', '.join(images) or 'unknown'}"
+    revision = (meta(obj).get("annotations") or {}).get("deployment.kubernetes.io/revision")
+    if revision:
+        text += f", revision {revision}"
+    bad = []
+    for cond in status.get("conditions") or []:
+        if _BAD_CONDITIONS.get(str(cond.get("type"))) == str(cond.get("status")):
+            bad.append(
+                f"{cond.get('type')}={cond.get('status')} ({cond.get('reason')}: "
+                f"{cond.get('message')})"
+            )
+    if bad:
+        text += "; condition " + "; ".join(bad)
+    live = [
+        rs
+        for rs in replicasets
+        if int((rs.get("spec") or {}).get("replicas") or 0) > 0
+        or int((rs.get("status") or {}).get("replicas") or 0) > 0
+    ]
+    if live:
+        described = []
+        for rs in live:
+            rs_rev = (meta(rs).get("annotations") or {}).get("deployment.kubernetes.io/revision")
+            rs_ready, rs_desired = _counts("ReplicaSet", rs)
+            described.append(
+                f"{name_of(rs)} (revision {rs_rev or '?'}, "
+                f"{rs_ready}/{rs_desired} ready, {', '.join(_images(rs))})"
+            )
+        text += "; replica sets: " + ", ".join(described)
+    idle = len(replicasets) - len(live)
+    if idle:
+        text += f"; {idle} older replica set(s) scaled to 0"
+    return ResultFact(
+        text=text,
+        kind="k8s.workload",
+        source=reader.source,
+        observed_at=ctx.now,
+        link=reader.target.link(kind, name, ns),
+        historical=False,
+        attrs={
+            "kind": kind,
+            "name": name,
+            "namespace": ns,
+            "ready": ready,
+            "desired": desired,
+            "image": images[0] if images else None,
+            "images": images,
+            "revision": revision,
+            "abnormal_conditions": bad,
+            "replicasets": [name_of(rs) for rs in replicasets],
+        },
+    )
+
+
+async def workload_status(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
+    found = Findings(reader.source)
+    ns, service, env = args.namespace, args.service, reader.env
+    kind, obj = "", None
+    for candidate, plural in _WORKLOADS:
+        obj = await reader.get(plural, service, ns)
+        if obj is not None:
+            kind = candidate
+            break
+    if obj is None:
+        found.warnings.append(
+            f"no Deployment, StatefulSet or DaemonSet named {service} in namespace {ns} of {env}"
+        )
+        if await reader.get("namespaces", ns) is None:
+            found.warnings.append(f"namespace {ns} does not exist in {env}")
+        return found.result("k8s.workload_status", args, ctx, returned=0)
+    uid = meta(obj).get("uid")
+    selector = selector_string((obj.get("spec") or {}).get("selector"))
+    replicasets: list[dict[str, Any]] = []
+    owners: set[str] = {service}
+    if kind == "Deployment":
+        rs_read = await reader.list("replicasets", ns, label_selector=selector)
+        replicasets = [rs for rs in found.took(rs_read) if owned_by(rs, kind, service, uid)]
+        owners = {name_of(rs) for rs in replicasets}
+    pods = [
+        p
+        for p in found.took(await reader.list("pods", ns, label_selector=selector))
+        if not meta(p).get("ownerReferences")
+        or any(owned_by(p, k, o, None) for o in owners for k in ("ReplicaSet", kind))
+    ]
+    found.facts.append(_workload_fact(reader, kind, obj, replicasets, ctx))
+    ready, desired = _counts(kind, obj)
+    found.entity(kind.lower(), service, env, ns, ready=ready, desired=desired)
+    for rs in replicasets:
+        rs_ready, rs_desired = _counts("ReplicaSet", rs)
+        found.entity(
+            "replicaset",
+            name_of(rs),
+            env,
+            ns,
+            ready=rs_ready,
+            desired=rs_desired,
+            created=meta(rs).get("creationTimestamp"),
+        )
+        found.relate(f"{kind.lower()}/{service}", "owns", f"replicaset/{name_of(rs)}", ctx.now)
+    for pod in pods:
+        owner = next(
+            (r.get("name") for r in meta(pod).get("ownerReferences") or [] if r.get("controller")),
+            None,
+        )
+        parent = (
+            f"replicaset/{owner}" if kind == "Deployment" and owner else f"{kind.lower()}/{service}"
+        )
+        found.relate(parent, "owns", f"pod/{name_of(pod)}", ctx.now)
+        pod_facts(reader, pod, found, ctx)
+    if not pods and desired:
+        found.warnings.append(f"{kind} {ns}/{service} wants {desired} pods but none exist")
+    raw = {"workload": obj, "replicasets": replicasets, "pods": pods}
+    return found.result("k8s.workload_status", args, ctx, returned=len(pods), raw=raw)

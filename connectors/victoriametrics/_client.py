@@ -1,0 +1,243 @@
+"""A small async client for the Prometheus query API, mapping every failure to our errors.
+
+See the package docstring for the error tree. A query the server refuses as bad
+(`bad_data`, `execution`, VictoriaMetrics' `422`) raises `QueryRejected`: that is not a
+source failure but a query the caller can fix, and the tool reports it naming the query.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import structlog
+
+from connectors.victoriametrics._settings import MetricsTarget
+from policy.errors import (
+    SourceForbidden,
+    SourceMalformed,
+    SourceTimeout,
+    SourceUnavailable,
+    SourceUnsupported,
+)
+
+log = structlog.get_logger(__name__)
+
+_QUERY_ERROR_TYPES = {"bad_data", "execution", "422", "400"}
+
+
+class QueryRejected(Exception):
+    """The server refused the query itself (syntax, type or execution error)."""
+
+    def __init__(self, expr: str, reason: str) -> None:
+        self.expr = expr
+        self.reason = reason
+        super().__init__(f"{expr}: {reason}")
+
+
+@dataclass(frozen=True)
+class Series:
+    labels: dict[str, str]
+    points: list[tuple[datetime, float]]  # NaN samples dropped; one point for a vector
+
+    @property
+    def value(self) -> float:
+        return self.points[-1][1]
+
+    @property
+    def at(self) -> datetime:
+        return self.points[-1][0]
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    expr: str
+    kind: str  # instant | range
+    series: list[Series]
+    total: int  # series the server returned (before our max_series cap)
+    capped: bool  # we kept only max_series of them
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def truncated(self) -> bool:
+        return self.capped or any("truncat" in w.lower() for w in self.warnings)
+
+    def scalar(self, default: float | None = None) -> float | None:
+        return self.series[0].value if self.series else default
+
+    def as_raw(self) -> dict[str, Any]:
+        return {
+            "expr": self.expr,
+            "kind": self.kind,
+            "total": self.total,
+            "warnings": self.warnings,
+            "series": [
+                {"labels": s.labels, "points": [[t.isoformat(), v] for t, v in s.points]}
+                for s in self.series
+            ],
+        }
+
+
+def _ts(value: Any) -> datetime:
+    return datetime.fromtimestamp(float(value), tz=UTC)
+
+
+def _snippet(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+class PromClient:
+    """Reads one environment's Prometheus API; `source` names it in errors and coverage."""
+
+    def __init__(self, target: MetricsTarget, http: httpx.AsyncClient) -> None:
+        self.target = target
+        self.source = f"victoriametrics/{target.env}"
+        self._http = http
+
+    async def instant(self, expr: str, at: datetime) -> QueryResult:
+        params = {"query": expr, "time": f"{at.timestamp():.3f}"}
+        payload = await self._get("/api/v1/query", params, expr)
+        return self._result(payload, expr, "instant")
+
+    async def range(self, expr: str, start: datetime, end: datetime, step_s: int) -> QueryResult:
+        params = {
+            "query": expr,
+            "start": f"{start.timestamp():.3f}",
+            "end": f"{end.timestamp():.3f}",
+            "step": f"{step_s}s",
+        }
+        payload = await self._get("/api/v1/query_range", params, expr)
+        return self._result(payload, expr, "range")
+
+    async def _get(self, path: str, params: dict[str, str], expr: str) -> dict[str, Any]:
+        env = self.target.env
+        began = time.monotonic()
+        try:
+            resp = await self._http.get(path, params=params)
+        except httpx.TimeoutException as exc:
+            raise SourceTimeout(
+                self.source,
+                f"VictoriaMetrics in {env} did not answer within {self.target.timeout_s:g} s",
+            ) from exc
+        except httpx.ConnectError as exc:
+            raise SourceUnavailable(
+                self.source, f"cannot connect to VictoriaMetrics in {env}"
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise SourceUnavailable(
+                self.source, f"VictoriaMetrics in {env}: transport error {type(exc).__name__}"
+            ) from exc
+        log.debug(
+            "metrics.read",
+            env=env,
+            path=path,
+            status=resp.status_code,
+            ms=round((time.monotonic() - began) * 1000),
+        )
+        return self._check(resp, expr)
+
+    def _check(self, resp: httpx.Response, expr: str) -> dict[str, Any]:
+        env, code = self.target.env, resp.status_code
+        try:
+            payload = resp.json()
+        except ValueError:
+            payload = None
+        body = payload if isinstance(payload, dict) else {}
+        error_type = str(body.get("errorType") or "")
+        message = _snippet(str(body.get("error") or resp.text or ""))
+        if code in (401, 403):
+            raise SourceForbidden(
+                self.source, f"VictoriaMetrics in {env} refused the read (HTTP {code}): {message}"
+            )
+        if code == 404:
+            raise SourceUnsupported(
+                self.source, f"VictoriaMetrics in {env} does not serve this API (HTTP 404)"
+            )
+        if code in (400, 422) or (code < 300 and error_type in _QUERY_ERROR_TYPES):
+            raise QueryRejected(expr, message or f"HTTP {code}")
+        if code == 504 or (code == 503 and error_type == "timeout"):
+            raise SourceTimeout(self.source, f"VictoriaMetrics in {env} timed out (HTTP {code})")
+        if code >= 500 or code == 429:
+            raise SourceUnavailable(
+                self.source, f"VictoriaMetrics in {env} failed (HTTP {code}): {message}"
+            )
+        if code >= 300:
+            raise SourceMalformed(
+                self.source, f"VictoriaMetrics in {env} answered HTTP {code}: {message}"
+            )
+        if payload is None:
+            raise SourceMalformed(
+                self.source, f"VictoriaMetrics in {env} answered with a body that is not JSON"
+            )
+        if body.get("status") != "success":
+            raise SourceMalformed(
+                self.source,
+                f"VictoriaMetrics in {env} answered status {body.get('status')!r}: {message}",
+            )
+        return body
+
+    def _result(self, payload: dict[str, Any], expr: str, kind: str) -> QueryResult:
+        try:
+            data = payload["data"]
+            result_type = data["resultType"]
+            raw = data["result"]
+            if result_type in ("scalar", "string"):
+                raw = [{"metric": {}, "value": raw}]
+            series: list[Series] = []
+            for item in raw:
+                pairs = item["values"] if "values" in item else [item["value"]]
+                points = [(_ts(t), float(v)) for t, v in pairs]
+                points = [(t, v) for t, v in points if not math.isnan(v)]
+                labels = {str(k): str(v) for k, v in item["metric"].items()}
+                if points:
+                    series.append(Series(labels, points))
+            warnings = [str(w) for w in payload.get("warnings") or []]
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise SourceMalformed(
+                self.source,
+                f"VictoriaMetrics in {self.target.env} answered with an unexpected shape "
+                f"({type(exc).__name__})",
+            ) from exc
+        limit = self.target.max_series
+        return QueryResult(
+            expr=expr,
+            kind=kind,
+            series=series[:limit],
+            total=len(series),
+            capped=len(series) > limit,
+            warnings=warnings,
+        )
+
+
+@asynccontextmanager
+async def open_client(
+    target: MetricsTarget, transport: httpx.AsyncBaseTransport | None
+) -> AsyncIterator[PromClient]:
+    """One httpx client per tool call; an injected transport stays open (the caller owns it)."""
+    headers = {"Accept": "application/json"}
+    auth: httpx.BasicAuth | None = None
+    if target.bearer_token is not None:
+        headers["Authorization"] = f"Bearer {target.bearer_token.get_secret_value()}"
+    elif target.username is not None:
+        password = target.password.get_secret_value() if target.password else ""
+        auth = httpx.BasicAuth(target.username, password)
+    http = httpx.AsyncClient(
+        base_url=target.url.rstrip("/"),
+        timeout=target.timeout_s,
+        headers=headers,
+        auth=auth,
+        verify=target.verify_tls,
+        transport=transport,
+    )
+    try:
+        yield PromClient(target, http)
+    finally:
+        if transport is None:
+            await http.aclose()

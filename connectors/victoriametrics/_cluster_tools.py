@@ -1,0 +1,236 @@
+"""Kubernetes state over time from kube-state-metrics: service endpoints and quotas.
+
+These are the historical answers the live Kubernetes API cannot give ("were the endpoints
+ready at 14:11?", "how close to its quota was the namespace this morning?").
+"""
+
+from __future__ import annotations
+
+import itertools
+from datetime import datetime
+from typing import Any
+
+from connectors.victoriametrics._common import (
+    Matcher,
+    Run,
+    WindowArgs,
+    fmt_bytes,
+    fmt_num,
+    gather,
+    k8s_name,
+    optional_k8s_name,
+    selector,
+)
+from policy.results import Entity, Relation, ResultFact, ToolResult
+
+ENDPOINTS = "kube_endpoint_address"
+QUOTA = "kube_resourcequota"
+MAX_QUOTA_FACTS = 15
+
+
+class EndpointsArgs(WindowArgs):
+    namespace: str = k8s_name("Kubernetes namespace of the service")
+    service: str = k8s_name("service name (the Endpoints object)")
+
+
+class QuotaArgs(WindowArgs):
+    namespace: str | None = optional_k8s_name("namespace (every namespace when omitted)")
+
+
+def _gaps(run: Run, stamps: list[datetime]) -> list[tuple[datetime, datetime]]:
+    """Stretches of the window with no sample at all (more than two steps)."""
+    slack = 2 * run.window.step_s
+    edges = [run.window.start, *stamps, run.window.end]
+    return [(a, b) for a, b in itertools.pairwise(edges) if (b - a).total_seconds() > slack]
+
+
+async def endpoints_ready(run: Run, args: EndpointsArgs) -> ToolResult:
+    matchers: list[Matcher] = [("namespace", "=", args.namespace), ("endpoint", "=", args.service)]
+    sel, w = selector(ENDPOINTS, matchers), run.window.seconds
+    curve_expr = f"sum by (ready) ({sel})"
+    addr_expr = f"max by (ip, ready) (max_over_time({sel}[{w}s]))"
+    curves, addresses = await gather(run.range(curve_expr), run.instant(addr_expr))
+    by_state: dict[str, dict[datetime, float]] = {"true": {}, "false": {}}
+    for s in curves.series:
+        by_state.setdefault(s.labels.get("ready", ""), {}).update(dict(s.points))
+    stamps = sorted(set(by_state["true"]) | set(by_state["false"]))
+    if not stamps:
+        return run.result(
+            found=False,
+            exists=False,
+            warnings=[
+                f"{ENDPOINTS} has no series for service {args.service} in namespace "
+                f"{args.namespace} ({run.env}) {run.span()}: no data, which does not mean "
+                "no endpoints"
+            ],
+            note="no data for the scope",
+        )
+    ready = [by_state["true"].get(t, 0.0) for t in stamps]
+    not_ready = [by_state["false"].get(t, 0.0) for t in stamps]
+    first_bad = next((t for t, n in zip(stamps, not_ready, strict=True) if n > 0), None)
+    first_zero = next((t for t, r in zip(stamps, ready, strict=True) if r == 0), None)
+    ips: dict[str, list[str]] = {"true": [], "false": []}
+    for s in addresses.series:
+        ips.setdefault(s.labels.get("ready", ""), []).append(s.labels.get("ip", "?"))
+    for values in ips.values():
+        values.sort()
+    who = f"service {args.service} ({args.namespace}) in {run.env}"
+    gaps = _gaps(run, stamps)
+    warnings = [f"{ENDPOINTS} has no samples from {run.time(a)} to {run.time(b)}" for a, b in gaps]
+    if first_bad is None and first_zero is None:
+        text = (
+            f"{who}: {fmt_num(min(ready))} ready endpoint address(es) "
+            f"({', '.join(ips['true']) or '?'}) throughout the samples {run.span()}; "
+            f"no not-ready address (kube-state-metrics {ENDPOINTS})"
+        )
+    else:
+        text = (
+            f"{who}: ready endpoint addresses between {fmt_num(min(ready))} and "
+            f"{fmt_num(max(ready))} {run.span()}, not-ready up to {fmt_num(max(not_ready))}"
+        )
+        if first_bad is not None:
+            text += f"; first not-ready address at {run.time(first_bad)}"
+        if first_zero is not None:
+            text += f"; no ready address at {run.time(first_zero)}"
+        text += (
+            f"; at {run.time(stamps[-1])}: {fmt_num(ready[-1])} ready, "
+            f"{fmt_num(not_ready[-1])} not ready (not-ready IPs seen: "
+            f"{', '.join(ips['false']) or 'none'})"
+        )
+    fact = run.fact(
+        text,
+        "k8s.endpoints",
+        curve_expr,
+        first_zero or first_bad or stamps[-1],
+        service=args.service,
+        namespace=args.namespace,
+        ready=min(ready),
+        not_ready=max(not_ready),
+        ready_max=max(ready),
+        ready_at_end=ready[-1],
+        not_ready_at_end=not_ready[-1],
+        ready_ips=ips["true"],
+        not_ready_ips=ips["false"],
+        first_not_ready_at=first_bad.isoformat() if first_bad else None,
+        no_ready_at=first_zero.isoformat() if first_zero else None,
+        covered_from=stamps[0].isoformat(),
+        covered_to=stamps[-1].isoformat(),
+    )
+    service = Entity(kind="service", name=args.service, env=run.env, namespace=args.namespace)
+    endpoints = [
+        Entity(
+            kind="endpoint",
+            name=ip,
+            env=run.env,
+            namespace=args.namespace,
+            attrs={"ready": state == "true"},
+        )
+        for state in ("true", "false")
+        for ip in ips[state]
+    ]
+    relations = [
+        Relation(
+            src=f"service/{args.service}",
+            rel="routes_to",
+            dst=f"endpoint/{e.name}",
+            source=run.source,
+            observed_at=stamps[-1],
+        )
+        for e in endpoints
+    ]
+    return run.result(
+        found=True,
+        exists=True,
+        partial=bool(gaps),
+        facts=[fact],
+        warnings=warnings,
+        entities=[service, *endpoints],
+        relations=relations,
+    )
+
+
+def _amount(resource: str, value: float) -> str:
+    return fmt_bytes(value) if ("memory" in resource or "storage" in resource) else fmt_num(value)
+
+
+async def quota_usage(run: Run, args: QuotaArgs) -> ToolResult:
+    matchers: list[Matcher] = [("namespace", "=", args.namespace)] if args.namespace else []
+    expr = selector(QUOTA, matchers)
+    curves = await run.range(expr)
+    pairs: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for s in curves.series:
+        key = (
+            s.labels.get("namespace", ""),
+            s.labels.get("resourcequota", ""),
+            s.labels.get("resource", ""),
+        )
+        row = pairs.setdefault(key, {})
+        kind = s.labels.get("type", "")
+        row[kind] = s.value
+        row[f"{kind}_at"] = s.at
+        row[f"{kind}_peak"] = max(v for _, v in s.points)
+    rows = [(key, row) for key, row in pairs.items() if "used" in row and "hard" in row]
+    where = f"namespace {args.namespace}" if args.namespace else "any namespace"
+    if not rows:
+        anywhere = await run.instant(f"count(last_over_time({QUOTA}[{run.window.seconds}s]))")
+        collected = (anywhere.scalar(0) or 0) > 0
+        facts = (
+            [
+                run.fact(
+                    f"{where} in {run.env} has no ResourceQuota {run.span()} (kube-state-metrics "
+                    "reports quotas for other namespaces)",
+                    "k8s.quota",
+                    expr,
+                    run.window.end,
+                    quota=None,
+                    namespace=args.namespace,
+                )
+            ]
+            if collected
+            else []
+        )
+        return run.result(
+            found=False,
+            exists=collected,
+            facts=facts,
+            warnings=[]
+            if collected
+            else [f"{QUOTA} is not collected in {run.env} {run.span()}: no data about quotas"],
+        )
+
+    def ratio(row: dict[str, Any]) -> float:
+        return row["used"] / row["hard"] if row["hard"] else 0.0
+
+    rows.sort(key=lambda item: (-ratio(item[1]), item[0]))
+    facts: list[ResultFact] = []
+    for (ns, quota, resource), row in rows[:MAX_QUOTA_FACTS]:
+        share = ratio(row)
+        near = "; at least 90% of the hard limit" if share >= 0.9 else ""
+        facts.append(
+            run.fact(
+                f"quota {quota} in {ns} ({run.env}): {resource} used "
+                f"{_amount(resource, row['used'])} of {_amount(resource, row['hard'])} "
+                f"({share:.0%}) at {run.time(row['used_at'])}; peak "
+                f"{_amount(resource, row['used_peak'])} {run.span()}{near}",
+                "k8s.quota",
+                expr,
+                row["used_at"],
+                quota=quota,
+                namespace=ns,
+                resource=resource,
+                used=row["used"],
+                hard=row["hard"],
+                ratio=share,
+                peak_used=row["used_peak"],
+            )
+        )
+    warnings = (
+        [f"{len(rows) - MAX_QUOTA_FACTS} more quota resources not shown (see raw)"]
+        if len(rows) > MAX_QUOTA_FACTS
+        else []
+    )
+    entities = [
+        Entity(kind="resourcequota", name=q, env=run.env, namespace=ns)
+        for ns, q in sorted({(k[0], k[1]) for k, _ in rows})
+    ]
+    return run.result(found=True, exists=True, facts=facts, warnings=warnings, entities=entities)

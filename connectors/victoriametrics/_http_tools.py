@@ -1,0 +1,284 @@
+"""HTTP traffic from ingress-nginx: request rate, 5xx rate, latency quantiles."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field
+
+from connectors.victoriametrics._common import (
+    Matcher,
+    Run,
+    WindowArgs,
+    fmt_num,
+    gather,
+    k8s_name,
+    max_point,
+    optional_k8s_name,
+    selector,
+    status_matcher,
+)
+from policy.results import Entity, Relation, ResultFact, ToolResult
+
+REQUESTS = "nginx_ingress_controller_requests"
+BUCKETS = "nginx_ingress_controller_request_duration_seconds_bucket"
+
+
+class HttpRequestsArgs(WindowArgs):
+    namespace: str | None = optional_k8s_name("namespace of the ingress (any when omitted)")
+    service: str = k8s_name("service or ingress name")
+
+
+class HttpErrorsArgs(WindowArgs):
+    namespace: str | None = optional_k8s_name("namespace of the ingress (any when omitted)")
+    service: str | None = optional_k8s_name("service or ingress name (all when omitted)")
+    status: str = Field(
+        default="5xx",
+        pattern=r"^[1-5]([0-9]{2}|[0-9]x|xx)$",
+        description='HTTP status: exact ("502") or a class ("5xx", "50x")',
+    )
+
+
+class LatencyArgs(WindowArgs):
+    namespace: str | None = optional_k8s_name("namespace of the ingress (any when omitted)")
+    service: str = k8s_name("service or ingress name")
+    quantile: float = Field(default=0.99, gt=0, lt=1, description="e.g. 0.99 for p99")
+
+
+def _base(namespace: str | None) -> list[Matcher]:
+    return [("namespace", "=", namespace)] if namespace else []
+
+
+async def resolve_scope(
+    run: Run, metric: str, base: list[Matcher], service: str | None
+) -> list[Matcher] | None:
+    """Matchers that find the service in `metric` during the window (by its `service`
+    label, else its `ingress` label), or None when the metric has no series for the scope:
+    then there is no data, which is not the same as zero."""
+    w = run.window.seconds
+    if service is None:
+        read = await run.instant(f"count(last_over_time({selector(metric, base)}[{w}s]))")
+        return base if (read.scalar(0) or 0) > 0 else None
+    parts = [
+        f"label_replace(count(last_over_time("
+        f"{selector(metric, [*base, (label, '=', service)])}[{w}s])), "
+        f'"via", "{label}", "", "")'
+        for label in ("service", "ingress")
+    ]
+    read = await run.instant(" or ".join(parts))
+    found = {s.labels.get("via") for s in read.series if s.value > 0}
+    for label in ("service", "ingress"):
+        if label in found:
+            return [*base, (label, "=", service)]
+    return None
+
+
+def _no_data(run: Run, metric: str, what: str, matchers: list[Matcher]) -> ToolResult:
+    where = ", ".join(f"{k}={v}" for k, _, v in matchers) or "this environment"
+    return run.result(
+        found=False,
+        exists=False,
+        warnings=[
+            f"{metric} has no series for {where} in {run.env} {run.span()}: no data, which "
+            f"does not mean zero {what}"
+        ],
+        note="no data for the scope",
+    )
+
+
+def _entities(run: Run, labels: list[dict[str, str]]) -> tuple[list[Entity], list[Relation]]:
+    entities: dict[str, Entity] = {}
+    relations: dict[str, Relation] = {}
+    for item in labels:
+        ns, ing, svc = item.get("namespace"), item.get("ingress"), item.get("service")
+        if ing:
+            entities[f"ingress/{ing}"] = Entity(kind="ingress", name=ing, env=run.env, namespace=ns)
+        if svc:
+            entities[f"service/{svc}"] = Entity(kind="service", name=svc, env=run.env, namespace=ns)
+        if ing and svc:
+            relations[f"{ing}>{svc}"] = Relation(
+                src=f"ingress/{ing}", rel="routes_to", dst=f"service/{svc}", source=run.source
+            )
+    return list(entities.values()), list(relations.values())
+
+
+async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
+    base = _base(args.namespace)
+    matchers = await resolve_scope(run, REQUESTS, base, args.service)
+    if matchers is None:
+        return _no_data(run, REQUESTS, "requests", [*base, ("service", "=", args.service)])
+    sel, w = selector(REQUESTS, matchers), run.window.seconds
+    total_expr = f"sum by (namespace, ingress, service) (increase({sel}[{w}s]))"
+    range_expr = f"sum(rate({sel}[{run.window.rate_s}s]))"
+    totals, curve = await gather(run.instant(total_expr), run.range(range_expr))
+    count = sum(s.value for s in totals.series)
+    avg = count / w
+    points = curve.series[0].points if curve.series else []
+    lo = min(points, key=lambda p: p[1]) if points else None
+    hi = max_point(points)
+    namespaces = sorted({s.labels.get("namespace", "") for s in totals.series} - {""})
+    extremes = (
+        f" (per-{run.window.rate_s}s rate between {fmt_num(lo[1])} and {fmt_num(hi[1])} req/s)"
+        if lo and hi
+        else ""
+    )
+    text = (
+        f"{args.service} ({', '.join(namespaces) or 'any namespace'}) in {run.env}: "
+        f"{fmt_num(avg)} req/s on average {run.span()}{extremes}; "
+        f"{fmt_num(round(count))} requests in total (ingress-nginx)"
+    )
+    fact = run.fact(
+        text,
+        "http.rate",
+        range_expr,
+        points[-1][0] if points else None,
+        what="requests",
+        value=avg,
+        status=None,
+        min=lo[1] if lo else None,
+        max=hi[1] if hi else None,
+        total=count,
+        service=args.service,
+        namespace=args.namespace,
+        window_s=w,
+    )
+    entities, relations = _entities(run, [s.labels for s in totals.series])
+    return run.result(found=True, exists=True, facts=[fact], entities=entities, relations=relations)
+
+
+def _first_above_zero(points: list[tuple[datetime, float]]) -> datetime | None:
+    return next((t for t, v in points if v > 0), None)
+
+
+async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
+    base = _base(args.namespace)
+    matchers = await resolve_scope(run, REQUESTS, base, args.service)
+    if matchers is None:
+        scope = [*base, *([("service", "=", args.service)] if args.service else [])]
+        return _no_data(run, REQUESTS, f"{args.status} responses", scope)
+    w, r = run.window.seconds, run.window.rate_s
+    err_sel = selector(REQUESTS, [*matchers, status_matcher(args.status)])
+    by = "namespace, ingress, service, status"
+    total_expr = f"sum by ({by}) (increase({err_sel}[{w}s]))"
+    range_expr = f"sum by ({by}) (rate({err_sel}[{r}s]))"
+    all_expr = f"sum(increase({selector(REQUESTS, matchers)}[{w}s]))"
+    totals, curves, everything = await gather(
+        run.instant(total_expr), run.range(range_expr), run.instant(all_expr)
+    )
+    requests = everything.scalar(0) or 0.0
+    by_key = {tuple(sorted(s.labels.items())): s.points for s in curves.series}
+    rows: list[dict[str, Any]] = []
+    for series in totals.series:
+        points = by_key.get(tuple(sorted(series.labels.items())), [])
+        if series.value <= 0 and not any(v > 0 for _, v in points):
+            continue
+        rows.append({"labels": series.labels, "total": series.value, "points": points})
+    rows.sort(key=lambda row: -row["total"])
+    facts: list[ResultFact] = []
+    for row in rows[:10]:
+        labels, total, points = row["labels"], row["total"], row["points"]
+        name = labels.get("ingress") or labels.get("service") or "?"
+        peak, started = max_point(points), _first_above_zero(points)
+        share = ""
+        if requests:
+            share = f"; {total / requests:.1%} of {fmt_num(round(requests))} requests"
+        peak_text = f", peak {fmt_num(peak[1])}/s (per {r}s) at {run.time(peak[0])}" if peak else ""
+        start_text = f", first seen at {run.time(started)}" if started else ""
+        text = (
+            f"{name} ({labels.get('namespace', '?')}) in {run.env}: {fmt_num(round(total))} "
+            f"responses with status {labels.get('status', args.status)} {run.span()} "
+            f"({fmt_num(total / w)}/s on average{peak_text}{start_text}){share}"
+        )
+        facts.append(
+            run.fact(
+                text,
+                "http.rate",
+                range_expr,
+                started or (peak[0] if peak else None),
+                what="errors",
+                value=total / w,
+                status=labels.get("status"),
+                total=total,
+                peak=peak[1] if peak else None,
+                peak_at=peak[0].isoformat() if peak else None,
+                started_at=started.isoformat() if started else None,
+                share=total / requests if requests else None,
+                ingress=labels.get("ingress"),
+                service=labels.get("service") or args.service,
+                namespace=labels.get("namespace"),
+                window_s=w,
+            )
+        )
+    entities, relations = _entities(run, [row["labels"] for row in rows])
+    warnings = [f"{len(rows) - 10} more error series not shown"] if len(rows) > 10 else []
+    if not facts:
+        target = args.service or args.namespace or run.env
+        facts.append(
+            run.fact(
+                f"{target} in {run.env}: no responses with status {args.status} {run.span()} "
+                f"({fmt_num(round(requests))} requests counted by ingress-nginx)",
+                "http.rate",
+                total_expr,
+                run.window.end,
+                what="errors",
+                value=0.0,
+                status=args.status,
+                total=0.0,
+                service=args.service,
+                namespace=args.namespace,
+                window_s=w,
+            )
+        )
+        return run.result(found=False, exists=True, facts=facts)
+    return run.result(
+        found=True,
+        exists=True,
+        facts=facts,
+        warnings=warnings,
+        entities=entities,
+        relations=relations,
+    )
+
+
+async def latency(run: Run, args: LatencyArgs) -> ToolResult:
+    base = _base(args.namespace)
+    matchers = await resolve_scope(run, BUCKETS, base, args.service)
+    if matchers is None:
+        return _no_data(run, BUCKETS, "latency", [*base, ("service", "=", args.service)])
+    sel, w, r, q = selector(BUCKETS, matchers), run.window.seconds, run.window.rate_s, args.quantile
+    whole_expr = f"histogram_quantile({q}, sum by (le) (increase({sel}[{w}s])))"
+    range_expr = f"histogram_quantile({q}, sum by (le) (rate({sel}[{r}s])))"
+    whole, curve = await gather(run.instant(whole_expr), run.range(range_expr))
+    value = whole.scalar()
+    label = f"p{fmt_num(q * 100)}"
+    if value is None:
+        fact = run.fact(
+            f"{args.service} in {run.env}: no requests {run.span()}, so no {label} latency",
+            "http.latency",
+            whole_expr,
+            run.window.end,
+            quantile=q,
+            value_seconds=None,
+            service=args.service,
+        )
+        return run.result(found=False, exists=True, facts=[fact])
+    points = curve.series[0].points if curve.series else []
+    worst = max_point(points)
+    worst_text = (
+        f"; worst {r}s interval {fmt_num(worst[1])} s at {run.time(worst[0])}" if worst else ""
+    )
+    fact = run.fact(
+        f"{args.service} in {run.env}: {label} latency {fmt_num(value)} s over the window "
+        f"{run.span()}{worst_text} (ingress-nginx request duration histogram)",
+        "http.latency",
+        whole_expr,
+        worst[0] if worst else None,
+        quantile=q,
+        value_seconds=value,
+        max_seconds=worst[1] if worst else None,
+        max_at=worst[0].isoformat() if worst else None,
+        service=args.service,
+        namespace=args.namespace,
+    )
+    return run.result(found=True, exists=True, facts=[fact])

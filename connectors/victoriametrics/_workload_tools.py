@@ -1,0 +1,323 @@
+"""Pods and containers: restart counters (kube-state-metrics) and CPU / memory usage
+(cAdvisor) against requests and limits."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from connectors.victoriametrics._common import (
+    Matcher,
+    Run,
+    WindowArgs,
+    fmt_bytes,
+    fmt_num,
+    gather,
+    k8s_name,
+    max_point,
+    name_regex,
+    optional_k8s_name,
+    selector,
+)
+from policy.results import Entity, ResultFact, ToolResult
+
+RESTARTS = "kube_pod_container_status_restarts_total"
+LAST_REASON = "kube_pod_container_status_last_terminated_reason"
+CPU = "container_cpu_usage_seconds_total"
+MEMORY = "container_memory_working_set_bytes"
+REQUESTS = "kube_pod_container_resource_requests"
+LIMITS = "kube_pod_container_resource_limits"
+BY = "namespace, pod, container"
+MAX_FACTS = 10
+
+
+class PodScopeArgs(WindowArgs):
+    namespace: str = k8s_name("Kubernetes namespace")
+    service: str | None = optional_k8s_name("workload name; its pods are <service>-<hash>")
+    pod: str | None = optional_k8s_name("one pod (wins over service)")
+    container: str | None = optional_k8s_name("one container")
+
+
+def pod_matchers(args: PodScopeArgs) -> list[Matcher]:
+    matchers: list[Matcher] = [("namespace", "=", args.namespace)]
+    if args.pod:
+        matchers.append(("pod", "=", args.pod))
+    elif args.service:
+        matchers.append(("pod", "=~", name_regex(args.service)))
+    if args.container:
+        matchers.append(("container", "=", args.container))
+    return matchers
+
+
+def _scope_text(args: PodScopeArgs) -> str:
+    if args.pod:
+        return f"pod {args.pod}"
+    if args.service:
+        return f"pods {args.service}-*"
+    return f"namespace {args.namespace}"
+
+
+Key = tuple[str, str, str]
+
+
+def _key(labels: dict[str, str]) -> Key:
+    return (labels.get("namespace", ""), labels.get("pod", ""), labels.get("container", ""))
+
+
+def _pods(run: Run, keys: list[Key]) -> list[Entity]:
+    seen: dict[str, Entity] = {}
+    for ns, pod, container in keys:
+        entity = seen.setdefault(pod, Entity(kind="pod", name=pod, env=run.env, namespace=ns))
+        entity.attrs.setdefault("containers", []).append(container)
+    return list(seen.values())
+
+
+async def restarts(run: Run, args: PodScopeArgs) -> ToolResult:
+    matchers = pod_matchers(args)
+    w, r = run.window.seconds, run.window.rate_s
+    sel = selector(RESTARTS, matchers)
+    inc_expr = f"sum by ({BY}) (increase({sel}[{w}s]))"
+    curve_expr = f"sum by ({BY}) (increase({sel}[{r}s]))"
+    count_expr = f"max by ({BY}) (max_over_time({sel}[{w}s]))"
+    reason_expr = f"max by ({BY}, reason) (max_over_time({selector(LAST_REASON, matchers)}[{w}s]))"
+    inc, curves, counts, reasons = await gather(
+        run.instant(inc_expr),
+        run.range(curve_expr),
+        run.instant(count_expr),
+        run.instant(reason_expr),
+    )
+    if not inc.series:
+        return run.result(
+            found=False,
+            exists=False,
+            warnings=[
+                f"{RESTARTS} has no series for {_scope_text(args)} in {run.env} {run.span()}: "
+                "no data, which does not mean zero restarts"
+            ],
+            note="no data for the scope",
+        )
+    first_at = {
+        _key(s.labels): next((t for t, v in s.points if v > 0), None) for s in curves.series
+    }
+    lifetime = {_key(s.labels): s.value for s in counts.series}
+    reason = {_key(s.labels): s.labels.get("reason") for s in reasons.series if s.value > 0}
+    rows = sorted(inc.series, key=lambda s: (-s.value, _key(s.labels)))
+    restarted = [s for s in rows if s.value > 0]
+    quiet = [s for s in rows if s.value <= 0]
+    facts: list[ResultFact] = []
+    for series in restarted[:MAX_FACTS]:
+        key = _key(series.labels)
+        when: datetime | None = first_at.get(key)
+        extra = f"; first increase seen at {run.time(when)}" if when else ""
+        if reason.get(key):
+            extra += f"; last terminated reason {reason[key]}"
+        facts.append(
+            _restart_fact(
+                run,
+                key,
+                series.value,
+                lifetime.get(key),
+                reason.get(key),
+                when,
+                inc_expr,
+                f"pod {key[1]} container {key[2]} in {run.env} restarted "
+                f"{fmt_num(round(series.value))} time(s) {run.span()}{extra}",
+            )
+        )
+    if len(rows) <= MAX_FACTS:
+        for series in quiet:
+            key = _key(series.labels)
+            facts.append(
+                _restart_fact(
+                    run,
+                    key,
+                    0.0,
+                    lifetime.get(key),
+                    reason.get(key),
+                    None,
+                    inc_expr,
+                    f"pod {key[1]} container {key[2]} in {run.env}: no restarts {run.span()} "
+                    f"(restart counter {fmt_num(lifetime.get(key, 0.0))})",
+                )
+            )
+    elif quiet:
+        names = ", ".join(f"{k[1]}/{k[2]}" for k in map(_key, (s.labels for s in quiet[:5])))
+        facts.append(
+            run.fact(
+                f"{len(quiet)} other containers of {_scope_text(args)} in {run.env} did not "
+                f"restart {run.span()} (e.g. {names})",
+                "metrics.restarts",
+                inc_expr,
+                run.window.end,
+                pod=None,
+                container=None,
+                increase=0.0,
+                containers=len(quiet),
+            )
+        )
+    warnings = (
+        [f"{len(restarted) - MAX_FACTS} more restarted containers not shown"]
+        if len(restarted) > MAX_FACTS
+        else []
+    )
+    return run.result(
+        found=True,
+        exists=True,
+        facts=facts,
+        warnings=warnings,
+        entities=_pods(run, [_key(s.labels) for s in rows]),
+    )
+
+
+def _restart_fact(
+    run: Run,
+    key: Key,
+    increase: float,
+    lifetime: float | None,
+    reason: str | None,
+    when: datetime | None,
+    expr: str,
+    text: str,
+) -> ResultFact:
+    return run.fact(
+        text,
+        "metrics.restarts",
+        expr,
+        when,
+        namespace=key[0],
+        pod=key[1],
+        container=key[2],
+        increase=increase,
+        restarts_total=lifetime,
+        last_reason=reason,
+        first_increase_at=when.isoformat() if when else None,
+    )
+
+
+async def resource_usage(run: Run, args: PodScopeArgs) -> ToolResult:
+    matchers = pod_matchers(args)
+    usage = [*matchers, ("container", "!=", ""), ("container", "!=", "POD")]
+    w, r = run.window.seconds, run.window.rate_s
+    cpu_expr = f"sum by ({BY}) (rate({selector(CPU, usage)}[{r}s]))"
+    cpu_avg_expr = f"sum by ({BY}) (rate({selector(CPU, usage)}[{w}s]))"
+    mem_expr = f"max by ({BY}) ({selector(MEMORY, usage)})"
+    req_expr = f"max by ({BY}, resource) (last_over_time({selector(REQUESTS, matchers)}[{w}s]))"
+    lim_expr = f"max by ({BY}, resource) (last_over_time({selector(LIMITS, matchers)}[{w}s]))"
+    cpu, cpu_avg, mem, req, lim = await gather(
+        run.range(cpu_expr),
+        run.instant(cpu_avg_expr),
+        run.range(mem_expr),
+        run.instant(req_expr),
+        run.instant(lim_expr),
+    )
+    rows: dict[Key, dict[str, Any]] = {}
+    for s in cpu.series:
+        peak = max_point(s.points)
+        rows.setdefault(_key(s.labels), {})["cpu_peak"] = peak
+    for s in cpu_avg.series:
+        rows.setdefault(_key(s.labels), {})["cpu_avg"] = s.value
+    for s in mem.series:
+        row = rows.setdefault(_key(s.labels), {})
+        row["mem_peak"] = max_point(s.points)
+        row["mem_avg"] = sum(v for _, v in s.points) / len(s.points)
+        row["mem_at"] = s.at
+    if not rows:
+        return run.result(
+            found=False,
+            exists=False,
+            warnings=[
+                f"no {CPU} / {MEMORY} series for {_scope_text(args)} in {run.env} "
+                f"{run.span()}: no usage data"
+            ],
+            note="no data for the scope",
+        )
+    for source, name in ((req, "request"), (lim, "limit")):
+        for s in source.series:
+            if _key(s.labels) in rows:
+                rows[_key(s.labels)][f"{s.labels.get('resource')}_{name}"] = s.value
+
+    def pressure(item: tuple[Key, dict[str, Any]]) -> float:
+        row = item[1]
+        peak = row.get("mem_peak")
+        bound = row.get("memory_limit") or row.get("memory_request")
+        return -(peak[1] / bound) if peak and bound else 0.0
+
+    ordered = sorted(rows.items(), key=lambda item: (pressure(item), item[0]))
+    facts: list[ResultFact] = []
+    for key, row in ordered[:MAX_FACTS]:
+        facts.extend(_usage_facts(run, key, row, cpu_expr, mem_expr))
+    warnings = (
+        [f"{len(rows) - MAX_FACTS} more containers not shown (see raw)"]
+        if len(rows) > MAX_FACTS
+        else []
+    )
+    return run.result(
+        found=True,
+        exists=True,
+        facts=facts,
+        warnings=warnings,
+        entities=_pods(run, list(rows)),
+    )
+
+
+def _bounds(request: float | None, limit: float | None, fmt: Any) -> str:
+    parts = [
+        f"request {fmt(request)}" if request is not None else "no request",
+        f"limit {fmt(limit)}" if limit is not None else "no limit",
+    ]
+    return " vs " + ", ".join(parts)
+
+
+def _usage_facts(
+    run: Run, key: Key, row: dict[str, Any], cpu_expr: str, mem_expr: str
+) -> list[ResultFact]:
+    facts: list[ResultFact] = []
+    who = f"pod {key[1]} container {key[2]} in {run.env}"
+    if "cpu_avg" in row or "cpu_peak" in row:
+        avg, peak = row.get("cpu_avg"), row.get("cpu_peak")
+        request, limit = row.get("cpu_request"), row.get("cpu_limit")
+        peak_text = f" (peak {fmt_num(peak[1])} at {run.time(peak[0])})" if peak else ""
+
+        def cores(v: float) -> str:
+            return f"{fmt_num(v)} cores"
+
+        facts.append(
+            run.fact(
+                f"{who}: CPU {cores(avg or 0.0)} on average {run.span()}{peak_text}"
+                f"{_bounds(request, limit, cores)}",
+                "metrics.usage",
+                cpu_expr,
+                peak[0] if peak else None,
+                namespace=key[0],
+                pod=key[1],
+                container=key[2],
+                resource="cpu",
+                usage=avg,
+                peak=peak[1] if peak else None,
+                request=request,
+                limit=limit,
+            )
+        )
+    if "mem_peak" in row:
+        peak, avg = row["mem_peak"], row["mem_avg"]
+        request, limit = row.get("memory_request"), row.get("memory_limit")
+        share = f" ({peak[1] / limit:.0%} of the limit)" if limit else ""
+        facts.append(
+            run.fact(
+                f"{who}: memory working set peak {fmt_bytes(peak[1])} at {run.time(peak[0])} "
+                f"(average {fmt_bytes(avg)}) {run.span()}{_bounds(request, limit, fmt_bytes)}"
+                f"{share}",
+                "metrics.usage",
+                mem_expr,
+                peak[0],
+                namespace=key[0],
+                pod=key[1],
+                container=key[2],
+                resource="memory",
+                usage=avg,
+                peak=peak[1],
+                request=request,
+                limit=limit,
+            )
+        )
+    return facts

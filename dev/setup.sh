@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Install infrabot into ./.venv, plus the Debian programs its simulators and tests use.
+#   bash dev/setup.sh          runtime: the package, VictoriaMetrics (for the demo world's metrics)
+#   bash dev/setup.sh --dev    also test tools, nginx and headless Chromium
+# Debian packages are installed only when missing and only when we may (root + apt-get);
+# otherwise a loud note says what will be skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dev=0
+[ "${1:-}" = "--dev" ] && dev=1
+
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+if [ "$dev" = 1 ]; then
+  .venv/bin/python -m pip install -q -e ".[dev]"
+else
+  .venv/bin/python -m pip install -q -e .
+fi
+
+need=()
+command -v victoria-metrics >/dev/null 2>&1 || need+=(victoria-metrics)
+if [ "$dev" = 1 ]; then
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+  command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
+fi
+if [ "${#need[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "infrabot setup: installing Debian packages: ${need[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  else
+    echo "infrabot setup: WARNING: missing ${need[*]} and cannot apt-get install them;" \
+         "metrics become gaps in the demo and the tests that need them are skipped." >&2
+  fi
+fi

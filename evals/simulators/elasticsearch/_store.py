@@ -1,0 +1,71 @@
+"""The indices of one environment and how an index expression resolves against them."""
+
+from __future__ import annotations
+
+import base64
+import fnmatch
+import hashlib
+from typing import Any
+
+from evals.simulators.elasticsearch._errors import index_not_found
+from evals.simulators.elasticsearch._matchers import StoredDoc
+
+
+def _doc_id(index: str, position: int) -> str:
+    digest = hashlib.sha1(f"{index}/{position}".encode()).digest()[:15]
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+class Store:
+    """Documents by index, as the world gives them; `_id` comes from the doc or is derived."""
+
+    def __init__(self, docs_by_index: dict[str, list[dict[str, Any]]]) -> None:
+        self.indices: dict[str, list[StoredDoc]] = {}
+        order = 0
+        for index in sorted(docs_by_index):
+            stored = []
+            for position, raw in enumerate(docs_by_index[index]):
+                source = {k: v for k, v in raw.items() if k != "_id"}
+                doc_id = str(raw.get("_id") or _doc_id(index, position))
+                stored.append(StoredDoc(index=index, id=doc_id, source=source, order=order))
+                order += 1
+            self.indices[index] = stored
+
+    def resolve(
+        self, expression: str | None, *, ignore_unavailable: bool, allow_no_indices: bool
+    ) -> list[str]:
+        """Index names an expression (`a,b-*,-b-old`) names; errors as Elasticsearch's."""
+        if expression in (None, "", "_all", "*"):
+            names = [n for n in self.indices if not n.startswith(".")]
+            if not names and not allow_no_indices:
+                raise index_not_found(expression or "_all")
+            return names
+        chosen: list[str] = []
+        for part in str(expression).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if part.startswith("-") and chosen:
+                chosen = [n for n in chosen if not fnmatch.fnmatchcase(n, part[1:])]
+                continue
+            if "*" in part or "?" in part:
+                hits = [
+                    n
+                    for n in self.indices
+                    if fnmatch.fnmatchcase(n, part) and (part.startswith(".") or n[:1] != ".")
+                ]
+                if not hits and not allow_no_indices:
+                    raise index_not_found(part)
+            elif part in self.indices:
+                hits = [part]
+            elif ignore_unavailable:
+                hits = []
+            else:
+                raise index_not_found(part)
+            chosen.extend(n for n in hits if n not in chosen)
+        if not chosen and not allow_no_indices:
+            raise index_not_found(str(expression))
+        return chosen
+
+    def docs(self, names: list[str]) -> list[StoredDoc]:
+        return [doc for name in names for doc in self.indices.get(name, [])]

@@ -1,0 +1,123 @@
+"""All simulators of one world behind one local HTTP server.
+
+Layout of URLs (one port):
+    /kubernetes/<env>/...   Kubernetes API (objects, pod logs, audit)
+    /logs/<env>/...         Elasticsearch search API
+    /metrics/<env>/...      Prometheus query API -> real VictoriaMetrics
+    /gitlab/...             GitLab API v4 (one instance for all envs)
+Each is served by the module of the same name under evals.simulators.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from starlette.applications import Starlette
+from starlette.routing import Mount
+
+from evals.simulators.faults import FaultPlan
+from evals.simulators.querylog import QueryLog
+from evals.simulators.server import BackgroundServer
+from evals.world import World
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class EnvEndpoints:
+    kubernetes: str | None = None
+    logs: str | None = None
+    metrics: str | None = None
+
+
+@dataclass
+class WorldEndpoints:
+    envs: dict[str, EnvEndpoints] = field(default_factory=dict)
+    gitlab: str | None = None
+    unavailable: dict[str, str] = field(default_factory=dict)  # "metrics/dc-a" -> why
+
+
+class WorldSimulators:
+    """Start with `start()` (or as a context manager); read `endpoints` and `query_log`."""
+
+    def __init__(self, world: World, *, stall_seconds: float = 30.0) -> None:
+        self.world = world
+        self.query_log = QueryLog()
+        self.faults = FaultPlan(world.faults, stall_seconds=stall_seconds)
+        self.endpoints = WorldEndpoints()
+        self._server: BackgroundServer | None = None
+        self._vm: Any = None
+
+    def start(self) -> WorldSimulators:
+        routes: list[Mount] = []
+        mounts: dict[tuple[str, str], str] = {}
+        world = self.world
+        needs_metrics = any(world.has(env, "metrics") for env in world.environments)
+        if needs_metrics:
+            vm_mod = importlib.import_module("evals.simulators.victoriametrics")
+            binary = vm_mod.victoria_metrics_binary()
+            if binary is None:
+                log.warning(
+                    "simulators.victoriametrics_missing",
+                    hint="apt-get install victoria-metrics; metrics sources become gaps",
+                )
+            else:
+                self._vm = vm_mod.VictoriaMetrics(binary).start()
+                self._vm.import_world(world)
+        for env, sources in world.environments.items():
+            for source in sources:
+                if source == "gitlab":
+                    continue
+                if source == "metrics" and self._vm is None:
+                    self.endpoints.unavailable[f"metrics/{env}"] = (
+                        "victoria-metrics is not installed on this machine"
+                    )
+                    continue
+                module = importlib.import_module(_MODULES[source])
+                if source == "metrics":
+                    app = module.build_app(world, env, self.faults, self.query_log, self._vm)
+                else:
+                    app = module.build_app(world, env, self.faults, self.query_log)
+                prefix = f"/{source}/{env}"
+                routes.append(Mount(prefix, app=app))
+                mounts[(source, env)] = prefix
+        uses_gitlab = bool(world.gitlab.projects) or any(
+            "gitlab" in s for s in world.environments.values()
+        )
+        if uses_gitlab:
+            module = importlib.import_module(_MODULES["gitlab"])
+            routes.append(
+                Mount("/gitlab", app=module.build_app(world, self.faults, self.query_log))
+            )
+        self._server = BackgroundServer(Starlette(routes=routes)).start()
+        base = self._server.base_url
+        for (source, env), prefix in mounts.items():
+            setattr(self.endpoints.envs.setdefault(env, EnvEndpoints()), source, base + prefix)
+        if uses_gitlab:
+            self.endpoints.gitlab = base + "/gitlab"
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+        if self._vm is not None:
+            self._vm.stop()
+            self._vm = None
+
+    def __enter__(self) -> WorldSimulators:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+_MODULES = {
+    "kubernetes": "evals.simulators.kubernetes",
+    "logs": "evals.simulators.elasticsearch",
+    "metrics": "evals.simulators.victoriametrics",
+    "gitlab": "evals.simulators.gitlab",
+}

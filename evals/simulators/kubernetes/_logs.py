@@ -1,0 +1,149 @@
+"""Pod logs (`GET /api/v1/namespaces/{ns}/pods/{pod}/log`) as the kubelet serves them.
+
+A world stores each container's output as text under "namespace/pod/container" (and
+"namespace/pod/container/previous" for the previous, terminated container). A line's
+time is the RFC 3339 timestamp it starts with; a line without one (a stack trace
+continuation) has the time of the line before it. `timestamps=true` prefixes every line
+with that time in RFC3339Nano, as the kubelet does; `sinceSeconds` counts back from the
+wall clock, as on a real node (scenario worlds use `sinceTime`, which needs no clock).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+_TS_RE = re.compile(r"^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)")
+
+
+class LogRequestError(ValueError):
+    """What the API server answers with 400 BadRequest or 404 NotFound for a log read."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def parse_time(text: str) -> datetime | None:
+    value = text.strip().replace(" ", "T", 1).replace(",", ".")
+    if value.endswith("Z"):
+        value = value[:-1] + "+00:00"
+    frac = re.search(r"\.(\d+)", value)
+    if frac and len(frac[1]) > 6:
+        value = value.replace(frac[0], "." + frac[1][:6], 1)
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def rfc3339nano(moment: datetime) -> str:
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond * 1000:09d}Z"
+
+
+@dataclass(frozen=True)
+class LogLine:
+    at: datetime
+    text: str
+
+
+def timed_lines(text: str, fallback: datetime) -> list[LogLine]:
+    raw = text.splitlines()
+    stamps = [(_TS_RE.match(line), line) for line in raw]
+    first = next((parse_time(m[1]) for m, _ in stamps if m and parse_time(m[1])), None)
+    current = fallback if fallback.year > 1970 else (first or fallback)
+    out: list[LogLine] = []
+    for m, line in stamps:
+        if m and (parsed := parse_time(m[1])) is not None:
+            current = parsed
+        out.append(LogLine(current, line))
+    return out
+
+
+def _container_started(pod: dict[str, Any] | None, container: str, previous: bool) -> datetime:
+    status = (pod or {}).get("status") or {}
+    for cs in status.get("containerStatuses") or []:
+        if cs.get("name") == container:
+            state = (cs.get("lastState") if previous else cs.get("state")) or {}
+            for sub in state.values():
+                if isinstance(sub, dict) and sub.get("startedAt"):
+                    return parse_time(str(sub["startedAt"])) or datetime.fromtimestamp(0, UTC)
+    started = status.get("startTime")
+    return (parse_time(str(started)) if started else None) or datetime.fromtimestamp(0, UTC)
+
+
+def read_log(
+    pod: dict[str, Any] | None,
+    streams: dict[str, str],
+    namespace: str,
+    name: str,
+    params: dict[str, str],
+) -> str:
+    """The body of one log read, or LogRequestError with the API server's message."""
+    key_prefix = f"{namespace}/{name}/"
+    logged = sorted(
+        {k[len(key_prefix) :].split("/")[0] for k in streams if k.startswith(key_prefix)}
+    )
+    if pod is not None:
+        spec = pod.get("spec") or {}
+        containers = [c.get("name") for c in spec.get("containers") or []]
+        allowed = containers + [c.get("name") for c in spec.get("initContainers") or []]
+    elif logged:
+        containers = allowed = logged
+    else:
+        raise LogRequestError(404, f'pods "{name}" not found')
+    container = params.get("container")
+    if not container:
+        if len(containers) != 1:
+            choices = " ".join(str(c) for c in containers)
+            raise LogRequestError(
+                400,
+                f"a container name must be specified for pod {name}, choose one of: [{choices}]",
+            )
+        container = str(containers[0])
+    if container not in allowed:
+        raise LogRequestError(400, f"container {container} is not valid for pod {name}")
+    previous = params.get("previous", "").lower() == "true"
+    key = f"{namespace}/{name}/{container}" + ("/previous" if previous else "")
+    if previous and key not in streams:
+        raise LogRequestError(
+            400, f'previous terminated container "{container}" in pod "{name}" not found'
+        )
+    lines = timed_lines(streams.get(key, ""), _container_started(pod, container, previous))
+    since = _since(params)
+    if since is not None:
+        lines = [line for line in lines if line.at >= since]
+    if params.get("tailLines"):
+        tail = _int(params["tailLines"], "tailLines")
+        lines = lines[-tail:] if tail > 0 else []
+    stamp = params.get("timestamps", "").lower() == "true"
+    body = "".join(
+        (f"{rfc3339nano(line.at)} " if stamp else "") + line.text + "\n" for line in lines
+    )
+    if params.get("limitBytes"):
+        body = body.encode()[: _int(params["limitBytes"], "limitBytes")].decode(errors="ignore")
+    return body
+
+
+def _int(value: str, name: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise LogRequestError(400, f"{name}: invalid value {value!r}") from None
+
+
+def _since(params: dict[str, str]) -> datetime | None:
+    if params.get("sinceTime") and params.get("sinceSeconds"):
+        raise LogRequestError(400, "at most one of sinceTime or sinceSeconds may be specified")
+    if params.get("sinceTime"):
+        parsed = parse_time(params["sinceTime"])
+        if parsed is None:
+            raise LogRequestError(400, f"sinceTime: invalid value {params['sinceTime']!r}")
+        return parsed
+    if params.get("sinceSeconds"):
+        return datetime.now(UTC) - timedelta(seconds=_int(params["sinceSeconds"], "sinceSeconds"))
+    return None

@@ -1,0 +1,396 @@
+"""Metrics simulator: the real VictoriaMetrics (Debian 1.79) behind one proxy per environment.
+
+One VictoriaMetrics process holds every environment of a world; each imported series
+carries the label `world_env=<env>`. The per-environment proxy (`build_app`) serves the
+Prometheus query API at `/api/v1/{query,query_range,series,labels,label/<name>/values}`,
+forwards to VictoriaMetrics with `extra_label=world_env=<env>` (VictoriaMetrics enforces it
+as a label filter on every selector) and strips `world_env` from what comes back, so each
+environment looks like a server of its own and never sees another's samples.
+
+Faults (source "metrics"; `resource` may name one endpoint: query, query_range, series,
+labels, label_values):
+    timeout, http_error, malformed   FaultPlan.generic_response
+    forbidden                        403 {"status":"error","errorType":"forbidden",...}
+    unsupported                      404 {"status":"error","errorType":"not_found",...}
+    truncate                         at most `max_hits` series (or names), plus a
+                                     Prometheus `warnings` entry saying so
+
+VictoriaMetrics drops samples more than ~2 days ahead of the machine clock; `import_world`
+logs `victoriametrics.future_samples` when a world has such samples.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import structlog
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+
+from evals.simulators.faults import FaultPlan
+from evals.simulators.querylog import QueryLog, QueryRecord
+from evals.simulators.server import BackgroundServer
+from evals.world import Fault, World
+
+log = structlog.get_logger(__name__)
+
+ENV_LABEL = "world_env"
+FLAGS = (
+    "-retentionPeriod=100y",
+    "-search.latencyOffset=0s",
+    "-search.disableCache",
+    "-loggerLevel=ERROR",
+    "-http.maxGracefulShutdownDuration=1s",
+)
+_DEBIAN_PATH = Path("/usr/bin/victoria-metrics")
+_IMPORT_CHUNK = 500  # series per import request
+
+
+def victoria_metrics_binary() -> str | None:
+    """Path of the `victoria-metrics` binary, or None when it is not installed."""
+    found = shutil.which("victoria-metrics")
+    if found:
+        return found
+    if _DEBIAN_PATH.is_file():
+        return str(_DEBIAN_PATH)
+    return None
+
+
+def _free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+class VictoriaMetrics:
+    """One VictoriaMetrics process on 127.0.0.1 with a throw-away data directory."""
+
+    def __init__(self, binary: str, *, host: str = "127.0.0.1") -> None:
+        self.binary = binary
+        self.host = host
+        self.port: int | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._dir: Path | None = None
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("VictoriaMetrics is not started")
+        return f"http://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 15.0) -> VictoriaMetrics:
+        self._dir = Path(tempfile.mkdtemp(prefix="infrabot-vm-"))
+        last_error = ""
+        for _attempt in range(3):  # a port picked free may be taken before VM binds it
+            self.port = _free_port(self.host)
+            logfile = (self._dir / "vm.log").open("ab")
+            self._proc = subprocess.Popen(
+                [
+                    self.binary,
+                    f"-storageDataPath={self._dir / 'data'}",
+                    f"-httpListenAddr={self.host}:{self.port}",
+                    *FLAGS,
+                ],
+                stdout=logfile,
+                stderr=logfile,
+                stdin=subprocess.DEVNULL,
+            )
+            logfile.close()
+            if self._wait_healthy(timeout):
+                log.debug("victoriametrics.started", port=self.port, pid=self._proc.pid)
+                return self
+            last_error = (self._dir / "vm.log").read_text(errors="replace")[-2000:]
+            self._terminate()
+        self.stop()
+        raise RuntimeError(f"victoria-metrics did not become healthy: {last_error}")
+
+    def _wait_healthy(self, timeout: float) -> bool:
+        assert self._proc is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                return False
+            try:
+                if httpx.get(f"{self.url}/health", timeout=1.0).status_code == 200:
+                    return True
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.01)
+        return False
+
+    def _terminate(self) -> None:
+        if self._proc is None:
+            return
+        if self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait(timeout=5)
+        self._proc = None
+
+    def stop(self) -> None:
+        self._terminate()
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+        self.port = None
+
+    def __enter__(self) -> VictoriaMetrics:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def import_world(self, world: World, *, env_prefix: str = "") -> int:
+        """Import every series of every environment, labelled world_env=<env_prefix><env>.
+
+        `env_prefix` lets one process hold several worlds (tests start it once per file);
+        pass the same prefixed name to `build_app(vm_env=...)`. Returns the series count.
+        """
+        lines: list[str] = []
+        horizon = datetime.now(UTC) + timedelta(days=1)
+        for env, series_list in world.metrics.items():
+            for series in series_list:
+                samples = series.samples()
+                if not samples:
+                    continue
+                if samples[-1][0] > horizon:
+                    log.warning(
+                        "victoriametrics.future_samples",
+                        env=env,
+                        metric=series.labels["__name__"],
+                        last=samples[-1][0].isoformat(),
+                    )
+                labels = {**series.labels, ENV_LABEL: env_prefix + env}
+                lines.append(
+                    json.dumps(
+                        {
+                            "metric": labels,
+                            "values": [v for _, v in samples],
+                            "timestamps": [int(t.timestamp() * 1000) for t, _ in samples],
+                        }
+                    )
+                )
+        with httpx.Client(base_url=self.url, timeout=30.0) as client:
+            for i in range(0, len(lines), _IMPORT_CHUNK):
+                body = "\n".join(lines[i : i + _IMPORT_CHUNK]) + "\n"
+                client.post("/api/v1/import", content=body.encode()).raise_for_status()
+            client.get("/internal/force_flush").raise_for_status()
+        return len(lines)
+
+
+# --- the per-environment proxy -------------------------------------------------------
+
+
+def _strip_labels(item: Any) -> Any:
+    if isinstance(item, dict):
+        item.pop(ENV_LABEL, None)
+    return item
+
+
+def _post_process(kind: str, payload: dict[str, Any]) -> list[Any] | None:
+    """Remove world_env from the answer in place; return the list a truncation caps."""
+    data = payload.get("data")
+    if kind in ("query", "query_range") and isinstance(data, dict):
+        result = data.get("result")
+        if data.get("resultType") in ("vector", "matrix") and isinstance(result, list):
+            for item in result:
+                _strip_labels(item.get("metric"))
+            return result
+        return None
+    if kind == "series" and isinstance(data, list):
+        for item in data:
+            _strip_labels(item)
+        return data
+    if kind == "labels" and isinstance(data, list):
+        data[:] = [name for name in data if name != ENV_LABEL]
+        return data
+    if kind == "label_values" and isinstance(data, list):
+        return data
+    return None
+
+
+def _prom_error(status: int, error_type: str, message: str) -> JSONResponse:
+    return JSONResponse(
+        {"status": "error", "errorType": error_type, "error": message}, status_code=status
+    )
+
+
+def build_app(
+    world: World,
+    env: str,
+    faults: FaultPlan,
+    query_log: QueryLog,
+    vm: VictoriaMetrics | None,
+    *,
+    vm_env: str | None = None,
+) -> Starlette:
+    """The Prometheus query API of one environment, backed by the shared VictoriaMetrics.
+
+    `vm_env` is the world_env value the environment was imported under (default: `env`).
+    """
+    label_value = vm_env or env
+
+    def endpoint(kind: str) -> Any:
+        async def handle(request: Request) -> Response:
+            name = request.path_params.get("name", "")
+            path = f"/api/v1/label/{name}/values" if kind == "label_values" else f"/api/v1/{kind}"
+            pairs = list(request.query_params.multi_items())
+            if request.method == "POST":
+                pairs.extend((k, str(v)) for k, v in (await request.form()).multi_items())
+            recorded: dict[str, Any] = {}
+            for key, value in pairs:
+                prev = recorded.get(key)
+                if prev is None:
+                    recorded[key] = value
+                else:
+                    recorded[key] = [*prev, value] if isinstance(prev, list) else [prev, value]
+
+            def record(status: int) -> None:
+                query_log.add(
+                    QueryRecord(
+                        source="metrics",
+                        env=env,
+                        method=request.method,
+                        path=path,
+                        params=recorded,
+                        status=status,
+                    )
+                )
+
+            fault = faults.find("metrics", env, resource=kind)
+            if fault is not None and fault.kind != "truncate":
+                return await _fault_response(fault, faults, record)
+            if kind == "label_values" and name == ENV_LABEL:
+                record(200)  # the isolation label does not exist in an environment's view
+                return JSONResponse({"status": "success", "data": []})
+            if vm is None:
+                record(503)
+                return _prom_error(503, "unavailable", "victoria-metrics is not running")
+            upstream = [(k, v) for k, v in pairs if k not in ("extra_label", "extra_filters[]")]
+            upstream.append(("extra_label", f"{ENV_LABEL}={label_value}"))
+            try:
+                async with httpx.AsyncClient(base_url=vm.url, timeout=60.0) as client:
+                    resp = await client.get(path, params=upstream)
+            except httpx.HTTPError as exc:
+                record(503)
+                return _prom_error(503, "unavailable", f"victoria-metrics: {type(exc).__name__}")
+            try:
+                payload = resp.json()
+            except ValueError:
+                record(resp.status_code)
+                return Response(resp.content, status_code=resp.status_code)
+            if isinstance(payload, dict) and payload.get("status") == "success":
+                items = _post_process(kind, payload)
+                if fault is not None and items is not None:
+                    _truncate(items, payload, fault.max_hits if fault.max_hits is not None else 1)
+            record(resp.status_code)
+            return JSONResponse(payload, status_code=resp.status_code)
+
+        return handle
+
+    routes = [
+        Route(f"/api/v1/{kind}", endpoint(kind), methods=["GET", "POST"])
+        for kind in ("query", "query_range", "series", "labels")
+    ]
+    routes.append(
+        Route("/api/v1/label/{name}/values", endpoint("label_values"), methods=["GET", "POST"])
+    )
+    return Starlette(routes=routes)
+
+
+def _truncate(items: list[Any], payload: dict[str, Any], limit: int) -> None:
+    if len(items) <= limit:
+        return
+    total = len(items)
+    del items[limit:]
+    payload.setdefault("warnings", []).append(
+        f"response truncated: {limit} of {total} results returned (series limit of the "
+        "metrics proxy)"
+    )
+
+
+async def _fault_response(fault: Fault, faults: FaultPlan, record: Any) -> Response:
+    if fault.kind == "forbidden":
+        record(403)
+        return _prom_error(403, "forbidden", "access to this metrics datasource is forbidden")
+    if fault.kind == "unsupported":
+        record(404)
+        return _prom_error(404, "not_found", "this environment is not served by the metrics API")
+    status = {"timeout": 504, "http_error": fault.status or 500, "malformed": 200}[fault.kind]
+    record(status)
+    response = await faults.generic_response(fault)
+    assert response is not None
+    return response
+
+
+class MetricsSimulator:
+    """Only the metrics side of a world, on its own port, sharing a started VictoriaMetrics.
+
+    For tests that start VictoriaMetrics once per file and serve several worlds from it
+    (each imported under its own `env_prefix`); `WorldSimulators` mounts every source.
+    """
+
+    def __init__(
+        self,
+        world: World,
+        vm: VictoriaMetrics,
+        *,
+        env_prefix: str = "",
+        stall_seconds: float = 30.0,
+    ) -> None:
+        self.world = world
+        self.vm = vm
+        self.env_prefix = env_prefix
+        self.query_log = QueryLog()
+        self.faults = FaultPlan(world.faults, stall_seconds=stall_seconds)
+        self._server: BackgroundServer | None = None
+
+    def start(self) -> MetricsSimulator:
+        self.vm.import_world(self.world, env_prefix=self.env_prefix)
+        routes = [
+            Mount(
+                f"/metrics/{env}",
+                app=build_app(
+                    self.world,
+                    env,
+                    self.faults,
+                    self.query_log,
+                    self.vm,
+                    vm_env=self.env_prefix + env,
+                ),
+            )
+            for env in self.world.environments
+            if self.world.has(env, "metrics")
+        ]
+        self._server = BackgroundServer(Starlette(routes=routes)).start()
+        return self
+
+    def url(self, env: str) -> str:
+        if self._server is None:
+            raise RuntimeError("MetricsSimulator is not started")
+        return f"{self._server.base_url}/metrics/{env}"
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def __enter__(self) -> MetricsSimulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

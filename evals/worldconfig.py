@@ -1,0 +1,44 @@
+"""Configuration that points every environment of a world at its simulators."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.settings import InfrabotConfig, parse_config
+from evals.simulators.host import WorldEndpoints
+from evals.world import World
+
+
+def config_for_world(
+    world: World,
+    endpoints: WorldEndpoints,
+    *,
+    timezone: str = "UTC",
+    timeout_s: float = 3.0,
+    admins: list[str] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> InfrabotConfig:
+    envs: dict[str, Any] = {}
+    for env in world.environments:
+        ep = endpoints.envs.get(env)
+        entry: dict[str, Any] = {}
+        if ep is not None:
+            if ep.kubernetes:
+                entry["kubernetes"] = {"url": ep.kubernetes, "timeout_s": timeout_s}
+            if ep.metrics:
+                entry["metrics"] = {"url": ep.metrics, "timeout_s": timeout_s}
+            if ep.logs:
+                entry["logs"] = {"url": ep.logs, "timeout_s": timeout_s}
+        envs[env] = entry
+    data: dict[str, Any] = {
+        "timezone": timezone,
+        "environments": envs,
+        "admins": admins or [],
+        "allowed_link_hosts": ["gitlab.example.com", "wiki.example.com", "grafana.example.com"],
+        "limits": {"turn_deadline_s": 60},
+    }
+    if endpoints.gitlab:
+        data["gitlab"] = {"url": endpoints.gitlab, "timeout_s": timeout_s}
+    if extra:
+        data.update(extra)
+    return parse_config(data, "world config")

@@ -1,0 +1,80 @@
+"""The Answer: one structure every surface renders, and `infrabot ask --json` prints.
+
+Shape fixed by DESIGN.md: question, scope, summary, facts, hypotheses, gaps,
+recommendations, objectives, tool_calls, timings. `supported_by` indexes `facts`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from policy.scope import Scope
+
+ObjectiveStatus = Literal["resolved", "unavailable", "unresolved"]
+
+
+class AnswerFact(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    source: str
+    observed_at: datetime | None = None
+    link: str | None = None
+    scope: dict[str, Any] = Field(default_factory=dict)
+    kind: str | None = None
+    knowledge: bool = Field(
+        default=False, description="confirmed operational knowledge, not a live observation"
+    )
+
+
+class Hypothesis(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    supported_by: list[int] = Field(default_factory=list)
+    confidence: Literal["low", "medium", "high"] = "medium"
+
+
+class Gap(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    objective: str
+    reason: str
+
+
+class ObjectiveReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    required: bool
+    status: ObjectiveStatus
+    sources: list[str] = Field(default_factory=list)
+
+
+class Timings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    total_ms: int = 0
+    model_ms: int = 0
+    tools_ms: int = 0
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str
+    scope: Scope
+    summary: str
+    facts: list[AnswerFact] = Field(default_factory=list)
+    hypotheses: list[Hypothesis] = Field(default_factory=list)
+    gaps: list[Gap] = Field(default_factory=list)
+    recommendations: list[str] = Field(default_factory=list)
+    objectives: list[ObjectiveReport] = Field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    timings: Timings = Field(default_factory=Timings)
+    final: bool = Field(
+        default=True, description="False when the turn ended before every objective was settled"
+    )

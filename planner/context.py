@@ -1,0 +1,214 @@
+"""Context state: the scope of the current message, decided in code.
+
+Precedence for every field: an explicit value in the current message > working memory
+(the previous turn of this thread) > defaults. "now"/"сейчас" drops a remembered `at`.
+"то же самое в dc-b" keeps subject, object and identifiers and switches env. Only
+configured environments are ever produced; an env-like word that is not configured is
+reported in `unknown_envs` so the answer can name the configured ones.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, tzinfo
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planner.extract import Identifiers, extract_identifiers
+from planner.intent import Intent, classify
+from planner.names import normalise
+from planner.timeparse import parse_time
+from policy.scope import Scope, TimeSpec
+
+DEFAULT_TIME = TimeSpec(mode="now", window=timedelta(hours=1))
+
+RX_SAME = re.compile(
+    r"то же (?:самое)?|тоже самое|то же для|the same|same (?:for|in|thing)|same question|"
+    r"а (?:в|для|на) |and (?:in|for) |what about|а что (?:в|на|с)|а теперь|повтори|again",
+    re.I,
+)
+RX_ENVISH = re.compile(
+    r"(?<![a-z0-9-])((?:dc|дц|zone|region|cluster|кластер)[-_ ]?[a-zа-я0-9]{1,3}|"
+    r"prod(?:uction)?|staging|stage|preprod|dev|qa|uat|test)(?![a-z0-9-])",
+    re.I,
+)
+
+
+class InventoryItem(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    env: str
+    namespace: str | None
+    name: str
+    kind: str  # namespace | deployment | statefulset | daemonset | service | project
+
+
+class ContextState(BaseModel):
+    """The decided scope of one turn, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    scope: Scope
+    envs: list[str] = Field(description="environments to read (fan-out when env is unknown)")
+    intent: Intent | None = None
+    identifiers: Identifiers = Field(default_factory=Identifiers)
+    explicit: list[str] = Field(default_factory=list, description="fields stated in this message")
+    follow_up: bool = False
+    unknown_envs: list[str] = Field(default_factory=list)
+    ambiguous_objects: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+def _envs_in(text_norm: str, envs: list[str], aliases: dict[str, list[str]]) -> list[str]:
+    found = []
+    for env in envs:
+        names = [env, *aliases.get(env, [])]
+        hits = [m.start() for n in names for m in re_finditer(n, text_norm)]
+        if hits:
+            found.append((min(hits), env))
+    return [env for _, env in sorted(found)]
+
+
+def re_finditer(name: str, text_norm: str) -> list[re.Match[str]]:
+    from planner.names import name_pattern
+
+    return list(name_pattern(name).finditer(text_norm))
+
+
+def _unknown_envs(text: str, envs: list[str], aliases: dict[str, list[str]]) -> list[str]:
+    known = {normalise(e).replace(" ", "-") for e in envs}
+    known |= {normalise(a).replace(" ", "-") for al in aliases.values() for a in al}
+    out = []
+    for m in RX_ENVISH.finditer(text):
+        token = normalise(m.group(1)).replace(" ", "-").replace("_", "-")
+        squashed = token.replace("-", "")
+        if token in known or squashed in {k.replace("-", "") for k in known}:
+            continue
+        if token in ("test", "dev", "qa") and not any(k.startswith(token) for k in known):
+            # ordinary words in questions ("test request"); only dc-/cluster-like forms count
+            continue
+        out.append(m.group(1))
+    return list(dict.fromkeys(out))
+
+
+def _objects_in(
+    text_norm: str, inventory: list[InventoryItem], env_names: set[str]
+) -> list[InventoryItem]:
+    hits: list[tuple[int, int, InventoryItem]] = []
+    for item in inventory:
+        if item.kind == "namespace" or len(item.name) < 3 or item.name in env_names:
+            continue
+        for m in re_finditer(item.name, text_norm):
+            hits.append((m.start(), -(m.end() - m.start()), item))
+    if not hits:
+        return []
+    hits.sort(key=lambda h: (h[1], h[0]))
+    longest = -hits[0][1]
+    # the longest mention wins ("service-ab" over "service-a"), then earliest
+    return [h[2] for h in hits if -h[1] == longest]
+
+
+def _namespace_in(text_norm: str, inventory: list[InventoryItem]) -> str | None:
+    for item in inventory:
+        if item.kind == "namespace" and len(item.name) >= 3 and re_finditer(item.name, text_norm):
+            return item.name
+    return None
+
+
+def build_context(
+    message: str,
+    *,
+    envs: list[str],
+    inventory: list[InventoryItem],
+    now: datetime,
+    tz: tzinfo,
+    previous: ContextState | None = None,
+    env_aliases: dict[str, list[str]] | None = None,
+) -> ContextState:
+    """Decide the scope of `message`. Never raises on any text."""
+    aliases = env_aliases or {}
+    text_norm = normalise(message)
+    explicit: list[str] = []
+    notes: list[str] = []
+    ids = extract_identifiers(message)
+    intent = classify(message, ids)
+    same = bool(RX_SAME.search(message))
+    follow_up = previous is not None and (same or intent is None or intent == previous.intent)
+
+    # Environment
+    mentioned_envs = _envs_in(text_norm, envs, aliases)
+    unknown = _unknown_envs(message, envs, aliases) if not mentioned_envs else []
+    env: str | None
+    if mentioned_envs:
+        env = mentioned_envs[0]
+        explicit.append("env")
+    elif previous is not None and previous.scope.env and follow_up and not unknown:
+        env = previous.scope.env
+        notes.append(f"environment {env} carried over from the previous turn")
+    else:
+        env = None
+
+    # Object and namespace
+    candidates = _objects_in(text_norm, inventory, set(envs))
+    if env is not None:
+        in_env = [c for c in candidates if c.env == env]
+        candidates = in_env or candidates
+    obj = namespace = None
+    ambiguous: list[str] = []
+    if candidates:
+        obj = candidates[0].name
+        namespaces = {c.namespace for c in candidates if c.name == obj and c.namespace}
+        if len(namespaces) == 1:
+            namespace = namespaces.pop()
+        elif len(namespaces) > 1:
+            ambiguous = sorted(f"{ns}/{obj}" for ns in namespaces)
+        explicit.append("object")
+        if env is None:
+            obj_envs = sorted({c.env for c in candidates if c.name == obj})
+            if len(obj_envs) == 1 and len(envs) > 1:
+                env = obj_envs[0]
+                notes.append(f"{obj} exists only in {env}")
+    ns_explicit = _namespace_in(text_norm, inventory)
+    if ns_explicit:
+        namespace = ns_explicit
+        explicit.append("namespace")
+    if obj is None and previous is not None and follow_up:
+        obj = previous.scope.object
+        namespace = namespace or previous.scope.namespace
+    if intent is None and previous is not None and follow_up:
+        intent = previous.intent
+    if previous is not None and follow_up and not ids.request_ids and same:
+        ids = ids.model_copy(update={"request_ids": previous.identifiers.request_ids})
+    if previous is not None and follow_up and not ids.http_codes:
+        ids = ids.model_copy(update={"http_codes": previous.identifiers.http_codes})
+
+    # Time
+    tm = parse_time(message, now, tz)
+    if tm is not None:
+        time = tm.spec
+        explicit.append("time")
+    elif previous is not None and follow_up:
+        time = previous.scope.time
+    else:
+        time = DEFAULT_TIME
+
+    if env is not None:
+        read_envs = [env, *[e for e in mentioned_envs[1:] if e != env]]
+    elif len(envs) == 1:
+        env = envs[0]
+        read_envs = [env]
+    else:
+        obj_envs = sorted({c.env for c in candidates if c.name == obj}) if obj else []
+        read_envs = obj_envs or list(envs)
+
+    return ContextState(
+        scope=Scope(env=env, namespace=namespace, object=obj, subject=intent, time=time),
+        envs=read_envs,
+        intent=intent,
+        identifiers=ids,
+        explicit=explicit,
+        follow_up=follow_up,
+        unknown_envs=unknown,
+        ambiguous_objects=ambiguous,
+        notes=notes,
+    )

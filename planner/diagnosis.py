@@ -1,0 +1,280 @@
+"""Deterministic diagnosis: hypotheses from structured facts, with no model.
+
+Each rule reads fact kinds and attrs (policy/vocabulary.py FACT_KINDS) and may produce a
+Finding: a summary line, a hypothesis with the indexes of the facts that support it, a
+confidence and bounded recommendations. Rules only name causes that a fact names; a
+cause never read (a proxy setting, a kernel knob) is never stated. Causality: a change
+after the symptom's start cannot be offered as its cause.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from policy.results import ResultFact
+
+
+@dataclass(frozen=True)
+class IndexedFact:
+    index: int
+    fact: ResultFact
+    env: str | None
+
+
+@dataclass
+class Finding:
+    summary: str
+    hypothesis: str | None
+    supported_by: list[int]
+    confidence: Literal["low", "medium", "high"] = "medium"
+    recommendations: list[str] = field(default_factory=list)
+    weight: int = 50  # lower comes first
+
+
+def _of(facts: list[IndexedFact], kind: str) -> list[IndexedFact]:
+    return [f for f in facts if f.fact.kind == kind]
+
+
+def _a(f: IndexedFact, key: str, default: object = None) -> object:
+    return f.fact.attrs.get(key, default)
+
+
+EDGE_CLASS_TEXT: dict[str, tuple[str, list[str]]] = {
+    "too_big_header": (
+        "the response headers did not fit the edge proxy's buffer "
+        '("upstream sent too big header while reading response header from upstream")',
+        [
+            "Inspect the full response header set of this path (Location, Set-Cookie) and trim it.",
+            "Raise proxy_buffer_size / proxy_buffers only after measuring the real header size.",
+        ],
+    ),
+    "timeout": (
+        "the upstream did not answer in time (upstream timed out)",
+        ["Check the backend's latency and slow requests for this path around that time."],
+    ),
+    "connection_refused": (
+        "nothing accepted connections at the upstream address (connection refused)",
+        ["Check whether the pod behind that address was listening (readiness, restarts)."],
+    ),
+    "connection_reset": (
+        "the upstream reset the connection (connection reset by peer)",
+        ["Compare with the network health of the nodes behind the upstream addresses."],
+    ),
+    "premature_close": (
+        "the upstream closed the connection before sending a full response",
+        ["Compare with the network health of the nodes behind the upstream addresses."],
+    ),
+    "invalid_header": (
+        "the upstream sent a response header the proxy could not parse",
+        ["Inspect the raw response headers of the application for this path."],
+    ),
+    "upstream_tls": (
+        "the TLS handshake or certificate check towards the upstream failed",
+        ["Check the upstream certificate chain and the proxy's TLS settings towards it."],
+    ),
+    "no_live_upstreams": (
+        "the proxy had no live upstream left (all marked failed)",
+        ["Check why every upstream failed just before (refused, timeouts)."],
+    ),
+}
+
+
+def _edge(facts: list[IndexedFact]) -> list[Finding]:
+    out: list[Finding] = []
+    errors = [f for f in _of(facts, "edge.error") if _a(f, "error_class") in EDGE_CLASS_TEXT]
+    access = _of(facts, "edge.access")
+    app = _of(facts, "app.response")
+    classes: dict[str, list[IndexedFact]] = {}
+    for f in errors:
+        classes.setdefault(str(_a(f, "error_class")), []).append(f)
+    for cls, fs in classes.items():
+        text, recs = EDGE_CLASS_TEXT[cls]
+        edge_status = next((str(_a(a, "status")) for a in access if _a(a, "status")), None)
+        app_status = next((str(_a(a, "status")) for a in app if _a(a, "status")), None)
+        support = [f.index for f in fs] + [a.index for a in access[:1]] + [a.index for a in app[:1]]
+        if app_status and edge_status and app_status != edge_status:
+            summary = (
+                f"The application answered {app_status}; the edge proxy returned {edge_status} "
+                f"because {text}."
+            )
+            confidence: Literal["low", "medium", "high"] = "high"
+        elif edge_status:
+            summary = f"The edge proxy returned {edge_status}: {text}."
+            confidence = "high" if access else "medium"
+        else:
+            summary = f"The edge error log shows that {text}."
+            confidence = "medium"
+        out.append(Finding(summary, summary, support, confidence, recs, weight=10))
+    return out
+
+
+def _node_network(facts: list[IndexedFact]) -> list[Finding]:
+    out = []
+    by_node: dict[str, list[IndexedFact]] = {}
+    for f in _of(facts, "node.network"):
+        if _a(f, "anomalous"):
+            by_node.setdefault(str(_a(f, "node")), []).append(f)
+    for node, fs in by_node.items():
+        metrics = sorted({str(_a(f, "metric")) for f in fs})
+        hosted = [
+            f for f in _of(facts, "k8s.pod") + _of(facts, "app.response") if _a(f, "node") == node
+        ]
+        services = sorted({str(_a(f, "service") or _a(f, "pod")) for f in hosted})
+        conf: Literal["low", "medium", "high"] = "medium" if len(services) < 2 else "high"
+        text = (
+            f"Node {node} shows network trouble ({', '.join(metrics)}) well above its peers"
+            + (f"; it hosts pods of {', '.join(services)}" if services else "")
+            + ". No specific kernel setting is established by the evidence."
+        )
+        out.append(
+            Finding(
+                text,
+                text,
+                [f.index for f in fs + hosted],
+                conf,
+                [
+                    f"Check {node}'s NIC, softnet backlog and the hypervisor it runs on "
+                    "before changing any setting."
+                ],
+                weight=20,
+            )
+        )
+    return out
+
+
+def _workload(facts: list[IndexedFact]) -> list[Finding]:
+    out = []
+    for f in _of(facts, "k8s.termination"):
+        if _a(f, "reason") == "OOMKilled":
+            usage = [u for u in _of(facts, "metrics.usage") if _a(u, "resource") == "memory"]
+            text = (
+                f"Container {_a(f, 'container')} of {_a(f, 'pod')} was killed for exceeding its "
+                f"memory limit (OOMKilled, exit code {_a(f, 'exit_code', 137)})."
+            )
+            out.append(
+                Finding(
+                    text,
+                    text,
+                    [f.index] + [u.index for u in usage[:2]],
+                    "high",
+                    [
+                        "Compare memory usage with the limit over a day before raising it; "
+                        "look for a leak if usage only grows."
+                    ],
+                    weight=15,
+                )
+            )
+            break
+    waiting = _of(facts, "k8s.waiting")
+    for reason in (
+        "CrashLoopBackOff",
+        "ImagePullBackOff",
+        "ErrImagePull",
+        "CreateContainerConfigError",
+    ):
+        fs = [f for f in waiting if _a(f, "reason") == reason]
+        if not fs:
+            continue
+        f = fs[0]
+        logs = [
+            lf
+            for lf in _of(facts, "k8s.log")
+            if lf.fact.attrs.get("pod") in {_a(x, "pod") for x in fs}
+        ]
+        releases = _releases_before(facts, _first_time(fs))
+        text = f"Pod {_a(f, 'pod')} is in {reason}"
+        if _a(f, "message"):
+            text += f": {_a(f, 'message')}"
+        if logs:
+            text += f". Its log says: {logs[-1].fact.attrs.get('line') or logs[-1].fact.text}"
+        if releases and reason == "CrashLoopBackOff":
+            r = releases[-1]
+            text += f". It started failing after release job {_a(r, 'job_name')} #{_a(r, 'job_id')}"
+        out.append(
+            Finding(
+                text + ".",
+                text + ".",
+                [x.index for x in fs[:2] + logs[-1:] + releases[-1:]],
+                "high" if logs else "medium",
+                weight=15,
+            )
+        )
+    for f in _of(facts, "k8s.event"):
+        reason = _a(f, "reason")
+        if reason in ("FailedMount", "FailedAttachVolume", "FailedScheduling", "FailedCreate"):
+            text = (
+                f"Kubernetes reports {reason} for {_a(f, 'object')}: {_a(f, 'message', '')}".strip()
+            )
+            out.append(Finding(text, text, [f.index], "high", weight=18))
+    return out
+
+
+def _first_time(fs: list[IndexedFact]) -> datetime | None:
+    times = [f.fact.observed_at for f in fs if f.fact.observed_at]
+    return min(times) if times else None
+
+
+def _releases_before(facts: list[IndexedFact], symptom: datetime | None) -> list[IndexedFact]:
+    jobs = [j for j in _of(facts, "ci.job") if j.fact.observed_at]
+    if symptom is None:
+        return sorted(jobs, key=lambda j: j.fact.observed_at)  # type: ignore[arg-type,return-value]
+    return sorted(
+        [j for j in jobs if j.fact.observed_at <= symptom],  # type: ignore[operator]
+        key=lambda j: j.fact.observed_at,  # type: ignore[arg-type,return-value]
+    )
+
+
+def _quota(facts: list[IndexedFact]) -> list[Finding]:
+    out = []
+    for f in _of(facts, "k8s.quota"):
+        ratio = _a(f, "ratio")
+        if isinstance(ratio, (int, float)) and ratio >= 0.85:
+            text = (
+                f"Quota {_a(f, 'quota')} is at {ratio:.0%} for {_a(f, 'resource')} "
+                f"({_a(f, 'used')} of {_a(f, 'hard')})."
+            )
+            out.append(Finding(text, text, [f.index], "high", weight=30))
+    return out
+
+
+def _releases(facts: list[IndexedFact]) -> list[Finding]:
+    jobs = _of(facts, "ci.job")
+    audits = [a for a in _of(facts, "k8s.audit")]
+    if not jobs and not audits:
+        return []
+    parts = []
+    support = []
+    for j in jobs[:3]:
+        parts.append(
+            f"job {_a(j, 'job_name')} #{_a(j, 'job_id')} (pipeline {_a(j, 'pipeline_id')}) "
+            f"was started by {_a(j, 'user') or 'an unknown user'}, status {_a(j, 'status')}"
+        )
+        support.append(j.index)
+    for c in _of(facts, "ci.commit")[:2]:
+        parts.append(f"commit {str(_a(c, 'sha'))[:8]} was authored by {_a(c, 'author')}")
+        support.append(c.index)
+    for a in audits[:2]:
+        parts.append(
+            f"in the cluster {_a(a, 'actor')} did {_a(a, 'verb')} on {_a(a, 'resource')} "
+            f"{_a(a, 'name')}"
+        )
+        support.append(a.index)
+    summary = "; ".join(parts) + "."
+    return [Finding(summary[0].upper() + summary[1:], None, support, "high", weight=40)]
+
+
+def _rates(facts: list[IndexedFact]) -> list[Finding]:
+    rates = _of(facts, "http.rate")
+    if not rates:
+        return []
+    return [Finding(rates[0].fact.text, None, [rates[0].index], "high", weight=60)]
+
+
+RULES = (_edge, _node_network, _workload, _quota, _releases, _rates)
+
+
+def diagnose(facts: list[IndexedFact]) -> list[Finding]:
+    findings = [f for rule in RULES for f in rule(facts)]
+    return sorted(findings, key=lambda f: f.weight)

@@ -1,0 +1,61 @@
+"""The evidence packet: compact facts per source, each source with its own budget.
+
+A shared head/tail cut once dropped a whole data centre; here every (source, env) gets
+the same number of slots first, so the tenth result can never push out the fifth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from policy.results import ResultFact, ToolResult
+
+
+@dataclass
+class PacketEntry:
+    call_id: str
+    tool: str
+    env: str | None
+    fact: ResultFact
+
+
+@dataclass
+class EvidencePacket:
+    entries: list[PacketEntry] = field(default_factory=list)
+    dropped: dict[str, int] = field(default_factory=dict)  # "source/env" -> facts left out
+
+    def render(self) -> str:
+        lines = [
+            f"[{e.call_id} {e.fact.source} {e.env or '-'} {e.fact.observed_at or '-'}] "
+            f"{e.fact.text}"
+            for e in self.entries
+        ]
+        lines += [f"[{k}] {n} more facts in the workspace" for k, n in self.dropped.items()]
+        return "\n".join(lines)
+
+
+def build_packet(
+    results: list[tuple[str, ToolResult]],
+    *,
+    per_source: int = 12,
+    priority: dict[str, int] | None = None,
+) -> EvidencePacket:
+    """Group facts by (source, env); keep the `per_source` most important of each."""
+    prio = priority or {}
+    groups: dict[str, list[PacketEntry]] = {}
+    for call_id, result in results:
+        for fact in result.facts:
+            key = f"{fact.source}/{result.scope.env or '-'}"
+            groups.setdefault(key, []).append(
+                PacketEntry(call_id, result.tool, result.scope.env, fact)
+            )
+    packet = EvidencePacket()
+    for key, entries in groups.items():
+        ranked = sorted(enumerate(entries), key=lambda ie: (prio.get(ie[1].fact.kind, 50), ie[0]))
+        kept = [e for _, e in ranked[:per_source]]
+        # keep the original order inside the budget: it is the order the source gave
+        kept.sort(key=lambda e: entries.index(e))
+        packet.entries.extend(kept)
+        if len(entries) > per_source:
+            packet.dropped[key] = len(entries) - per_source
+    return packet

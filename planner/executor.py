@@ -1,0 +1,157 @@
+"""Executor: independent calls in parallel, through the gate, with per-source timeouts.
+
+Rules (MISSION-NOTES, "Degradation" and "lost evidence"):
+- each call gets its source's timeout; a transient failure (timeout, unavailable) is retried
+  at most once;
+- a source that failed is marked unavailable for the rest of the turn: later calls to it
+  are not made (no loops on a broken source) and become gaps with the first reason;
+- an identical call (same tool, same arguments) is never made twice in a turn;
+- every result, success or not, goes into the turn workspace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import structlog
+
+from planner.routing import PlannedCall
+from planner.workspace import TurnWorkspace
+from policy.results import ToolResult
+from policy.toolset import CallContext, failure_result
+
+log = structlog.get_logger(__name__)
+
+TRANSIENT = {"timeout", "unavailable"}
+
+
+class GatedTools(Protocol):
+    async def call(self, name: str, arguments: dict, ctx: CallContext) -> ToolResult: ...
+
+
+@dataclass
+class CallRecord:
+    call_id: str
+    call: PlannedCall
+    result: ToolResult
+    duration_ms: int
+    attempts: int
+    objectives: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.objectives |= set(self.call.objectives)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tool": self.call.tool,
+            "arguments": self.call.arguments,
+            "status": self.result.status,
+            "duration_ms": self.duration_ms,
+            "call_id": self.call_id,
+            "objectives": sorted(self.objectives),
+            **({"error": self.result.error} if self.result.error else {}),
+        }
+
+
+@dataclass
+class Executor:
+    gate: GatedTools
+    ctx: CallContext
+    workspace: TurnWorkspace
+    timeouts: dict[str, float] = field(default_factory=dict)
+    default_timeout: float = 20.0
+    clock: Callable[[], float] = time.perf_counter
+    records: list[CallRecord] = field(default_factory=list)
+    unavailable: dict[tuple[str, str | None], str] = field(default_factory=dict)
+    _seen: set[str] = field(default_factory=set)
+
+    def already_made(self, call: PlannedCall) -> bool:
+        return call.key in self._seen
+
+    def source_down(self, call: PlannedCall) -> str | None:
+        return self.unavailable.get((call.source, call.env))
+
+    async def run(self, calls: list[PlannedCall]) -> list[CallRecord]:
+        fresh: list[PlannedCall] = []
+        for call in calls:
+            if call.key in self._seen:
+                log.debug("executor.duplicate_refused", tool=call.tool)
+                continue
+            self._seen.add(call.key)
+            fresh.append(call)
+        # each record is kept as soon as its call ends: a turn deadline that cancels the
+        # gather never erases what already came back
+        return list(await asyncio.gather(*(self._one(c) for c in fresh)))
+
+    def record_for(self, key: str) -> CallRecord | None:
+        return next((r for r in self.records if r.call.key == key), None)
+
+    async def _one(self, call: PlannedCall) -> CallRecord:
+        call_id = f"c{len(self._seen)}-{call.tool}-{abs(hash(call.key)) % 10_000}"
+        started = self.clock()
+        down = self.source_down(call)
+        if down is not None:
+            result = failure_result(
+                call.tool,
+                self.ctx.scope.model_copy(update={"env": call.env}),
+                call.source,
+                "error",
+                f"skipped: {down}",
+                "source_unavailable",
+            )
+            record = CallRecord(call_id, call, result, 0, 0)
+            self.workspace.put(call_id, result)
+            self.records.append(record)
+            return record
+        attempts = 0
+        while True:
+            attempts += 1
+            result = await self._attempt(call)
+            if result.status != "error" or result.error_kind not in TRANSIENT or attempts > 1:
+                break
+            log.info("executor.retry", tool=call.tool, env=call.env, kind=result.error_kind)
+        if result.status == "error":
+            reason = f"{call.source} in {call.env or 'all environments'}: {result.error}"
+            self.unavailable.setdefault((call.source, call.env), reason)
+        duration = int((self.clock() - started) * 1000)
+        log.info(
+            "tool.call",
+            tool=call.tool,
+            env=call.env,
+            status=result.status,
+            ms=duration,
+            attempts=attempts,
+        )
+        self.workspace.put(call_id, result)
+        record = CallRecord(call_id, call, result, duration, attempts)
+        self.records.append(record)
+        return record
+
+    async def _attempt(self, call: PlannedCall) -> ToolResult:
+        timeout = self.timeouts.get(call.source, self.default_timeout)
+        ctx = self.ctx
+        try:
+            return await asyncio.wait_for(self.gate.call(call.tool, call.arguments, ctx), timeout)
+        except TimeoutError:
+            return failure_result(
+                call.tool,
+                ctx.scope.model_copy(update={"env": call.env}),
+                call.source,
+                "error",
+                f"no answer within {timeout:g} s",
+                "timeout",
+            )
+        except Exception as exc:  # a bug in one tool must not erase the others' evidence
+            log.exception("tool.internal_error", tool=call.tool, env=call.env)
+            return failure_result(
+                call.tool,
+                ctx.scope.model_copy(update={"env": call.env}),
+                call.source,
+                "error",
+                f"internal error in {call.tool}: {type(exc).__name__}",
+                "internal_error",
+            )

@@ -1,0 +1,59 @@
+"""Identifiers in a message: request ids, HTTP codes, job ids, commit SHAs, hosts."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RX_REQUEST_ID_LABELLED = re.compile(
+    r"(?:request[_\s-]?id|req[_-]?id|x-request-id|rid|реквест\w*)\s*[:=#]?\s*([A-Za-z0-9-]{8,64})",
+    re.I,
+)
+RX_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
+RX_HEX32 = re.compile(r"\b[0-9a-f]{32}\b", re.I)
+RX_SHA40 = re.compile(r"\b[0-9a-f]{40}\b", re.I)
+RX_SHA_LABELLED = re.compile(r"(?:commit|коммит\w*|sha)\s*[:#]?\s*([0-9a-f]{7,40})\b", re.I)
+RX_JOB = re.compile(r"(?:job|джоб\w*|джоба|задани\w*)\s*[:#]?\s*#?(\d{3,12})\b", re.I)
+RX_PIPELINE = re.compile(r"(?:pipeline|пайплайн\w*)\s*[:#]?\s*#?(\d{2,12})\b", re.I)
+RX_HTTP = re.compile(r"(?<![\d.:/-])([1-5]\d\d|[1-5]xx)(?![\d.:/-])", re.I)
+RX_HOST = re.compile(
+    r"\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|ru|dev|local|internal|example"
+    r"|cloud|app|svc|cluster\.local))\b",
+    re.I,
+)
+
+
+class Identifiers(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    request_ids: list[str] = Field(default_factory=list)
+    http_codes: list[str] = Field(default_factory=list)
+    job_ids: list[int] = Field(default_factory=list)
+    pipeline_ids: list[int] = Field(default_factory=list)
+    commits: list[str] = Field(default_factory=list)
+    hosts: list[str] = Field(default_factory=list)
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def extract_identifiers(text: str) -> Identifiers:
+    request_ids = [m.group(1) for m in RX_REQUEST_ID_LABELLED.finditer(text)]
+    request_ids += RX_UUID.findall(text) + RX_HEX32.findall(text)
+    commits = [m.group(1) for m in RX_SHA_LABELLED.finditer(text)] + RX_SHA40.findall(text)
+    commits = [c for c in commits if c not in request_ids]
+    # A number is an HTTP code only outside times, dates, ids and versions.
+    scrubbed = RX_HEX32.sub(" ", RX_UUID.sub(" ", text))
+    scrubbed = RX_JOB.sub(" ", RX_PIPELINE.sub(" ", scrubbed))
+    codes = [c.lower() for c in RX_HTTP.findall(scrubbed)]
+    codes = [c for c in codes if c.endswith("xx") or 100 <= int(c) <= 599]
+    return Identifiers(
+        request_ids=_unique([r for r in request_ids if any(ch.isdigit() for ch in r)]),
+        http_codes=_unique(codes),
+        job_ids=[int(j) for j in _unique(RX_JOB.findall(text))],
+        pipeline_ids=[int(p) for p in _unique(RX_PIPELINE.findall(text))],
+        commits=_unique(commits),
+        hosts=_unique([h.lower() for h in RX_HOST.findall(text)]),
+    )

@@ -1,0 +1,178 @@
+"""Finalizer without a model: facts, hypotheses, gaps and bounded recommendations.
+
+Everything that reaches the Answer passes through redaction. Facts come from the evidence
+packet (per-source budgets), each with source, observed_at, link and scope. A negative
+statement ("no restarts") is written only for an objective resolved by a complete empty
+read; an empty partial or failed read is a gap, never "no problem".
+"""
+
+from __future__ import annotations
+
+from planner.answer import Answer, AnswerFact, Gap, Hypothesis, ObjectiveReport, Timings
+from planner.context import ContextState
+from planner.diagnosis import IndexedFact, diagnose
+from planner.evidence import EvidencePacket
+from planner.executor import CallRecord
+from planner.guard import EnvOutcome
+from planner.objectives import QuestionPlan
+from planner.turn import Turn
+from policy.redaction import redact
+from policy.results import ResultFact
+
+MAX_RECOMMENDATIONS = 4
+_RANK = {"resolved": 0, "unavailable": 1, "unresolved": 2}
+
+
+def finalize(
+    *,
+    turn: Turn,
+    context: ContextState,
+    plan: QuestionPlan,
+    records: list[CallRecord],
+    outcomes: dict[tuple[str, str], EnvOutcome],
+    packet: EvidencePacket,
+    total_ms: int,
+    timed_out: bool,
+    keep_query_hosts: frozenset[str] = frozenset(),
+) -> Answer:
+    def clean(text: str) -> str:
+        return redact(text, keep_query_hosts=keep_query_hosts)
+
+    indexed: list[IndexedFact] = []
+    facts: list[AnswerFact] = []
+    for entry in packet.entries:
+        fact = entry.fact
+        indexed.append(IndexedFact(len(facts), fact, entry.env))
+        facts.append(_answer_fact(fact, entry.env, entry.call_id, context, clean))
+
+    objective_titles = {o.id: o.title for o in plan.objectives}
+    for (obj_id, env), out in outcomes.items():
+        if out.status == "resolved" and out.negative and not _has_facts(records, obj_id, env):
+            text = (
+                f"No {objective_titles[obj_id]} found in {env} "
+                f"(complete read of {', '.join(out.sources) or 'the source'})"
+            )
+            rf = ResultFact(
+                text=text,
+                kind="negative",
+                source=", ".join(out.sources),
+                observed_at=turn.now,
+                historical=context.scope.time.mode != "now",
+            )
+            indexed.append(IndexedFact(len(facts), rf, env))
+            facts.append(_answer_fact(rf, env, None, context, clean))
+
+    findings = diagnose(indexed)
+    hypotheses = [
+        Hypothesis(text=clean(f.hypothesis), supported_by=f.supported_by, confidence=f.confidence)
+        for f in findings
+        if f.hypothesis
+    ]
+    recommendations: list[str] = []
+    for f in findings:
+        for r in f.recommendations:
+            if r not in recommendations and len(recommendations) < MAX_RECOMMENDATIONS:
+                recommendations.append(clean(r))
+
+    gaps: list[Gap] = []
+    for (obj_id, env), out in outcomes.items():
+        if out.status != "resolved":
+            for reason in out.reasons or ["not established"]:
+                text = reason if env in reason else f"{env}: {reason}"
+                gaps.append(Gap(objective=obj_id, reason=clean(text)))
+    for rec in records:
+        cov = rec.result.coverage
+        if rec.result.status == "partial" and rec.result.facts:
+            note = (
+                cov.note
+                or f"read {cov.returned} of {'>= ' if not cov.total_is_exact else ''}"
+                f"{cov.total if cov.total is not None else 'more'}"
+            )
+            objective = sorted(rec.objectives)[0] if rec.objectives else rec.call.tool
+            gaps.append(
+                Gap(
+                    objective=objective,
+                    reason=clean(
+                        f"{rec.call.env or 'all environments'}: {rec.call.tool} read only part "
+                        f"of the data ({note}); what was not read is not covered"
+                    ),
+                )
+            )
+    if context.ambiguous_objects:
+        gaps.append(
+            Gap(
+                objective="scope",
+                reason="the name matches several objects: " + ", ".join(context.ambiguous_objects),
+            )
+        )
+
+    reports: list[ObjectiveReport] = []
+    for objective in plan.objectives:
+        per_env = [
+            outcomes[(objective.id, env)] for env in context.envs if (objective.id, env) in outcomes
+        ]
+        status = max(
+            (o.status for o in per_env), key=lambda s: _RANK.get(s, 2), default="unresolved"
+        )
+        sources = sorted({s for o in per_env for s in o.sources})
+        reports.append(
+            ObjectiveReport(
+                id=objective.id, required=objective.required, status=status, sources=sources
+            )
+        )  # type: ignore[arg-type]
+    final = not timed_out and all(
+        r.status in ("resolved", "unavailable") for r in reports if r.required
+    )
+    summary = _summary(findings, facts, gaps, final, context)
+    tools_ms = sum(r.duration_ms for r in records)
+    return Answer(
+        question=turn.question,
+        scope=context.scope,
+        summary=clean(summary),
+        facts=facts,
+        hypotheses=hypotheses,
+        gaps=gaps,
+        recommendations=recommendations,
+        objectives=reports,
+        tool_calls=[r.as_dict() for r in records],
+        timings=Timings(total_ms=total_ms, model_ms=0, tools_ms=tools_ms),
+        final=final,
+    )
+
+
+def _has_facts(records: list[CallRecord], obj_id: str, env: str) -> bool:
+    return any(
+        r.result.facts for r in records if obj_id in r.objectives and r.call.env in (env, None)
+    )
+
+
+def _answer_fact(
+    fact: ResultFact, env: str | None, call_id: str | None, context: ContextState, clean
+) -> AnswerFact:
+    scope = {"env": env}
+    if context.scope.namespace:
+        scope["namespace"] = context.scope.namespace
+    return AnswerFact(
+        text=clean(fact.text),
+        source=fact.source,
+        observed_at=fact.observed_at,
+        link=clean(fact.link) if fact.link else None,
+        scope=scope,
+        kind=fact.kind,
+    )
+
+
+def _summary(findings, facts, gaps, final, context) -> str:
+    where = context.scope.object or "the question"
+    env = context.scope.env or ", ".join(context.envs)
+    if findings:
+        head = findings[0].summary
+    elif facts:
+        head = f"{len(facts)} observations about {where} in {env}; no cause is established."
+    else:
+        head = f"Nothing about {where} in {env} could be established."
+    if gaps:
+        head += f" Not checked or not proven: {len(gaps)} item(s), see gaps."
+    if not final:
+        head = "Partial answer: " + head
+    return head

@@ -1,0 +1,112 @@
+"""The evidence guard: decides, in code, what each objective's status is.
+
+- resolved:    some source returned the evidence, or an empty read with complete coverage
+               proved its absence;
+- unavailable: every acceptable source failed, was refused, or does not exist in that
+               environment (the reason goes into the answer as a gap);
+- unresolved:  the evidence was not established: a partial read (absence not proven), or
+               a value the tools need is missing.
+The answer is final only when every required objective is resolved or unavailable. A
+negative conclusion is allowed only from a result whose coverage is complete.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from planner.executor import CallRecord
+from planner.objectives import Objective
+from policy.contracts import ToolContract
+from policy.results import EvidenceState, ToolResult
+
+
+def evidence_state(
+    result: ToolResult, kind: str, fresh_after: datetime | None = None
+) -> EvidenceState | Literal["stale"]:
+    """What one result establishes for one evidence kind.
+
+    `fresh_after` is set for questions about *now*: a result whose every fact is a
+    historical observation older than that moment cannot confirm the present ("stale").
+    """
+    if (
+        fresh_after is not None
+        and result.facts
+        and all(
+            f.historical and f.observed_at is not None and f.observed_at < fresh_after
+            for f in result.facts
+        )
+    ):
+        return "stale"
+    if kind in result.evidence:
+        return result.evidence[kind]
+    if result.status in ("error", "denied"):
+        return "failed"
+    if result.status == "empty":
+        return "none_complete" if result.coverage.complete_for_negative else "none_partial"
+    if result.status == "partial" and not result.facts:
+        return "none_partial"
+    return "found"
+
+
+@dataclass
+class EnvOutcome:
+    status: str = "pending"  # resolved | unavailable | unresolved | pending
+    negative: bool = False  # resolved by a complete empty read
+    reasons: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+
+def outcome_for(
+    objective: Objective,
+    env: str,
+    records: list[CallRecord],
+    contracts: dict[str, ToolContract],
+    fresh_after: datetime | None = None,
+) -> EnvOutcome:
+    """What the records of this turn establish for one objective in one env."""
+    out = EnvOutcome()
+    states: list[tuple[str, CallRecord]] = []
+    for rec in records:
+        if objective.id not in rec.objectives or rec.call.env not in (env, None):
+            continue
+        contract = contracts.get(rec.call.tool)
+        kinds = [
+            k for k in (contract.agent.evidence if contract else []) if k in objective.evidence
+        ]
+        for kind in kinds or objective.evidence[:1]:
+            states.append((evidence_state(rec.result, kind, fresh_after), rec))
+    for _, rec in states:
+        if rec.call.source not in out.sources:
+            out.sources.append(rec.call.source)
+    if any(s == "found" for s, _ in states):
+        out.status = "resolved"
+    elif any(s == "none_complete" for s, _ in states):
+        out.status, out.negative = "resolved", True
+    elif any(s == "none_partial" for s, _ in states):
+        out.status = "unresolved"
+        for s, rec in states:
+            if s == "none_partial":
+                cov = rec.result.coverage
+                note = cov.note or (
+                    f"read {cov.returned} of {'>= ' if not cov.total_is_exact else ''}"
+                    f"{cov.total if cov.total is not None else '?'}"
+                )
+                out.reasons.append(
+                    f"{rec.call.tool} in {env} found nothing, but the read was partial ({note}); "
+                    "absence is not proven"
+                )
+    elif any(s == "stale" for s, _ in states):
+        out.status = "unresolved"
+        for s, rec in states:
+            if s == "stale":
+                latest = max(f.observed_at for f in rec.result.facts if f.observed_at)
+                out.reasons.append(
+                    f"{rec.call.tool} in {env} has only historical data (latest observation "
+                    f"{latest.isoformat()}); history cannot confirm the current state"
+                )
+    elif states and all(s == "failed" for s, _ in states):
+        out.status = "failed"
+        out.reasons.extend(f"{rec.call.tool} in {env}: {rec.result.error}" for _, rec in states)
+    return out

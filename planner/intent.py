@@ -1,0 +1,93 @@
+"""What a question is about (the scope's `subject`), from keywords in Russian and English.
+
+Each intent has weighted stems; the best score wins, ties go to the order below (the more
+specific intent first). Unknown questions get `None`: the planner then runs a general
+health check, or free planning when a model is configured.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from planner.extract import Identifiers
+
+Intent = Literal[
+    "http_errors",
+    "release_timeline",
+    "workload_startup",
+    "traffic",
+    "latency",
+    "capacity",
+    "network_check",
+]
+
+_KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
+    "release_timeline": [
+        (r"who (?:deployed|rolled|released|shipped|changed|updated)", 3),
+        (r"кто\s+(?:\w+\s+)?(?:выкат|деплои|задеплои|релиз|катил|обновил|менял|изменил|удалил)", 3),
+        (r"\bdeploy\w*|\brollout|\brolled out|\brelease[ds]?\b|\bshipped", 1.5),
+        (r"выкат\w*|выкладк\w*|деплой\w*|задеплои\w*|релиз\w*|раскат\w*", 1.5),
+        (r"which (?:job|pipeline)|какой (?:джоб|пайплайн)|из какого (?:джоба|пайплайна)", 2),
+    ],
+    "http_errors": [
+        (r"\b5\d\d\b|\b5xx\b|\b4\d\d\b", 2),
+        (r"\berrors?\b|\bfail(?:ed|ing|ures?)\b|bad gateway|gateway timeout|unavailable", 1),
+        (r"ошиб\w*|отдава\w*|отдаёт|отдает|возвраща\w*|сбо[ий]\w*", 1),
+        (r"request[_\s-]?id|реквест", 1),
+    ],
+    "workload_startup": [
+        (
+            r"crash\s*loop\w*|crashloopbackoff|oom\w*|imagepull\w*|errimagepull|failedmount|pending",
+            3,
+        ),
+        (r"restart\w*|рестарт\w*|перезапуск\w*|перезагруж\w*", 2),
+        (r"не (?:стартует|запускается|поднимается|поднялся|стартовал|запустился)|падает|упал", 2.5),
+        (r"(?:won'?t|doesn'?t|does not|can'?t|cannot) start|not starting|keeps? crashing", 2.5),
+        (r"\bstuck\b|завис\w*|не готов\w*|not ready", 1),
+    ],
+    "traffic": [
+        (r"\brps\b|\bqps\b|requests? per second|request rate|запрос\w* в секунду", 3),
+        (r"\btraffic\b|трафик\w*|нагрузк\w*|\bload\b|сколько запросов|how many requests", 2),
+    ],
+    "latency": [
+        (r"latenc\w*|задержк\w*|\bp9\d\b|\bp50\b|slow\w*|медленн\w*|тормоз\w*|response time", 3),
+        (r"время ответа|долго отвечает", 3),
+    ],
+    "capacity": [
+        (r"quota\w*|квот\w*|resourcequota", 3),
+        (r"reserved|зарезервир\w*|резерв\w*|capacity|ёмкост\w*|емкост\w*", 2),
+        (r"really used|actually used|реально (?:использ|потребл)\w*|requests? vs usage", 2),
+    ],
+    "network_check": [
+        (r"\b(?:reachable|reachability|доступен ли|доступност\w*|tcp connect|порт\w* открыт)", 3),
+        (r"\bport\b|\bпорт\b", 1),
+    ],
+}
+
+_ORDER: list[Intent] = [
+    "release_timeline",
+    "workload_startup",
+    "http_errors",
+    "capacity",
+    "latency",
+    "traffic",
+    "network_check",
+]
+
+
+def classify(text: str, ids: Identifiers) -> Intent | None:
+    low = text.lower()
+    scores: dict[Intent, float] = {}
+    for intent, patterns in _KEYWORDS.items():
+        score = sum(weight for rx, weight in patterns if re.search(rx, low))
+        if score:
+            scores[intent] = score
+    if ids.request_ids:
+        scores["http_errors"] = scores.get("http_errors", 0) + 2
+    if ids.job_ids or ids.pipeline_ids:
+        scores["release_timeline"] = scores.get("release_timeline", 0) + 1.5
+    if not scores:
+        return None
+    best = max(scores.values())
+    return next(i for i in _ORDER if scores.get(i) == best)

@@ -1,0 +1,256 @@
+"""One investigation: context -> plan -> rounds of gated calls -> guard -> Answer.
+
+The loop is small on purpose: each round asks the router for the calls that can advance
+an unsettled objective (alternatives after a failure, per-node calls once nodes are
+known), runs them in parallel, and stops when nothing new can be called, the round limit
+is hit, or the turn deadline passes. Whatever came back survives the deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import tzinfo
+from typing import Protocol
+
+import structlog
+
+from planner.answer import Answer
+from planner.context import ContextState
+from planner.evidence import EvidencePacket, build_packet
+from planner.executor import CallRecord, Executor, GatedTools
+from planner.finalizer import finalize
+from planner.guard import EnvOutcome, outcome_for
+from planner.objectives import QuestionPlan, plan_for
+from planner.routing import (
+    Discovered,
+    PlannedCall,
+    bind_arguments,
+    candidates,
+    canonical,
+    needs_missing,
+)
+from planner.turn import Turn
+from planner.workspace import TurnWorkspace
+from policy.contracts import ToolContract
+from policy.toolset import CallContext
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class InvestigationSettings:
+    timezone: tzinfo
+    source_timeouts: dict[str, float] = field(default_factory=dict)
+    default_timeout: float = 20.0
+    max_rounds: int = 3
+    turn_deadline_s: float = 90.0
+    facts_per_source: int = 12
+
+
+class CatalogueGate(GatedTools, Protocol):
+    def contracts(self, ctx: CallContext) -> list[ToolContract]: ...
+
+
+@dataclass
+class Investigation:
+    plan: QuestionPlan
+    context: ContextState
+    records: list[CallRecord]
+    outcomes: dict[tuple[str, str], EnvOutcome]
+    packet: EvidencePacket
+    workspace: TurnWorkspace
+    answer: Answer
+    timed_out: bool = False
+
+
+def _discover(records: list[CallRecord], discovered: Discovered) -> None:
+    for rec in records:
+        env = rec.result.scope.env or rec.call.env
+        if env is None:
+            continue
+        failing_pods = {
+            f.attrs.get("pod")
+            for f in rec.result.facts
+            if f.kind in ("k8s.waiting", "k8s.termination") and f.attrs.get("pod")
+        }
+        for ent in rec.result.entities:
+            if ent.kind == "node":
+                discovered.add_node(ent.env or env, ent.name)
+            elif ent.kind == "pod":
+                discovered.add_pod(
+                    ent.env or env, ent.name, ent.namespace, ent.name in failing_pods
+                )
+                node = ent.attrs.get("node")
+                if node:
+                    discovered.add_node(ent.env or env, str(node))
+        for fact in rec.result.facts:
+            if fact.attrs.get("node") and fact.kind in ("app.response", "k8s.pod"):
+                discovered.add_node(env, str(fact.attrs["node"]))
+
+
+async def investigate(
+    turn: Turn,
+    context: ContextState,
+    gate: CatalogueGate,
+    settings: InvestigationSettings,
+    *,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Investigation:
+    started = clock()
+    plan = plan_for(context)
+    ctx = CallContext(
+        user=turn.user,
+        role=turn.role,
+        scope=context.scope,
+        now=turn.now,
+        timezone=str(settings.timezone),
+    )
+    contracts = gate.contracts(ctx)
+    by_name = {c.name: c for c in contracts}
+    workspace = TurnWorkspace()
+    executor = Executor(
+        gate=gate,
+        ctx=ctx,
+        workspace=workspace,
+        timeouts=settings.source_timeouts,
+        default_timeout=settings.default_timeout,
+        clock=clock,
+    )
+    discovered = Discovered()
+    fresh_after = (
+        context.scope.time.bounds(turn.now)[0] if context.scope.time.mode == "now" else None
+    )
+
+    def outcome(objective, env):
+        return outcome_for(objective, env, executor.records, by_name, fresh_after)
+
+    blocked: dict[tuple[str, str], str] = {}
+    timed_out = False
+
+    async def rounds() -> None:
+        for round_no in range(settings.max_rounds):
+            wanted: dict[str, tuple[PlannedCall, set[str]]] = {}
+            for objective in plan.objectives:
+                for env in context.envs:
+                    current = outcome(objective, env)
+                    if current.status == "resolved":
+                        continue
+                    missing = needs_missing(objective, env, context, discovered)
+                    if missing:
+                        blocked[(objective.id, env)] = missing
+                        continue
+                    cands = candidates(
+                        objective, env, contracts, context.scope.time.mode, turn.question
+                    )
+                    if not cands:
+                        blocked[(objective.id, env)] = (
+                            f"no source for {' or '.join(objective.evidence)} is configured "
+                            f"in {env}"
+                        )
+                        continue
+                    reasons: list[str] = []
+                    for contract in cands:
+                        source = contract.agent.sources[0]
+                        arg_sets, why = bind_arguments(
+                            contract, objective, env, context, turn.now, discovered
+                        )
+                        if why:
+                            reasons.append(why)
+                            continue
+                        calls = [
+                            PlannedCall(
+                                contract.name,
+                                canonical(a),
+                                env if "env" in a else None,
+                                source,
+                                (objective.id,),
+                            )
+                            for a in arg_sets
+                        ]
+                        made = [executor.record_for(c.key) for c in calls]
+                        for rec in made:
+                            if rec is not None:
+                                rec.objectives.add(objective.id)
+                        if all(m is not None for m in made):
+                            if outcome(objective, env).status == ("resolved"):
+                                break
+                            continue  # tried and failed: next acceptable source
+                        down = executor.unavailable.get((source, env))
+                        if down:
+                            reasons.append(down)
+                            continue
+                        for call in calls:
+                            if executor.record_for(call.key) is None:
+                                entry = wanted.setdefault(call.key, (call, set()))
+                                entry[1].add(objective.id)
+                        break
+                    else:
+                        if reasons:
+                            blocked[(objective.id, env)] = "; ".join(dict.fromkeys(reasons))
+            if not wanted:
+                return
+            calls = [
+                PlannedCall(c.tool, c.arguments_json, c.env, c.source, tuple(sorted(objs)))
+                for c, objs in wanted.values()
+            ]
+            log.info("plan.round", round=round_no + 1, calls=len(calls))
+            new = await executor.run(calls)
+            _discover(new, discovered)
+
+    try:
+        await asyncio.wait_for(rounds(), settings.turn_deadline_s)
+    except TimeoutError:
+        timed_out = True
+        log.warning("investigation.deadline", seconds=settings.turn_deadline_s)
+
+    outcomes: dict[tuple[str, str], EnvOutcome] = {}
+    for objective in plan.objectives:
+        for env in context.envs:
+            out = outcome(objective, env)
+            if out.status == "pending" and (objective.id, env) in blocked:
+                reason = blocked[(objective.id, env)]
+                out.status = (
+                    "unresolved"
+                    if reason.startswith(
+                        (
+                            "no request",
+                            "the question",
+                            "no node",
+                            "no pod",
+                            "no host",
+                            "no namespace",
+                        )
+                    )
+                    else "unavailable"
+                )
+                out.reasons.append(reason)
+            elif out.status == "failed":
+                out.status = "unavailable"
+            elif out.status == "pending":
+                out.status = "unresolved"
+                out.reasons.append(
+                    "the turn's time budget ran out before it was read"
+                    if timed_out
+                    else "no call could be made for it"
+                )
+            outcomes[(objective.id, env)] = out
+    packet = build_packet(
+        [(r.call_id, r.result) for r in executor.records], per_source=settings.facts_per_source
+    )
+    total_ms = int((clock() - started) * 1000)
+    answer = finalize(
+        turn=turn,
+        context=context,
+        plan=plan,
+        records=executor.records,
+        outcomes=outcomes,
+        packet=packet,
+        total_ms=total_ms,
+        timed_out=timed_out,
+    )
+    return Investigation(
+        plan, context, list(executor.records), outcomes, packet, workspace, answer, timed_out
+    )

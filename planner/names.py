@@ -1,0 +1,67 @@
+"""Tolerant matching of names in chat text: "сервис а", "service-a", "svc a", "Service A".
+
+Cyrillic is transliterated letter by letter (so "сервис а" reads "servis a"), then common
+words for a service are folded to "service". A name matches when its parts appear in order
+separated by nothing, a space, a dash, an underscore or a dot.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_TRANSLIT = str.maketrans(
+    {
+        "а": "a",
+        "б": "b",
+        "в": "v",
+        "г": "g",
+        "д": "d",
+        "е": "e",
+        "ё": "e",
+        "ж": "zh",
+        "з": "z",
+        "и": "i",
+        "й": "i",
+        "к": "k",
+        "л": "l",
+        "м": "m",
+        "н": "n",
+        "о": "o",
+        "п": "p",
+        "р": "r",
+        "с": "s",
+        "т": "t",
+        "у": "u",
+        "ф": "f",
+        "х": "h",
+        "ц": "c",
+        "ч": "ch",
+        "ш": "sh",
+        "щ": "sch",
+        "ъ": "",
+        "ы": "y",
+        "ь": "",
+        "э": "e",
+        "ю": "yu",
+        "я": "ya",
+    }
+)
+_SERVICE_WORDS = re.compile(r"(?<![a-z0-9])(servis[a-z]*|svc|serv|servic[a-z]*)(?![a-z0-9])")
+
+
+def normalise(text: str) -> str:
+    """Lowercase, transliterate Cyrillic, fold 'сервис'/'svc' to 'service'."""
+    out = text.lower().translate(_TRANSLIT)
+    return _SERVICE_WORDS.sub("service", out)
+
+
+@lru_cache(maxsize=4096)
+def name_pattern(name: str) -> re.Pattern[str]:
+    parts = [re.escape(p) for p in re.split(r"[-_.\s]+", normalise(name)) if p]
+    body = r"[-_.\s]?".join(parts)
+    return re.compile(r"(?<![a-z0-9])" + body + r"(?![a-z0-9])")
+
+
+def mentions(text_normalised: str, name: str) -> bool:
+    return bool(name_pattern(name).search(text_normalised))

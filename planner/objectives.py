@@ -1,0 +1,95 @@
+"""The question plan: objectives to prove, causality rules and a stop condition.
+
+Objectives come from the versioned catalogue `objectives.yaml`; the plan for a turn is the
+catalogue entry for the intent (and variant), filtered by time mode.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from planner.context import ContextState
+
+Need = Literal["request_id", "object", "node", "pod", "namespace", "host", "job_id"]
+
+
+class Objective(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    title: str
+    required: bool
+    evidence: list[str]
+    needs: list[Need] = Field(default_factory=list)
+    when: Literal["now", "historical"] | None = None
+
+
+class Variant(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    when_identifiers: list[str] = Field(default_factory=list)
+    objectives: list[Objective]
+
+
+class IntentEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    variants: dict[str, Variant]
+    causality: list[str] = Field(default_factory=list)
+    stop: str
+
+
+class Catalogue(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: int
+    intents: dict[str, IntentEntry]
+
+
+class QuestionPlan(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    intent: str
+    variant: str
+    catalogue_version: int
+    objectives: list[Objective]
+    causality: list[str]
+    stop: str
+
+
+@cache
+def load_catalogue() -> Catalogue:
+    text = resources.files("planner").joinpath("objectives.yaml").read_text(encoding="utf-8")
+    return Catalogue.model_validate(yaml.safe_load(text))
+
+
+def plan_for(context: ContextState, catalogue: Catalogue | None = None) -> QuestionPlan:
+    cat = catalogue or load_catalogue()
+    intent = context.intent or "general"
+    entry = cat.intents.get(intent) or cat.intents["general"]
+    variant_name, variant = "default", None
+    for name, candidate in entry.variants.items():
+        wanted = candidate.when_identifiers
+        if wanted and all(getattr(context.identifiers, w) for w in wanted):
+            variant_name, variant = name, candidate
+            break
+    if variant is None:
+        variant_name = next(
+            (n for n, v in entry.variants.items() if not v.when_identifiers), "default"
+        )
+        variant = entry.variants[variant_name]
+    mode = context.scope.time.mode
+    objectives = [o for o in variant.objectives if o.when is None or o.when == mode]
+    return QuestionPlan(
+        intent=intent,
+        variant=variant_name,
+        catalogue_version=cat.version,
+        objectives=objectives,
+        causality=entry.causality,
+        stop=entry.stop,
+    )

@@ -1,0 +1,190 @@
+"""Deterministic tool routing: objectives -> admitted tools -> bound arguments.
+
+Stages (MISSION-NOTES "Planning objectives, not tool names"): admission (the gate's
+catalogue for this user) -> objective relevance (a tool declares an evidence kind the
+objective accepts) -> ranking (time semantics first, then lexical overlap with the
+question) -> argument binding by argument name from the scope and from entities observed
+earlier in the turn. A tool whose required arguments cannot be bound is not called; the
+objective then says what it is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from planner.context import ContextState
+from planner.objectives import Objective
+from policy.contracts import ToolContract
+
+MAX_NODES = 3
+MAX_PODS = 2
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    tool: str
+    arguments_json: str
+    env: str | None
+    source: str
+    objectives: tuple[str, ...]
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        return json.loads(self.arguments_json)
+
+    @property
+    def key(self) -> str:
+        return f"{self.tool}:{self.arguments_json}"
+
+
+@dataclass
+class Discovered:
+    """Entities observed so far in the turn, by env, that later calls may need."""
+
+    nodes: dict[str, list[str]] = field(default_factory=dict)
+    pods: dict[str, list[tuple[str, str | None, bool]]] = field(default_factory=dict)
+
+    def add_node(self, env: str, node: str) -> None:
+        lst = self.nodes.setdefault(env, [])
+        if node not in lst:
+            lst.append(node)
+
+    def add_pod(self, env: str, pod: str, namespace: str | None, failing: bool) -> None:
+        lst = self.pods.setdefault(env, [])
+        if all(p[0] != pod for p in lst):
+            lst.append((pod, namespace, failing))
+
+
+def candidates(
+    objective: Objective, env: str, contracts: list[ToolContract], mode: str, question: str
+) -> list[ToolContract]:
+    """Admitted tools that can close the objective in this env, best first."""
+    words = set(re.findall(r"[a-zа-я0-9]{3,}", question.lower()))
+    out = []
+    for c in contracts:
+        if not set(c.agent.evidence) & set(objective.evidence):
+            continue
+        envs = c.enums.get("env")
+        if envs is not None and env not in envs:
+            continue
+        # time semantics: for the past, history-capable tools first; for now, live first
+        if mode == "historical":
+            rank_time = 0 if c.agent.supports_history else 2
+        else:
+            rank_time = 0 if c.agent.freshness == "live" else 1
+        # the objective's first evidence kind is its primary one
+        rank_kind = min(
+            objective.evidence.index(k) for k in c.agent.evidence if k in objective.evidence
+        )
+        lexical = len(
+            words & set(re.findall(r"[a-z0-9]{3,}", (c.name + " " + c.description).lower()))
+        )
+        out.append(((rank_time, rank_kind, -lexical, c.name), c))
+    return [c for _, c in sorted(out, key=lambda x: x[0])]
+
+
+def _iso(dt: datetime) -> str:
+    return dt.isoformat()
+
+
+def bind_arguments(
+    contract: ToolContract,
+    objective: Objective,
+    env: str,
+    context: ContextState,
+    now: datetime,
+    discovered: Discovered,
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Argument sets for this tool (several for per-node/per-pod tools), or why none."""
+    schema = contract.input_schema()
+    props: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    scope = context.scope
+    ids = context.identifiers
+    start, end = scope.time.bounds(now)
+    base: dict[str, Any] = {}
+    values: dict[str, Any] = {
+        "env": env,
+        "namespace": scope.namespace,
+        "service": scope.object,
+        "object": scope.object,
+        "deployment": scope.object,
+        "project": scope.object,
+        "request_id": ids.request_ids[0] if ids.request_ids else None,
+        "job_id": ids.job_ids[0] if ids.job_ids else None,
+        "host": ids.hosts[0] if ids.hosts else None,
+        "start": _iso(start),
+        "end": _iso(end),
+    }
+    if ids.http_codes and "status" in props:
+        values["status"] = ids.http_codes[0]
+    for name, value in values.items():
+        if name in props and value is not None:
+            base[name] = _coerce(props[name], value)
+    fan: list[dict[str, Any]] = [base]
+    if "node" in props:
+        nodes = discovered.nodes.get(env, [])[:MAX_NODES]
+        if nodes:
+            fan = [{**base, "node": n} for n in nodes]
+    if "pod" in props and "pod" in objective.needs:
+        pods = sorted(discovered.pods.get(env, []), key=lambda p: not p[2])[:MAX_PODS]
+        if pods:
+            fan = [
+                {
+                    **base,
+                    "pod": p,
+                    **({"namespace": ns} if ns and "namespace" in props else {}),
+                    **({"previous": True} if failing and "previous" in props else {}),
+                }
+                for p, ns, failing in pods
+            ]
+    missing = sorted(required - set(fan[0]))
+    if missing:
+        return [], f"{contract.name} needs {', '.join(missing)}"
+    # a tool that takes an object but got none would read a whole env: only if optional
+    return fan, None
+
+
+def _coerce(prop: dict[str, Any], value: Any) -> Any:
+    types = prop.get("type") or [t.get("type") for t in prop.get("anyOf", []) if "type" in t]
+    types = [types] if isinstance(types, str) else types
+    if "integer" in types and isinstance(value, str) and value.isdigit():
+        return int(value)
+    if "string" in types and isinstance(value, int):
+        return str(value)
+    enum = prop.get("enum") or next(
+        (t.get("enum") for t in prop.get("anyOf", []) if t.get("enum")), None
+    )
+    if enum and value not in enum:
+        return None if value not in enum else value
+    return value
+
+
+def needs_missing(
+    objective: Objective, env: str, context: ContextState, discovered: Discovered
+) -> str | None:
+    scope = context.scope
+    for need in objective.needs:
+        if need == "request_id" and not context.identifiers.request_ids:
+            return "no request_id in the question"
+        if need == "object" and not scope.object:
+            return "the question names no service or workload"
+        if need == "namespace" and not scope.namespace:
+            return "no namespace is known for the question"
+        if need == "host" and not context.identifiers.hosts:
+            return "no host in the question"
+        if need == "node" and not discovered.nodes.get(env):
+            return "no node was identified from the evidence"
+        if need == "pod" and not discovered.pods.get(env):
+            return "no pod was identified from the evidence"
+    return None
+
+
+def canonical(arguments: dict[str, Any]) -> str:
+    return json.dumps(
+        {k: v for k, v in arguments.items() if v is not None}, sort_keys=True, ensure_ascii=False
+    )

@@ -1,0 +1,218 @@
+"""Time expressions in Russian and English -> TimeSpec, in the configured timezone.
+
+Recognised (case-insensitive): "в 14:11", "at 14:11", "14:11 UTC", "вчера в 21:00",
+"yesterday", "позавчера", "сегодня"/"today", "за последний час", "за последние 2 часа",
+"last 2h", "past 30 minutes", "3 часа назад", "2 hours ago", "сейчас"/"now"/"currently",
+ISO dates and datetimes ("2026-07-20", "2026-07-20T14:11", "2026-07-20 14:11:05+03:00"),
+"20.07.2026 14:11".
+
+Semantics: a moment in the past (`at`) or a closed past interval is `historical`; a window
+that ends at the clock ("last hour") or "now" is `now`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, tzinfo
+from zoneinfo import ZoneInfo
+
+from policy.scope import TimeSpec
+
+DEFAULT_WINDOW = timedelta(minutes=15)
+
+_UNITS: dict[str, timedelta] = {
+    "s": timedelta(seconds=1),
+    "m": timedelta(minutes=1),
+    "h": timedelta(hours=1),
+    "d": timedelta(days=1),
+    "w": timedelta(weeks=1),
+}
+_UNIT_WORDS: list[tuple[str, str]] = [
+    (r"sec(?:ond)?s?|сек(?:унд[уы]?)?", "s"),
+    (r"min(?:ute)?s?|мин(?:ут[уы]?)?", "m"),
+    (r"h(?:ou)?rs?|hours?|час(?:а|ов)?", "h"),
+    (r"days?|дн(?:я|ей)|день|сутки|суток", "d"),
+    (r"weeks?|недел[юиь]|недель", "w"),
+]
+_NUM_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "ten": 10,
+    "twelve": 12,
+    "один": 1,
+    "одну": 1,
+    "два": 2,
+    "две": 2,
+    "три": 3,
+    "четыре": 4,
+    "пять": 5,
+    "шесть": 6,
+    "десять": 10,
+    "двенадцать": 12,
+    "полчаса": 30,
+}
+
+
+def _unit_of(word: str) -> str | None:
+    for pattern, unit in _UNIT_WORDS:
+        if re.fullmatch(pattern, word):
+            return unit
+    if word in _UNITS:
+        return word
+    return None
+
+
+_NUM = r"(\d+|" + "|".join(_NUM_WORDS) + r")"
+_UNIT_RX = "|".join(p for p, _ in _UNIT_WORDS) + r"|[smhdw]"
+_CLOCK = r"(?P<hh>[01]?\d|2[0-3])[:.](?P<mm>[0-5]\d)(?::(?P<ss>[0-5]\d))?"
+_TZ = r"(?:\s*(?P<tz>utc|gmt|мск|msk|z|[+-]\d{2}:?\d{2}))?"
+
+RX_NOW = re.compile(
+    r"\b(now|right now|currently|at the moment|current(?:ly)?|сейчас|сейчас же|в данный момент|"
+    r"на данный момент|текущ\w*)\b",
+    re.I,
+)
+RX_ISO = re.compile(
+    r"\b(?P<date>\d{4}-\d{2}-\d{2})(?:[T\s]" + _CLOCK + r"(?:\.\d+)?" + _TZ + r")?\b", re.I
+)
+RX_DMY = re.compile(
+    r"\b(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})(?:\s+" + _CLOCK + _TZ + r")?", re.I
+)
+RX_CLOCK = re.compile(r"(?<![\d:.\-])" + _CLOCK + _TZ + r"(?![\d:]|\.\d)", re.I)
+RX_LAST = re.compile(
+    r"\b(?:за\s+)?(?:last|past|previous|the last|the past|последн\w*|прошедш\w*|за)\s+"
+    r"(?:" + _NUM + r"\s*)?(?P<unit>" + _UNIT_RX + r")\b",
+    re.I,
+)
+RX_COMPACT = re.compile(r"\b(?:last|past|за)\s+(?P<n>\d+)(?P<u>[smhdw])\b", re.I)
+RX_AGO = re.compile(r"\b(?:" + _NUM + r"\s*)?(?P<unit>" + _UNIT_RX + r")\s+(?:ago|назад)\b", re.I)
+RX_YESTERDAY = re.compile(r"\b(yesterday|вчера|вчерашн\w*)\b", re.I)
+RX_DAY_BEFORE = re.compile(r"\b(day before yesterday|позавчера)\b", re.I)
+RX_TODAY = re.compile(r"\b(today|сегодня|сегодняшн\w*)\b", re.I)
+RX_HALF_HOUR = re.compile(
+    r"\b(?:за\s+)?(?:последние\s+)?полчаса\b|\blast half(?: an)? hour\b", re.I
+)
+
+
+@dataclass(frozen=True)
+class TimeMatch:
+    """The time found in one message, or None if it says nothing about time."""
+
+    spec: TimeSpec
+    explicit: bool  # the message itself stated a time (beats memory)
+    text: str
+
+
+def _tz_of(token: str | None, default: tzinfo) -> tzinfo:
+    if not token:
+        return default
+    token = token.lower()
+    if token in ("utc", "gmt", "z"):
+        return ZoneInfo("UTC")
+    if token in ("мск", "msk"):
+        return ZoneInfo("Europe/Moscow")
+    sign = 1 if token[0] == "+" else -1
+    digits = token[1:].replace(":", "")
+    from datetime import timezone
+
+    return timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
+
+
+def _count(raw: str | None) -> int:
+    if raw is None:
+        return 1
+    return int(raw) if raw.isdigit() else _NUM_WORDS.get(raw.lower(), 1)
+
+
+def parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
+    """The time a message talks about. Never raises; returns None when it says nothing."""
+    local_now = now.astimezone(tz)
+    low = text.lower()
+
+    day: date | None = None
+    day_text = ""
+    if m := RX_DAY_BEFORE.search(low):
+        day, day_text = local_now.date() - timedelta(days=2), m.group(0)
+    elif m := RX_YESTERDAY.search(low):
+        day, day_text = local_now.date() - timedelta(days=1), m.group(0)
+    elif m := RX_TODAY.search(low):
+        day, day_text = local_now.date(), m.group(0)
+
+    if m := RX_ISO.search(text):
+        try:
+            d = date.fromisoformat(m["date"])
+        except ValueError:
+            d = None
+        if d is not None:
+            if m["hh"] is not None:
+                at = datetime.combine(
+                    d, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), _tz_of(m["tz"], tz)
+                )
+                return TimeMatch(_moment(at, now), True, m.group(0))
+            return TimeMatch(_whole_day(d, tz, now), True, m.group(0))
+    if m := RX_DMY.search(text):
+        try:
+            d = date(int(m["y"]), int(m["m"]), int(m["d"]))
+        except ValueError:
+            d = None
+        if d is not None:
+            if m["hh"] is not None:
+                at = datetime.combine(
+                    d, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), _tz_of(m["tz"], tz)
+                )
+                return TimeMatch(_moment(at, now), True, m.group(0))
+            return TimeMatch(_whole_day(d, tz, now), True, m.group(0))
+
+    if m := RX_CLOCK.search(text):
+        zone = _tz_of(m["tz"], tz)
+        base_day = day or now.astimezone(zone).date()
+        at = datetime.combine(base_day, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), zone)
+        if day is None and at > now + timedelta(minutes=5):
+            at -= timedelta(days=1)  # "at 23:10" asked at 09:00 means last night
+        return TimeMatch(_moment(at, now), True, (day_text + " " + m.group(0)).strip())
+
+    if m := RX_AGO.search(low):
+        unit = _unit_of(m["unit"])
+        if unit is not None:
+            at = now - _count(m.group(1)) * _UNITS[unit]
+            return TimeMatch(_moment(at, now), True, m.group(0))
+
+    if RX_HALF_HOUR.search(low):
+        return TimeMatch(TimeSpec(window=timedelta(minutes=30), mode="now"), True, "30m")
+    if m := RX_COMPACT.search(low):
+        window = int(m["n"]) * _UNITS[m["u"].lower()]
+        if window > timedelta(0):
+            return TimeMatch(TimeSpec(window=window, mode="now"), True, m.group(0))
+    if m := RX_LAST.search(low):
+        unit = _unit_of(m["unit"])
+        if unit is not None:
+            window = _count(m.group(1)) * _UNITS[unit]
+            return TimeMatch(TimeSpec(window=window, mode="now"), True, m.group(0))
+
+    if day is not None:
+        if day == local_now.date():
+            midnight = datetime.combine(day, time(0), tz)
+            window = max(now - midnight, timedelta(minutes=1))
+            return TimeMatch(TimeSpec(window=window, mode="now"), True, day_text)
+        return TimeMatch(_whole_day(day, tz, now), True, day_text)
+
+    if RX_NOW.search(low):
+        return TimeMatch(TimeSpec(mode="now"), True, "now")
+    return None
+
+
+def _moment(at: datetime, now: datetime) -> TimeSpec:
+    mode = "historical" if at < now - timedelta(minutes=2) else "now"
+    return TimeSpec(at=at, window=DEFAULT_WINDOW, mode=mode)
+
+
+def _whole_day(d: date, tz: tzinfo, now: datetime) -> TimeSpec:
+    start = datetime.combine(d, time(0), tz)
+    centre = start + timedelta(hours=12)
+    mode = "historical" if start + timedelta(days=1) <= now else "now"
+    return TimeSpec(at=centre, window=timedelta(days=1), mode=mode)

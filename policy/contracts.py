@@ -1,0 +1,90 @@
+"""Tool contracts: a pydantic argument model (-> JSON Schema) plus the `x-agent` block.
+
+The JSON Schema a model sees, and that the gate enforces, is generated from the argument
+model with `additionalProperties: false` everywhere. The `x-agent` block is data, not
+prose: admission and the planner read it; a description saying "safe" grants nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Freshness = Literal["live", "sample_time", "event_time", "snapshot"]
+"""Where a result's observed_at comes from: the moment of the read (`live`), the metric
+sample timestamps (`sample_time`), the time stamped on each log line or event
+(`event_time`), or a stored snapshot with its own time (`snapshot`)."""
+
+NegativeSemantics = Literal["none", "complete_read", "exact_count"]
+"""What an empty result can prove. `none`: never absence. `complete_read`: absence when the
+runtime coverage says the scope was read completely. `exact_count`: absence when the source
+reported an exact total (not a lower bound) and every hit was read."""
+
+OutputKind = Literal["objects", "events", "log_lines", "series", "timeline", "probe", "table"]
+
+
+class AgentMeta(BaseModel):
+    """The operational `x-agent` block of a tool contract."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    evidence: list[str] = Field(description="evidence kinds this tool can close")
+    sources: list[str] = Field(description="backends read, e.g. ['kubernetes']")
+    output_kind: OutputKind
+    freshness: Freshness
+    negative_semantics: NegativeSemantics
+    supports_history: bool
+    current_only: bool
+    read_only: bool | None = Field(
+        default=None, description="must be explicitly true to be admitted (fail closed)"
+    )
+    admin_only: bool = False
+
+
+def _close_objects(schema: dict[str, Any]) -> dict[str, Any]:
+    """Set additionalProperties=false on every object schema, recursively."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "object" or "properties" in schema:
+            schema.setdefault("additionalProperties", False)
+        for value in schema.values():
+            if isinstance(value, dict):
+                _close_objects(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, dict):
+                        _close_objects(item)
+    return schema
+
+
+class ToolContract(BaseModel):
+    """Name, description, argument model and x-agent block of one tool."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_.]{2,63}$")
+    description: str
+    args_model: type[BaseModel]
+    agent: AgentMeta
+    enums: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="closed sets known only at run time (configured envs), by field name",
+    )
+
+    def input_schema(self) -> dict[str, Any]:
+        schema = copy.deepcopy(self.args_model.model_json_schema())
+        props = schema.get("properties", {})
+        for field, values in self.enums.items():
+            if field in props:
+                props[field]["enum"] = list(values)
+        return _close_objects(schema)
+
+    def describe(self) -> dict[str, Any]:
+        """The contract as shown to a model and by `infrabot tools`."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema(),
+            "x-agent": self.agent.model_dump(),
+        }

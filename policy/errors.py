@@ -1,0 +1,70 @@
+"""The three kinds of error, kept apart.
+
+ToolArgumentError      the caller (model or planner) can fix it: bad arguments;
+                       sent back with the validation errors.
+SourceError            ends this call; becomes a gap with its reason.
+  SourceTimeout        the source did not answer in time (transient)
+  SourceUnavailable    connection refused, 5xx (transient)
+  SourceForbidden      401/403: our credentials may not read this
+  SourceUnsupported    the environment, index or resource is not served
+  SourceMalformed      the source answered with something we cannot parse
+  SourceNotFound       the object asked for does not exist (404)
+ConfigError            our own bug or a bad configuration: raised, loud.
+"""
+
+from __future__ import annotations
+
+
+class InfrabotError(Exception):
+    """Base of every error we raise on purpose."""
+
+
+class ConfigError(InfrabotError):
+    """A bad configuration or a programming error; names the key or place."""
+
+
+class ToolArgumentError(InfrabotError):
+    """Arguments failed validation; `problems` name each field and what was wrong."""
+
+    def __init__(self, tool: str, problems: list[str]) -> None:
+        self.tool = tool
+        self.problems = problems
+        super().__init__(f"{tool}: " + "; ".join(problems))
+
+
+class SourceError(InfrabotError):
+    """A source could not be read; the call ends and becomes a gap."""
+
+    transient = False
+    kind = "error"
+
+    def __init__(self, source: str, reason: str) -> None:
+        self.source = source
+        self.reason = reason
+        super().__init__(f"{source}: {reason}")
+
+
+class SourceTimeout(SourceError):
+    transient = True
+    kind = "timeout"
+
+
+class SourceUnavailable(SourceError):
+    transient = True
+    kind = "unavailable"
+
+
+class SourceForbidden(SourceError):
+    kind = "forbidden"
+
+
+class SourceUnsupported(SourceError):
+    kind = "unsupported"
+
+
+class SourceMalformed(SourceError):
+    kind = "malformed"
+
+
+class SourceNotFound(SourceError):
+    kind = "not_found"

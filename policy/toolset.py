@@ -1,0 +1,118 @@
+"""The tool-set interface every connector implements and every wrapper preserves.
+
+A `Tool` is a contract plus an async `run(args, ctx)`. A tool raises `SourceError` for a
+failed read; `ToolSet.call` turns that into an `error` result, so a failed source always
+becomes a gap with its reason and never an empty success.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from policy.contracts import ToolContract
+from policy.errors import SourceError
+from policy.results import Coverage, ToolResult
+from policy.scope import Scope
+
+Role = Literal["engineer", "admin"]
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Who asks, about what, and when. Passed to every call; never global."""
+
+    user: str
+    role: Role
+    scope: Scope
+    now: datetime
+    timezone: str = "UTC"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Tool(Protocol):
+    contract: ToolContract
+
+    async def run(self, args: BaseModel, ctx: CallContext) -> ToolResult: ...
+
+
+@dataclass
+class FunctionTool:
+    """A tool made of a contract and an async function."""
+
+    contract: ToolContract
+    fn: Callable[[Any, CallContext], Awaitable[ToolResult]]
+
+    async def run(self, args: BaseModel, ctx: CallContext) -> ToolResult:
+        return await self.fn(args, ctx)
+
+
+def failure_result(
+    tool: str,
+    scope: Scope,
+    source: str,
+    status: Literal["error", "denied"],
+    reason: str,
+    kind: str,
+) -> ToolResult:
+    return ToolResult(
+        tool=tool,
+        status=status,
+        scope=scope,
+        coverage=Coverage(source=source, complete_for_negative=False),
+        error=reason,
+        error_kind=kind,
+    )
+
+
+def scope_of(args: BaseModel, ctx: CallContext) -> Scope:
+    """The scope a call actually reads: the env/namespace/object in its arguments win."""
+    data = args.model_dump()
+    obj = next(
+        (
+            data[k]
+            for k in ("service", "deployment", "object", "pod", "node", "project")
+            if data.get(k)
+        ),
+        None,
+    )
+    return ctx.scope.model_copy(
+        update={
+            "env": data.get("env") or ctx.scope.env,
+            "namespace": data.get("namespace") or ctx.scope.namespace,
+            "object": obj or ctx.scope.object,
+        }
+    )
+
+
+class ToolSet:
+    """A plain catalogue of tools. Wrappers (the policy gate) take one and give one."""
+
+    def __init__(self, tools: Sequence[Tool]) -> None:
+        names = [t.contract.name for t in tools]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:
+            from policy.errors import ConfigError
+
+            raise ConfigError(f"duplicate tool names: {sorted(dupes)}")
+        self._tools = {t.contract.name: t for t in tools}
+
+    def contracts(self, ctx: CallContext | None = None) -> list[ToolContract]:
+        return [t.contract for t in self._tools.values()]
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    async def call_validated(self, name: str, args: BaseModel, ctx: CallContext) -> ToolResult:
+        tool = self._tools[name]
+        try:
+            return await tool.run(args, ctx)
+        except SourceError as exc:
+            return failure_result(
+                name, scope_of(args, ctx), exc.source, "error", exc.reason, exc.kind
+            )

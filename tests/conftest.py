@@ -1,0 +1,28 @@
+"""Shared test fixtures. Real model calls are blocked: no test may reach a network model."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _no_network_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("INFRABOT_LLM_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/blocked-in-tests")
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_tasks():
+    """A test fails if it leaves asyncio tasks running (kopf-style async hygiene)."""
+    yield
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    pending = [
+        t for t in asyncio.all_tasks(loop) if t is not asyncio.current_task() and not t.done()
+    ]
+    assert not pending, f"leaked asyncio tasks: {pending}"

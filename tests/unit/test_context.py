@@ -1,0 +1,104 @@
+"""Scope extraction (failure class "wrong scope"): explicit beats memory, follow-ups,
+only configured environments, tolerant names, Russian and English."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.context import InventoryItem, build_context
+
+TZ = ZoneInfo("Europe/Moscow")
+NOW = datetime(2026, 7, 20, 14, 40, tzinfo=TZ)
+ENVS = ["dc-a", "dc-b", "stage"]
+INV = [
+    InventoryItem(env="dc-a", namespace="payments", name="service-a", kind="deployment"),
+    InventoryItem(env="dc-b", namespace="payments", name="service-a", kind="deployment"),
+    InventoryItem(env="dc-a", namespace="catalog", name="catalog-api", kind="deployment"),
+    InventoryItem(env="dc-b", namespace="catalog", name="catalog-api", kind="deployment"),
+    InventoryItem(env="dc-b", namespace="orders", name="service-c", kind="deployment"),
+    InventoryItem(env="dc-a", namespace=None, name="payments", kind="namespace"),
+]
+
+
+def ctx(text: str, previous=None):  # noqa: ANN001, ANN201
+    return build_context(text, envs=ENVS, inventory=INV, now=NOW, tz=TZ, previous=previous)
+
+
+def test_russian_question_with_env_object_time_and_code() -> None:
+    c = ctx("почему service-a в dc-a отдавал 502 в 14:11?")
+    assert c.scope.env == "dc-a"
+    assert c.scope.object == "service-a" and c.scope.namespace == "payments"
+    assert c.scope.time.at == datetime(2026, 7, 20, 14, 11, tzinfo=TZ)
+    assert c.scope.time.mode == "historical"
+    assert c.intent == "http_errors" and c.identifiers.http_codes == ["502"]
+
+
+def test_tolerant_object_names() -> None:
+    for text in ("что с сервис а в dc-a", "svc a in dc-a errors", "Service A dc-a", "service_a dc-a"):
+        assert ctx(text).scope.object == "service-a", text
+
+
+def test_follow_up_same_in_other_env_switches_env_keeps_subject_and_object() -> None:
+    first = ctx("какой средний RPS у catalog-api в dc-a за последний час?")
+    second = ctx("проверь то же самое в dc-b", previous=first)
+    assert second.scope.env == "dc-b" and second.envs == ["dc-b"]
+    assert second.scope.object == "catalog-api"
+    assert second.intent == "traffic"
+    assert second.scope.time.window == first.scope.time.window
+
+
+def test_explicit_env_beats_memory_and_memory_fills_when_silent() -> None:
+    first = ctx("ошибки service-a в dc-b за последний час")
+    assert ctx("а теперь в dc-a?", previous=first).scope.env == "dc-a"
+    assert ctx("а какие там ошибки?", previous=first).scope.env == "dc-b"
+
+
+def test_now_drops_a_remembered_historical_moment() -> None:
+    first = ctx("почему service-a в dc-a отдавал 502 в 14:11?")
+    assert first.scope.time.at is not None
+    now = ctx("а сейчас?", previous=first)
+    assert now.scope.time.at is None and now.scope.time.mode == "now"
+    assert now.scope.object == "service-a"
+
+
+def test_unconfigured_env_is_reported_never_invented() -> None:
+    c = ctx("что с service-a в dc-c?")
+    assert c.unknown_envs == ["dc-c"]
+    assert c.scope.env in (None, "dc-a", "dc-b")  # never dc-c
+    assert c.scope.env != "dc-c"
+
+
+def test_object_in_one_env_only_selects_that_env() -> None:
+    c = ctx("кто вчера выкатывал service-c?")
+    assert c.scope.env == "dc-b"
+    assert c.intent == "release_timeline"
+    assert c.scope.time.mode == "historical"
+
+
+def test_request_id_is_extracted_and_selects_http_errors() -> None:
+    c = ctx("trace request_id 7f9e2c21a4b84d0c9e51b0d3f6a27c85 in dc-a")
+    assert c.identifiers.request_ids == ["7f9e2c21a4b84d0c9e51b0d3f6a27c85"]
+    assert c.intent == "http_errors"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_parser_never_crashes_and_never_invents_an_env(text: str) -> None:
+    c = ctx(text)
+    assert c.scope.env is None or c.scope.env in ENVS
+    assert all(e in ENVS for e in c.envs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["dc-a", "dc-b", "dc-x", "stage", "prod", "в", "14:11", "вчера",
+                                 "service-a", "сейчас", "то же самое", "502", "last 2h"]),
+                max_size=8))
+def test_parser_on_question_like_word_salad(words: list[str]) -> None:
+    first = ctx(" ".join(words))
+    c = ctx(" ".join(reversed(words)), previous=first)
+    assert c.scope.env is None or c.scope.env in ENVS
+    assert "dc-x" not in c.envs

@@ -1,0 +1,197 @@
+"""The investigation path end to end with failure-injecting tools: wrong negative, lost
+evidence, free re-planning, degradation (a failed source is a gap, facts survive)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from planner.context import build_context
+from planner.investigation import InvestigationSettings, investigate
+from planner.turn import Turn
+from policy.errors import SourceTimeout, SourceUnavailable
+from policy.gate import PolicyGate
+from policy.results import Entity
+from policy.toolset import ToolSet
+from tests.unit.toolkit import (
+    NodeArgs,
+    RequestArgs,
+    ServiceArgs,
+    agent,
+    empty_result,
+    facts_result,
+    make_tool,
+    raising,
+    sleeping,
+)
+
+TZ = ZoneInfo("Europe/Moscow")
+NOW = datetime(2026, 7, 20, 14, 40, tzinfo=TZ)
+ENVS = ["dc-a", "dc-b"]
+SETTINGS = InvestigationSettings(timezone=TZ, default_timeout=2.0, turn_deadline_s=5.0)
+
+
+async def ask(question: str, tools, settings=SETTINGS, previous=None, role="engineer"):  # noqa: ANN001, ANN201
+    from planner.context import InventoryItem
+
+    inv = [InventoryItem(env=e, namespace="payments", name="service-a", kind="deployment")
+           for e in ENVS]
+    context = build_context(question, envs=ENVS, inventory=inv, now=NOW, tz=TZ,
+                            previous=previous)
+    turn = Turn(question=question, user="alice", role=role, now=NOW)
+    return await investigate(turn, context, PolicyGate(ToolSet(tools)), settings)
+
+
+def workload_tool(behaviour, name="k8s.workload_status", **meta):  # noqa: ANN001, ANN201
+    return make_tool(name, ServiceArgs,
+                     agent(["k8s.workload_status"], "kubernetes", **meta), ENVS, behaviour)
+
+
+def events_tool(behaviour):  # noqa: ANN001, ANN201
+    return make_tool("k8s.events", ServiceArgs, agent(["k8s.events"], "kubernetes"), ENVS,
+                     behaviour)
+
+
+OOM = facts_result("k8s.workload_status", "kubernetes", [
+    ("container app of service-a-1 was OOMKilled (exit code 137)", "k8s.termination",
+     {"pod": "service-a-1", "container": "app", "reason": "OOMKilled", "exit_code": 137}),
+])
+
+
+async def test_empty_partial_read_is_a_gap_never_no_problem() -> None:
+    tools = [workload_tool(OOM), events_tool(empty_result("k8s.events", "kubernetes",
+                                                          complete=False))]
+    inv = await ask("почему service-a в dc-a рестартует?", tools)
+    answer = inv.answer
+    status = {o.id: o.status for o in answer.objectives}
+    assert status["k8s.events"] == "unresolved"
+    assert any("partial" in g.reason and "absence is not proven" in g.reason
+               for g in answer.gaps if g.objective == "k8s.events")
+    assert not any("no " in f.text.lower() and "event" in f.text.lower() for f in answer.facts)
+    assert answer.final is False  # a required objective is not settled
+
+
+async def test_empty_complete_read_proves_absence_as_a_fact() -> None:
+    tools = [workload_tool(OOM), events_tool(empty_result("k8s.events", "kubernetes",
+                                                          complete=True))]
+    answer = (await ask("почему service-a в dc-a рестартует?", tools)).answer
+    status = {o.id: o.status for o in answer.objectives}
+    assert status["k8s.events"] == "resolved"
+    assert any(f.text.startswith("No events of the workload") and "complete read" in f.text
+               for f in answer.facts)
+    assert answer.final is True
+    assert any("OOMKilled" in h.text for h in answer.hypotheses)
+
+
+async def test_failed_source_becomes_a_gap_and_other_facts_survive() -> None:
+    calls: list[int] = []
+    tools = [workload_tool(OOM),
+             events_tool(raising(SourceUnavailable("kubernetes", "HTTP 503 from API"), calls))]
+    answer = (await ask("почему service-a в dc-a рестартует?", tools)).answer
+    assert any("OOMKilled" in f.text for f in answer.facts)
+    gap = next(g for g in answer.gaps if g.objective == "k8s.events")
+    assert "503" in gap.reason and "dc-a" in gap.reason
+    assert {o.id: o.status for o in answer.objectives}["k8s.events"] == "unavailable"
+    assert len(calls) == 2  # one retry for a transient error, then marked unavailable
+
+
+async def test_alternative_source_is_used_after_a_failure() -> None:
+    live = workload_tool(raising(SourceTimeout("kubernetes", "timed out")), name="k8s.live",
+                         freshness="live")
+    backup = make_tool("metrics.state", ServiceArgs,
+                       agent(["k8s.workload_status"], "metrics"), ENVS,
+                       facts_result("metrics.state", "metrics",
+                                    [("2 of 2 pods ready", "k8s.workload", {})]))
+    answer = (await ask("что с service-a в dc-a сейчас?", [live, backup])).answer
+    status = {o.id: o.status for o in answer.objectives}
+    assert status["k8s.workload_status"] == "resolved"
+    assert [c["tool"] for c in answer.tool_calls] == ["k8s.live", "metrics.state"]
+
+
+async def test_timeout_keeps_collected_facts() -> None:
+    slow = events_tool(sleeping(10, empty_result("k8s.events", "kubernetes", complete=True)))
+    settings = InvestigationSettings(timezone=TZ, source_timeouts={"kubernetes": 0.2},
+                                     turn_deadline_s=5.0)
+    answer = (await ask("почему service-a в dc-a рестартует?", [workload_tool(OOM), slow],
+                        settings)).answer
+    assert any("OOMKilled" in f.text for f in answer.facts)
+    gap = next(g for g in answer.gaps if g.objective == "k8s.events")
+    assert "no answer within 0.2 s" in gap.reason
+
+
+async def test_turn_deadline_keeps_what_already_came_back() -> None:
+    slow = events_tool(sleeping(10, empty_result("k8s.events", "kubernetes", complete=True)))
+    settings = InvestigationSettings(timezone=TZ, turn_deadline_s=0.3)
+    inv = await ask("почему service-a в dc-a рестартует?", [workload_tool(OOM), slow], settings)
+    assert inv.timed_out
+    assert any("OOMKilled" in f.text for f in inv.answer.facts)
+    assert inv.answer.final is False
+    assert inv.answer.summary.startswith("Partial answer")
+
+
+async def test_same_question_takes_the_same_route_every_time() -> None:
+    tools = [workload_tool(OOM), events_tool(empty_result("k8s.events", "kubernetes",
+                                                          complete=True))]
+    routes = []
+    for _ in range(3):
+        answer = (await ask("почему service-a в dc-a рестартует?", tools)).answer
+        routes.append([(c["tool"], c["arguments"]) for c in answer.tool_calls])
+    assert routes[0] == routes[1] == routes[2]
+    assert all(c[1]["env"] == "dc-a" for c in routes[0])
+
+
+async def test_identical_calls_are_made_once_even_for_several_objectives() -> None:
+    trace_calls: list[int] = []
+
+    async def trace(args, ctx):  # noqa: ANN001, ANN202
+        trace_calls.append(1)
+        return await facts_result("logs.request_trace", "logs", [
+            ("edge returned 502", "edge.access", {"status": 502}),
+            ("upstream sent too big header", "edge.error", {"error_class": "too_big_header"}),
+            ("app answered 302", "app.response", {"status": 302}),
+        ])(args, ctx)
+
+    tool = make_tool("logs.request_trace", RequestArgs,
+                     agent(["edge.access_log", "edge.error_log", "app.log"], "logs"), ENVS, trace)
+    answer = (await ask("502 в dc-a request_id 7f9e2c21a4b84d0c9e51b0d3f6a27c85 в 14:11",
+                        [tool])).answer
+    assert len(trace_calls) == 1
+    status = {o.id: o.status for o in answer.objectives}
+    assert status["edge.access_log"] == status["edge.error_log"] == "resolved"
+    assert status["app.response"] == "resolved"
+    assert "302" in answer.summary and "502" in answer.summary
+
+
+async def test_nodes_observed_in_round_one_feed_round_two() -> None:
+    pods = facts_result("k8s.endpoints", "kubernetes", [("2 ready endpoints", "k8s.endpoints", {})],
+                        entities=[Entity(kind="node", name="worker-17", env="dc-a")])
+    seen_nodes: list[str] = []
+
+    async def net(args, ctx):  # noqa: ANN001, ANN202
+        seen_nodes.append(args.node)
+        return await facts_result("metrics.node_network", "metrics", [
+            ("worker-17 softnet squeezes 40/s vs peers 0/s", "node.network",
+             {"node": args.node, "metric": "softnet_squeezes", "anomalous": True}),
+        ])(args, ctx)
+
+    tools = [
+        make_tool("k8s.endpoints", ServiceArgs, agent(["k8s.ready_endpoints"], "kubernetes"),
+                  ENVS, pods),
+        make_tool("metrics.node_network", NodeArgs, agent(["node.network"], "metrics"), ENVS, net),
+        make_tool("metrics.http_errors", ServiceArgs, agent(["http.error_rate"], "metrics"), ENVS,
+                  facts_result("metrics.http_errors", "metrics", [("502 spike", "http.rate", {})])),
+    ]
+    answer = (await ask("почему service-a в dc-a отдаёт 502?", tools)).answer
+    assert seen_nodes == ["worker-17"]
+    assert any("worker-17" in h.text for h in answer.hypotheses)
+
+
+async def test_history_cannot_confirm_the_present() -> None:
+    old = facts_result("k8s.rollouts", "kubernetes",
+                       [("canary rollout succeeded", "k8s.workload", {})],
+                       observed_at=NOW - timedelta(days=2))
+    answer = (await ask("canary service-a в dc-a работает сейчас?",
+                        [workload_tool(old, name="k8s.rollouts")])).answer
+    status = {o.id: o.status for o in answer.objectives}
+    assert status["k8s.workload_status"] == "unresolved"
+    assert any("history cannot confirm the current state" in g.reason for g in answer.gaps)

@@ -1,0 +1,72 @@
+"""A broken configuration stops start-up naming the key and the reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.settings import ConfigFileError, load_config, parse_config, secret_from_env
+from bot.wiring import build_gate
+from policy.scope import Scope
+from policy.toolset import CallContext
+
+GOOD = {
+    "timezone": "Europe/Moscow",
+    "environments": {
+        "dc-a": {"kubernetes": {"url": "https://k8s.dc-a.example:6443", "token_env": "K8S_A"},
+                 "metrics": {"url": "http://vm.dc-a:8428"}},
+    },
+    "admins": ["bob"],
+}
+
+
+def test_good_config_loads_and_roles_come_from_admins() -> None:
+    cfg = parse_config(GOOD)
+    assert cfg.role_of("bob") == "admin" and cfg.role_of("alice") == "engineer"
+
+
+@pytest.mark.parametrize(
+    ("patch", "key"),
+    [
+        ({"timezone": "Mars/Olympus"}, "timezone"),
+        ({"environments": {}}, "environments"),
+        ({"environments": {"dc-a": {"metrics": {"url": "x", "timeout_s": -1}}}},
+         "environments.dc-a.metrics.timeout_s"),
+        ({"environments": {"dc-a": {"kubernetes": {}}}}, "environments.dc-a.kubernetes.url"),
+        ({"admin": ["bob"]}, "admin"),
+    ],
+)
+def test_bad_config_names_the_key(patch: dict, key: str) -> None:
+    with pytest.raises(ConfigFileError) as err:
+        parse_config({**GOOD, **patch})
+    assert key in str(err.value)
+
+
+def test_unreadable_and_invalid_yaml_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigFileError, match="cannot read"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("environments: [\n")
+    with pytest.raises(ConfigFileError, match="invalid YAML"):
+        load_config(bad)
+
+
+def test_secrets_come_from_the_named_environment_variable_only() -> None:
+    assert secret_from_env("K8S_A", {"K8S_A": "s3cr3t"}).get_secret_value() == "s3cr3t"  # type: ignore[union-attr]
+    assert secret_from_env("K8S_A", {}) is None
+    assert secret_from_env(None, {"K8S_A": "x"}) is None
+
+
+def test_configured_sources_become_admitted_tools_per_env() -> None:
+    from datetime import UTC, datetime
+
+    gate = build_gate(parse_config(GOOD), environ={})
+    ctx = CallContext(user="alice", role="engineer", scope=Scope(), now=datetime.now(UTC))
+    names = {c.name for c in gate.contracts(ctx)}
+    assert any(n.startswith("k8s.") for n in names)
+    assert any(n.startswith("metrics.") for n in names)
+    assert not any(n.startswith("logs.") for n in names)  # no log source configured
+    for c in gate.contracts(ctx):
+        if "env" in c.enums:
+            assert c.enums["env"] == ["dc-a"]
