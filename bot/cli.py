@@ -56,12 +56,13 @@ async def _ask_world(args: argparse.Namespace) -> int:
 async def _ask_config(args: argparse.Namespace, path: Path) -> int:
     from bot.conversation import Conversation
     from bot.memory import WorkingMemory
-    from bot.wiring import build_gate
+    from bot.wiring import build_gate, build_model
 
     config = load_config(path)
     conversation = Conversation(
         config=config,
         gate=build_gate(config),
+        model=build_model(config),
         memory=WorkingMemory(clock=lambda: datetime.now().astimezone()),
     )
     now = _parse_now(args.now) or datetime.now().astimezone()
@@ -228,7 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _configure_logging(args.verbose)
     try:
         return int(args.fn(args))
-    except ConfigFileError as exc:
+    except (ConfigFileError, ValueError) as exc:
+        # ConfigFileError and WorldError (a ValueError) carry the file, key and reason
         print(str(exc), file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -17,6 +17,7 @@ from bot.settings import InfrabotConfig
 from planner.answer import Answer, Gap
 from planner.context import ContextState, InventoryItem, build_context
 from planner.investigation import Investigation, InvestigationSettings, investigate
+from planner.model import ModelClient
 from planner.turn import Turn
 from policy.gate import PolicyGate
 from policy.toolset import CallContext
@@ -40,8 +41,16 @@ class TurnOutcome:
 
 
 class Conversation:
-    def __init__(self, *, config: InfrabotConfig, gate: PolicyGate, memory: WorkingMemory) -> None:
+    def __init__(
+        self,
+        *,
+        config: InfrabotConfig,
+        gate: PolicyGate,
+        memory: WorkingMemory,
+        model: ModelClient | None = None,
+    ) -> None:
         self.config = config
+        self.model = model
         self.gate = gate
         self.memory = memory
         self.tz = ZoneInfo(config.timezone)
@@ -51,6 +60,7 @@ class Conversation:
             max_rounds=config.limits.max_rounds,
             turn_deadline_s=config.limits.turn_deadline_s,
             facts_per_source=config.limits.facts_per_source,
+            keep_query_hosts=_own_hosts(config),
         )
 
     @staticmethod
@@ -125,7 +135,7 @@ class Conversation:
         if context.unknown_envs and "env" not in context.explicit:
             answer = _unknown_env_answer(turn, context, envs)
             return TurnOutcome(answer, context, None, inv_calls)
-        investigation = await investigate(turn, context, self.gate, self.settings)
+        investigation = await investigate(turn, context, self.gate, self.settings, model=self.model)
         answer = investigation.answer
         answer.tool_calls = inv_calls + answer.tool_calls
         self.memory.remember(
@@ -150,6 +160,27 @@ class Conversation:
             ),
         )
         return TurnOutcome(answer, context, investigation, inv_calls)
+
+
+def _own_hosts(config: InfrabotConfig) -> frozenset[str]:
+    """Hosts whose links keep their query strings: our configured sources and dashboards
+    (a Grafana or Kibana link without its query is useless); everything else is redacted."""
+    from urllib.parse import urlsplit
+
+    urls: list[str] = []
+    for env in config.environments.values():
+        for src in (env.kubernetes, env.metrics, env.logs):
+            if src is not None:
+                urls.append(src.url)
+                urls += [
+                    getattr(src, a) or ""
+                    for a in ("grafana_url", "discover_url_template", "link_template")
+                    if hasattr(src, a)
+                ]
+    if config.gitlab is not None:
+        urls.append(config.gitlab.url)
+    hosts = {urlsplit(u).hostname for u in urls if u}
+    return frozenset(h for h in hosts if h) | frozenset(config.allowed_link_hosts)
 
 
 def _blank_scope():

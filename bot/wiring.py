@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from bot.settings import InfrabotConfig, secret_from_env
 from connectors import elasticsearch, gitlab, kubernetes, netcheck, victoriametrics
+from planner.model import ModelClient, OpenAICompatibleModel, ProviderSettings
 from policy.gate import PolicyGate
 from policy.toolset import Tool, ToolSet
 
@@ -74,6 +75,21 @@ def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None
     tools += gitlab.build_tools(gitlab_target, list(config.environments)) if gitlab_target else []
     tools += netcheck.build_tools()
     return tools
+
+
+def build_model(
+    config: InfrabotConfig, environ: Mapping[str, str] | None = None
+) -> ModelClient | None:
+    """The planner model from configuration, or None: everything works without one."""
+    m = config.models.planner
+    if m is None:
+        return None
+    env_vars = dict(environ) if environ is not None else None
+    return OpenAICompatibleModel(
+        ProviderSettings(
+            base_url=m.base_url, model=m.model, api_key=secret_from_env(m.api_key_env, env_vars)
+        )
+    )
 
 
 def build_gate(config: InfrabotConfig, environ: Mapping[str, str] | None = None) -> PolicyGate:

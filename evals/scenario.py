@@ -60,8 +60,12 @@ class Expect(_Strict):
     max_tool_calls: int | None = Field(default=None, ge=0)
 
     @field_validator(
-        "answer_contains", "answer_not_contains", "facts_contain", "hypotheses_contain",
-        "gaps_contain", "no_fact_contains",
+        "answer_contains",
+        "answer_not_contains",
+        "facts_contain",
+        "hypotheses_contain",
+        "gaps_contain",
+        "no_fact_contains",
     )
     @classmethod
     def _no_empty(cls, value: list[str]) -> list[str]:
@@ -158,7 +162,7 @@ def _format_errors(exc: ValidationError, prefix: str = "") -> list[str]:
         where = format_loc(err["loc"], prefix) or "(top level)"
         msg = err["msg"]
         if msg.startswith("Value error, "):
-            msg = msg[len("Value error, "):]
+            msg = msg[len("Value error, ") :]
         inp = err.get("input")
         if err["type"] not in ("missing", "extra_forbidden", "value_error") and isinstance(
             inp, str | int | float | bool
@@ -241,8 +245,10 @@ def _cross_checks(spec: ScenarioSpec, world: World, problems: list[str]) -> None
                         f"{where}: {q.env} has no {q.source} source in the world, "
                         "so it can never be queried"
                     )
-                elif key == "queried" and q.env is None and not any(
-                    world.has(env, q.source) for env in world.environments
+                elif (
+                    key == "queried"
+                    and q.env is None
+                    and not any(world.has(env, q.source) for env in world.environments)
                 ):
                     problems.append(f"{where}.source: no environment has {q.source}")
 

@@ -20,6 +20,28 @@ from policy.redaction import redact
 from policy.results import ResultFact
 
 MAX_RECOMMENDATIONS = 4
+# The order a reader needs: the symptom and its direct cause first, context after.
+FACT_ORDER: dict[str, int] = {
+    "edge.error": 0,
+    "edge.access": 1,
+    "app.response": 2,
+    "k8s.termination": 3,
+    "k8s.waiting": 4,
+    "k8s.event": 5,
+    "node.network": 6,
+    "http.rate": 7,
+    "ci.job": 8,
+    "ci.commit": 9,
+    "k8s.audit": 10,
+    "k8s.quota": 11,
+    "metrics.usage": 12,
+    "k8s.endpoints": 13,
+    "k8s.pod": 14,
+    "metrics.restarts": 15,
+    "app.log": 30,
+    "k8s.log": 31,
+    "negative": 40,
+}
 _RANK = {"resolved": 0, "unavailable": 1, "unresolved": 2}
 
 
@@ -40,8 +62,16 @@ def finalize(
 
     indexed: list[IndexedFact] = []
     facts: list[AnswerFact] = []
-    for entry in packet.entries:
+    seen: set[tuple[str, str, str | None]] = set()
+    entries = sorted(
+        enumerate(packet.entries), key=lambda ie: (FACT_ORDER.get(ie[1].fact.kind, 50), ie[0])
+    )
+    for _, entry in entries:
         fact = entry.fact
+        key = (fact.text, fact.source, entry.env)
+        if key in seen:  # the same observation read through two tools
+            continue
+        seen.add(key)
         indexed.append(IndexedFact(len(facts), fact, entry.env))
         facts.append(_answer_fact(fact, entry.env, entry.call_id, context, clean))
 

@@ -17,13 +17,15 @@ from typing import Protocol
 
 import structlog
 
-from planner.answer import Answer
+from planner.answer import Answer, Gap
 from planner.context import ContextState
 from planner.evidence import EvidencePacket, build_packet
 from planner.executor import CallRecord, Executor, GatedTools
 from planner.finalizer import finalize
+from planner.freeplan import FreePlanOutcome, free_planning
 from planner.guard import EnvOutcome, outcome_for
-from planner.objectives import QuestionPlan, plan_for
+from planner.model import ModelClient
+from planner.objectives import Objective, QuestionPlan, plan_for
 from planner.routing import (
     Discovered,
     PlannedCall,
@@ -48,6 +50,7 @@ class InvestigationSettings:
     max_rounds: int = 3
     turn_deadline_s: float = 90.0
     facts_per_source: int = 12
+    keep_query_hosts: frozenset[str] = frozenset()  # our own dashboards: links keep queries
 
 
 class CatalogueGate(GatedTools, Protocol):
@@ -91,12 +94,43 @@ def _discover(records: list[CallRecord], discovered: Discovered) -> None:
                 discovered.add_node(env, str(fact.attrs["node"]))
 
 
+def _covers(contract: ToolContract | None, objective: Objective) -> bool:
+    return contract is not None and bool(set(contract.agent.evidence) & set(objective.evidence))
+
+
+def _share_a_call(
+    objective: Objective,
+    env: str,
+    wanted: dict[str, tuple[PlannedCall, set[str]]],
+    records: list[CallRecord],
+    by_name: dict[str, ToolContract],
+) -> bool:
+    """One call that closes several evidence kinds serves every objective that accepts
+    one of them: attach this objective to a call already planned this round, or to one
+    already made whose result did not fail, instead of calling another tool."""
+    for call, objectives in wanted.values():
+        if call.env in (env, None) and _covers(by_name.get(call.tool), objective):
+            objectives.add(objective.id)
+            return True
+    for rec in records:
+        if (
+            rec.call.env in (env, None)
+            and objective.id not in rec.objectives
+            and rec.result.status not in ("error", "denied")
+            and _covers(by_name.get(rec.call.tool), objective)
+        ):
+            rec.objectives.add(objective.id)
+            return True
+    return False
+
+
 async def investigate(
     turn: Turn,
     context: ContextState,
     gate: CatalogueGate,
     settings: InvestigationSettings,
     *,
+    model: ModelClient | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> Investigation:
     started = clock()
@@ -137,6 +171,8 @@ async def investigate(
                 for env in context.envs:
                     current = outcome(objective, env)
                     if current.status == "resolved":
+                        continue
+                    if _share_a_call(objective, env, wanted, executor.records, by_name):
                         continue
                     missing = needs_missing(objective, env, context, discovered)
                     if missing:
@@ -200,8 +236,41 @@ async def investigate(
             new = await executor.run(calls)
             _discover(new, discovered)
 
+    free = FreePlanOutcome()
+
+    def settled(o, env) -> str:
+        status = outcome(o, env).status
+        if status == "resolved":
+            return "resolved"
+        if status == "failed" or blocked.get((o.id, env), "").startswith("no source"):
+            return "settled"  # nothing a model could add: no source, or it failed
+        return "open"
+
+    def status_now() -> dict[str, str]:
+        out = {}
+        for o in plan.objectives:
+            states = {settled(o, env) for env in context.envs}
+            out[o.id] = "open" if "open" in states else min(states)
+        return out
+
+    async def with_model() -> None:
+        nonlocal free
+        await rounds()
+        open_required = any(o.required and status_now()[o.id] == "open" for o in plan.objectives)
+        if model is not None and (plan.intent == "general" or open_required):
+            free = await free_planning(
+                question=turn.question,
+                context=context,
+                plan=plan,
+                executor=executor,
+                contracts=contracts,
+                model=model,
+                status_of=status_now,
+            )
+            _discover(executor.records, discovered)
+
     try:
-        await asyncio.wait_for(rounds(), settings.turn_deadline_s)
+        await asyncio.wait_for(with_model(), settings.turn_deadline_s)
     except TimeoutError:
         timed_out = True
         log.warning("investigation.deadline", seconds=settings.turn_deadline_s)
@@ -250,7 +319,11 @@ async def investigate(
         packet=packet,
         total_ms=total_ms,
         timed_out=timed_out,
+        keep_query_hosts=settings.keep_query_hosts,
     )
+    answer.timings.model_ms = free.model_ms
+    for note in free.notes:
+        answer.gaps.append(Gap(objective="model", reason=note))
     return Investigation(
         plan, context, list(executor.records), outcomes, packet, workspace, answer, timed_out
     )

@@ -198,8 +198,13 @@ def app_facts(hit: dict[str, Any], link: str, graph: Graph) -> list[ResultFact]:
             source=SRC_APP,
             observed_at=when,
             link=link,
-            attrs={**base, "level": level, "message": message, "logger": lookup(src, "logger"),
-                   **({"response": response} if response else {})},
+            attrs={
+                **base,
+                "level": level,
+                "message": message,
+                "logger": lookup(src, "logger"),
+                **({"response": response} if response else {}),
+            },
         )
     ]
     if isinstance(status, int):
@@ -217,8 +222,14 @@ def app_facts(hit: dict[str, Any], link: str, graph: Graph) -> list[ResultFact]:
                 source=SRC_APP,
                 observed_at=when,
                 link=link,
-                attrs={**base, "status": status, "method": method, "path": path,
-                       "duration_ms": duration, **response},
+                attrs={
+                    **base,
+                    "status": status,
+                    "method": method,
+                    "path": path,
+                    "duration_ms": duration,
+                    **response,
+                },
             )
         )
     graph.entity("service", service, namespace)

@@ -177,9 +177,11 @@ class LogReader:
             if aggs and after is None:
                 kwargs["aggs"] = aggs
             try:
-                body = self._client.options(request_timeout=self.target.timeout_s).search(
-                    **kwargs
-                ).body
+                body = (
+                    self._client.options(request_timeout=self.target.timeout_s)
+                    .search(**kwargs)
+                    .body
+                )
             except Exception as exc:  # every client failure becomes a SourceError
                 err = map_error(exc, self.target, index)
                 log.info("es.search_failed", env=self.target.env, index=index, kind=err.kind)
@@ -194,8 +196,14 @@ class LogReader:
             after = page[-1].get("sort")
             if not after:
                 break
-        log.debug("es.search", env=self.target.env, index=index, read=len(read.hits),
-                  total=read.total, exact=read.exact)
+        log.debug(
+            "es.search",
+            env=self.target.env,
+            index=index,
+            read=len(read.hits),
+            total=read.total,
+            exact=read.exact,
+        )
         return read
 
     def _page(self, body: Any, read: Read, index: str, *, first: bool) -> list[dict[str, Any]]:

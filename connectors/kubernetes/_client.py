@@ -255,6 +255,12 @@ class KubeReader:
                         f"{len(items)} items; the rest of the list was not read"
                     )
                     return ListRead(items, False, note)
+                if exc.status == 404 and resource == AUDIT_PLURAL:
+                    raise SourceUnsupported(
+                        self.source,
+                        f"no audit backend is exposed in {self.env}: the audit API "
+                        f"{AUDIT_GROUP}/{AUDIT_VERSION} {AUDIT_PLURAL} answered 404",
+                    ) from exc
                 raise self.error(exc, what) from exc
             doc = self.parse(raw, what, listing=True)
             items.extend(i for i in doc["items"] if isinstance(i, dict))

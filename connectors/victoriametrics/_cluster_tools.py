@@ -80,7 +80,7 @@ async def endpoints_ready(run: Run, args: EndpointsArgs) -> ToolResult:
     if first_bad is None and first_zero is None:
         text = (
             f"{who}: {fmt_num(min(ready))} ready endpoint address(es) "
-            f"({', '.join(ips['true']) or '?'}) throughout the samples {run.span()}; "
+            f"({', '.join(ips['true']) or '?'}) throughout {run.span()}; "
             f"no not-ready address (kube-state-metrics {ENDPOINTS})"
         )
     else:

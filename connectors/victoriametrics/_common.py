@@ -228,8 +228,8 @@ class Run:
         note: str | None = None,
     ) -> ToolResult:
         """`found`: the asked-for data is there; `exists`: the scope is known to the source
-        (its base metric has series), so an empty answer can prove absence; `partial`: the
-        tool itself saw a hole in what it read."""
+        (its base metric has series), so what was not found is absent (when nothing was cut);
+        `partial`: the tool itself saw a hole in what it read."""
         all_warnings = list(warnings)
         truncated = False
         for read in self.reads:
@@ -252,7 +252,7 @@ class Run:
             relations=list(relations),
             coverage=Coverage(
                 source=self.source,
-                complete_for_negative=(not found) and exists and not flagged,
+                complete_for_negative=exists and not flagged,
                 truncated=truncated,
                 returned=sum(len(r.series) for r in self.reads),
                 limit=self.target.max_series,

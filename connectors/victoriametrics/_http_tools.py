@@ -74,15 +74,12 @@ async def resolve_scope(
     return None
 
 
-def _no_data(run: Run, metric: str, what: str, matchers: list[Matcher]) -> ToolResult:
+def _no_data(run: Run, metric: str, meaning: str, matchers: list[Matcher]) -> ToolResult:
     where = ", ".join(f"{k}={v}" for k, _, v in matchers) or "this environment"
     return run.result(
         found=False,
         exists=False,
-        warnings=[
-            f"{metric} has no series for {where} in {run.env} {run.span()}: no data, which "
-            f"does not mean zero {what}"
-        ],
+        warnings=[f"{metric} has no series for {where} in {run.env} {run.span()}: {meaning}"],
         note="no data for the scope",
     )
 
@@ -107,7 +104,12 @@ async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
     base = _base(args.namespace)
     matchers = await resolve_scope(run, REQUESTS, base, args.service)
     if matchers is None:
-        return _no_data(run, REQUESTS, "requests", [*base, ("service", "=", args.service)])
+        return _no_data(
+            run,
+            REQUESTS,
+            "no data, which does not mean zero requests",
+            [*base, ("service", "=", args.service)],
+        )
     sel, w = selector(REQUESTS, matchers), run.window.seconds
     total_expr = f"sum by (namespace, ingress, service) (increase({sel}[{w}s]))"
     range_expr = f"sum(rate({sel}[{run.window.rate_s}s]))"
@@ -156,7 +158,8 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
     matchers = await resolve_scope(run, REQUESTS, base, args.service)
     if matchers is None:
         scope = [*base, *([("service", "=", args.service)] if args.service else [])]
-        return _no_data(run, REQUESTS, f"{args.status} responses", scope)
+        meaning = f"no data, which does not mean zero {args.status} responses"
+        return _no_data(run, REQUESTS, meaning, scope)
     w, r = run.window.seconds, run.window.rate_s
     err_sel = selector(REQUESTS, [*matchers, status_matcher(args.status)])
     by = "namespace, ingress, service, status"
@@ -245,7 +248,7 @@ async def latency(run: Run, args: LatencyArgs) -> ToolResult:
     base = _base(args.namespace)
     matchers = await resolve_scope(run, BUCKETS, base, args.service)
     if matchers is None:
-        return _no_data(run, BUCKETS, "latency", [*base, ("service", "=", args.service)])
+        return _no_data(run, BUCKETS, "no latency data", [*base, ("service", "=", args.service)])
     sel, w, r, q = selector(BUCKETS, matchers), run.window.seconds, run.window.rate_s, args.quantile
     whole_expr = f"histogram_quantile({q}, sum by (le) (increase({sel}[{w}s])))"
     range_expr = f"histogram_quantile({q}, sum by (le) (rate({sel}[{r}s])))"

@@ -30,6 +30,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import httpx
 import structlog
@@ -249,8 +250,8 @@ def build_app(
             name = request.path_params.get("name", "")
             path = f"/api/v1/label/{name}/values" if kind == "label_values" else f"/api/v1/{kind}"
             pairs = list(request.query_params.multi_items())
-            if request.method == "POST":
-                pairs.extend((k, str(v)) for k, v in (await request.form()).multi_items())
+            if request.method == "POST":  # form-encoded, as Prometheus clients send it
+                pairs.extend(parse_qsl((await request.body()).decode(), keep_blank_values=True))
             recorded: dict[str, Any] = {}
             for key, value in pairs:
                 prev = recorded.get(key)

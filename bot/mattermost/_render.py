@@ -1,0 +1,43 @@
+"""Answer -> Mattermost message(s): the full report, or a short summary plus a file.
+
+Text from sources (log lines, commit messages) is untrusted: an `@channel` or `@alice` in
+a log line must not ping anyone, so every @word in a bot message is neutralised with a
+zero-width space.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from planner.answer import Answer
+from planner.render import render_markdown
+
+LONG_ANSWER_CHARS = 12_000
+REPORT_NAME = "infrabot-report.md"
+_AT_RE = re.compile(r"@(?=[\w.-])")
+
+
+def quiet_mentions(text: str) -> str:
+    return _AT_RE.sub("@\u200b", text)
+
+
+@dataclass(frozen=True)
+class RenderedReply:
+    message: str
+    attachment: str | None = None  # the full markdown report, when the answer is long
+
+
+def render_reply(answer: Answer, *, limit: int = LONG_ANSWER_CHARS) -> RenderedReply:
+    full = quiet_mentions(render_markdown(answer, max_facts=max(len(answer.facts), 1)))
+    if len(full) <= limit:
+        return RenderedReply(full)
+    short = quiet_mentions(render_markdown(answer, max_facts=5))
+    if len(short) > limit - 300:
+        short = quiet_mentions(f"**{answer.summary[: limit // 2]}**\n")
+    note = (
+        f"\n_The answer is long: the full report ({len(answer.facts)} facts, "
+        f"{len(answer.gaps)} gaps, {len(answer.tool_calls)} tool calls) is attached as "
+        f"{REPORT_NAME}._"
+    )
+    return RenderedReply(short.rstrip() + "\n" + note, attachment=full)

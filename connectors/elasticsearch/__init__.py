@@ -1,0 +1,60 @@
+"""Elasticsearch logs: edge access and error logs, application logs.
+
+Tools: `logs.request_trace`, `logs.edge_errors`, `logs.app_logs`, `logs.search`. Reads go
+through the official synchronous client (`elasticsearch` 9.x) in a worker thread, with
+`request_timeout` on every call, no retries, `track_total_hits: true`, and search_after
+paging up to the target's `max_hits`. A read is complete for a negative only when
+`hits.total.relation` is `eq` and every hit was read; a capped read says "read N of >= M".
+
+Error tree (no SDK exception leaves this package; each is raised `from` the original):
+
+    ApiError 401, 403                    -> SourceForbidden
+    ApiError 404 index_not_found         -> SourceUnsupported ("index pattern X is not
+                                            served in ENV"; wildcards are sent with
+                                            allow_no_indices=false, so a pattern that
+                                            matches nothing is reported, not read as empty)
+    ApiError 404 (other)                 -> SourceUnsupported
+    ApiError 400 (query rejected)        -> SourceUnsupported, with the server's reason
+    ApiError 429, 5xx                    -> SourceUnavailable
+    ConnectionTimeout                    -> SourceTimeout
+    ConnectionError, other TransportError-> SourceUnavailable
+    SerializationError, no hits list,
+    UnsupportedProductError              -> SourceMalformed
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from connectors.elasticsearch import _applogs, _edge, _search, _trace
+from connectors.elasticsearch._reader import LogReader
+from connectors.elasticsearch._settings import DEFAULT_DISCOVER_URL_TEMPLATE, ElasticsearchTarget
+from policy.errors import ConfigError
+from policy.toolset import CallContext, FunctionTool, Tool
+
+__all__ = ["DEFAULT_DISCOVER_URL_TEMPLATE", "ElasticsearchTarget", "build_tools"]
+
+
+def build_tools(targets: Sequence[ElasticsearchTarget]) -> list[Tool]:
+    """The log tools over one target per environment."""
+    envs = [t.env for t in targets]
+    if len(set(envs)) != len(envs):
+        raise ConfigError(f"elasticsearch: more than one target for an environment: {envs}")
+    if not targets:
+        return []
+    readers = {t.env: LogReader(t) for t in targets}
+    patterns = sorted({p for t in targets for p in t.patterns()})
+
+    def bind(fn: Any) -> Any:
+        async def run(args: Any, ctx: CallContext) -> Any:
+            return await fn(readers, args, ctx)
+
+        return run
+
+    return [
+        FunctionTool(_trace.contract(envs), bind(_trace.request_trace)),
+        FunctionTool(_edge.contract(envs), bind(_edge.edge_errors)),
+        FunctionTool(_applogs.contract(envs), bind(_applogs.app_logs)),
+        FunctionTool(_search.contract(envs, patterns), bind(_search.log_search)),
+    ]

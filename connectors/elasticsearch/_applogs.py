@@ -1,0 +1,148 @@
+"""logs.app_logs: application log lines in a window, by namespace / service / request_id."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from connectors.elasticsearch._common import (
+    SubRead,
+    WindowArgs,
+    attempt_all,
+    build_result,
+    unknown_env,
+    window,
+)
+from connectors.elasticsearch._facts import Graph, app_facts
+from connectors.elasticsearch._reader import LogReader, any_of, kw_term, time_range
+from connectors.elasticsearch._settings import iso_utc
+from policy.contracts import AgentMeta, ToolContract
+from policy.results import ResultFact, ToolResult
+from policy.toolset import CallContext, scope_of
+from policy.vocabulary import ARGUMENT_NAMES
+
+NAME = "logs.app_logs"
+Level = Literal["debug", "info", "warn", "warning", "error", "fatal", "critical"]
+_LEVELS: dict[str, list[str]] = {"warn": ["warn", "warning"], "warning": ["warn", "warning"]}
+
+
+class AppLogsArgs(WindowArgs):
+    namespace: str | None = Field(
+        default=None, max_length=253, description=ARGUMENT_NAMES["namespace"]
+    )
+    service: str | None = Field(default=None, max_length=253, description=ARGUMENT_NAMES["service"])
+    request_id: str | None = Field(
+        default=None,
+        min_length=6,
+        max_length=128,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+        description=ARGUMENT_NAMES["request_id"],
+    )
+    level: Level | None = Field(default=None, description="log level to keep")
+    text: str | None = Field(
+        default=None, min_length=2, max_length=200, description="a phrase the message must contain"
+    )
+    limit: int = Field(default=50, ge=1, le=200, description=ARGUMENT_NAMES["limit"])
+
+
+def contract(envs: list[str]) -> ToolContract:
+    return ToolContract(
+        name=NAME,
+        description=(
+            "Application log lines (shipped container logs) in a time window, filtered by "
+            "namespace, service, request_id, level or a phrase in the message; with pod and "
+            "node of each line and the response status where the line has one."
+        ),
+        args_model=AppLogsArgs,
+        agent=AgentMeta(
+            evidence=["app.log"],
+            sources=["elasticsearch"],
+            output_kind="log_lines",
+            freshness="event_time",
+            negative_semantics="exact_count",
+            supports_history=True,
+            current_only=False,
+            read_only=True,
+        ),
+        enums={"env": envs},
+    )
+
+
+def _query(args: AppLogsArgs) -> tuple[list[dict[str, Any]], list[str]]:
+    """Filters, and the same in Lucene syntax for the Discover link."""
+    filters: list[dict[str, Any]] = []
+    lucene: list[str] = []
+    if args.namespace:
+        filters.append(
+            any_of(
+                *(
+                    kw_term(f, args.namespace)
+                    for f in ("kubernetes.namespace", "kubernetes.namespace_name", "namespace")
+                )
+            )
+        )
+        lucene.append(f'kubernetes.namespace:"{args.namespace}"')
+    if args.service:
+        filters.append(
+            any_of(
+                *(
+                    kw_term(f, args.service)
+                    for f in (
+                        "service",
+                        "service.name",
+                        "kubernetes.labels.app",
+                        "kubernetes.labels.app_kubernetes_io/name",
+                        "kubernetes.container",
+                    )
+                ),
+                {"prefix": {"kubernetes.pod": f"{args.service}-"}},
+            )
+        )
+        lucene.append(f'service:"{args.service}"')
+    if args.request_id:
+        filters.append(kw_term("request_id", args.request_id))
+        lucene.append(f'request_id:"{args.request_id}"')
+    if args.level:
+        names = _LEVELS.get(args.level, [args.level])
+        spelled = sorted({v for n in names for v in (n, n.upper(), n.capitalize())})
+        filters.append(any_of({"terms": {"level": spelled}}, {"terms": {"log.level": spelled}}))
+        lucene.append(f"level:{args.level}")
+    if args.text:
+        filters.append({"match_phrase": {"message": args.text}})
+        lucene.append(f'message:"{args.text}"')
+    return filters, lucene
+
+
+async def app_logs(
+    readers: dict[str, LogReader], args: AppLogsArgs, ctx: CallContext
+) -> ToolResult:
+    reader = readers.get(args.env)
+    if reader is None:
+        raise unknown_env(args.env)
+    t = reader.target
+    start, end = window(args, ctx)
+    filters, lucene = _query(args)
+    query = {"bool": {"filter": [*filters, time_range(start, end)]}}
+    limit = min(args.limit, t.max_hits)
+    ((read, err),) = await attempt_all(reader.search(t.app_index, query, limit=limit))
+    graph = Graph(env=args.env)
+    facts: list[ResultFact] = []
+    link = t.discover_link(t.app_index, " AND ".join(lucene) or "*", start, end)
+    hits = read.hits if read else []
+    for hit in hits:
+        facts.extend(app_facts(hit, link, graph))
+    warnings = []
+    if read is not None and not read.complete:
+        warnings.append(f"showing the first {len(hits)} lines in time order; {read.describe()}")
+    return build_result(
+        NAME,
+        scope_of(args, ctx),
+        [SubRead("app.log", f"application log ({t.app_index})", read, err, found=bool(hits))],
+        facts,
+        entities=graph.entities,
+        relations=graph.relations,
+        warnings=warnings,
+        limit=limit,
+        raw={"window": [iso_utc(start), iso_utc(end)], "hits": hits},
+    )

@@ -1,0 +1,174 @@
+"""What every log tool shares: the time window, sub-reads and an honest result."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+
+from connectors.elasticsearch._reader import SOURCE, Read
+from policy.errors import SourceError, SourceUnsupported
+from policy.results import Coverage, Entity, EvidenceState, Relation, ResultFact, ToolResult
+from policy.scope import Scope
+from policy.toolset import CallContext
+from policy.vocabulary import ARGUMENT_NAMES
+
+
+class WindowArgs(BaseModel):
+    """env plus an optional [start, end]; the question's window when left out."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    env: str = Field(description=ARGUMENT_NAMES["env"])
+    start: AwareDatetime | None = Field(default=None, description=ARGUMENT_NAMES["start"])
+    end: AwareDatetime | None = Field(default=None, description=ARGUMENT_NAMES["end"])
+
+    @model_validator(mode="after")
+    def _ordered(self) -> WindowArgs:
+        if self.start is not None and self.end is not None and self.start > self.end:
+            raise ValueError("start must not be after end")
+        return self
+
+
+def window(args: WindowArgs, ctx: CallContext) -> tuple[datetime, datetime]:
+    default_start, default_end = ctx.scope.time.bounds(ctx.now)
+    start = args.start or default_start
+    end = args.end or default_end
+    if start > end:
+        start, end = (start, start) if args.start else (end, end)
+    return start, end
+
+
+def unknown_env(env: str) -> SourceUnsupported:
+    return SourceUnsupported(SOURCE, f"no Elasticsearch log source is configured for {env}")
+
+
+@dataclass
+class SubRead:
+    """One evidence kind's read: what came back, or why it could not be had."""
+
+    evidence: str
+    label: str
+    read: Read | None = None
+    error: SourceError | None = None
+    found: bool = False
+    skipped: str | None = None  # why the read was not attempted
+    complete_override: bool | None = None  # e.g. aggregation counts cover all, hits do not
+    in_coverage: bool = True  # False: not applicable to this call (nothing to anchor it)
+
+    @property
+    def complete(self) -> bool:
+        if self.error is not None or self.skipped is not None or self.read is None:
+            return False
+        if self.complete_override is not None:
+            return self.complete_override
+        return self.read.complete
+
+    def state(self) -> EvidenceState:
+        if self.found:
+            return "found"
+        if self.error is not None:
+            return "failed"
+        return "none_complete" if self.complete else "none_partial"
+
+    def note(self) -> str:
+        if self.error is not None:
+            return f"{self.label}: failed ({self.error.reason})"
+        if self.skipped is not None:
+            return f"{self.label}: not read ({self.skipped})"
+        assert self.read is not None
+        return f"{self.label}: {self.read.describe()}"
+
+
+async def attempt(coro: Awaitable[Read]) -> tuple[Read | None, SourceError | None]:
+    try:
+        return await coro, None
+    except SourceError as exc:
+        return None, exc
+
+
+async def attempt_all(*coros: Awaitable[Read]) -> list[tuple[Read | None, SourceError | None]]:
+    return list(await asyncio.gather(*(attempt(c) for c in coros)))
+
+
+def build_result(
+    tool: str,
+    scope: Scope,
+    subs: list[SubRead],
+    facts: list[ResultFact],
+    *,
+    entities: list[Entity],
+    relations: list[Relation],
+    warnings: list[str],
+    limit: int,
+    raw: Any,
+) -> ToolResult:
+    """Status and coverage from the sub-reads; every failed sub-read is named in warnings.
+
+    When every attempted sub-read failed, the first failure is raised: the call is a gap,
+    never an empty success.
+    """
+    attempted = [s for s in subs if s.skipped is None]
+    failures = [s for s in attempted if s.error is not None]
+    if attempted and len(failures) == len(attempted):
+        raise failures[0].error  # type: ignore[misc]
+    for sub in failures:
+        warnings.append(f"{sub.label} could not be read: {sub.error.reason}")  # type: ignore[union-attr]
+    reads = [s.read for s in subs if s.read is not None]
+    complete = all(s.complete for s in subs if s.in_coverage)
+    totals = [r.total for r in reads]
+    coverage = Coverage(
+        source=SOURCE,
+        complete_for_negative=complete,
+        truncated=any(s.read is not None and not s.complete for s in subs),
+        returned=sum(len(r.hits) for r in reads),
+        limit=limit,
+        total=sum(t for t in totals if t is not None) if totals and None not in totals else None,
+        total_is_exact=all(r.exact for r in reads),
+        note="; ".join(s.note() for s in subs),
+    )
+    if complete:
+        status = "ok" if facts else "empty"
+    else:
+        status = "partial"
+        if not facts:
+            warnings.append(
+                "nothing was found, but the read was not complete: absence is not proven"
+            )
+    observed = [f.observed_at for f in facts if f.observed_at is not None]
+    return ToolResult(
+        tool=tool,
+        status=status,
+        scope=scope,
+        observed_at=max(observed) if observed else None,
+        entities=entities,
+        relations=relations,
+        coverage=coverage,
+        facts=facts,
+        warnings=warnings,
+        evidence={s.evidence: s.state() for s in _merge_by_kind(subs)},
+        raw=raw,
+    )
+
+
+def _merge_by_kind(subs: list[SubRead]) -> list[SubRead]:
+    """Several sub-reads may close one kind (one error-log read per access record)."""
+    by_kind: dict[str, list[SubRead]] = {}
+    for sub in subs:
+        by_kind.setdefault(sub.evidence, []).append(sub)
+    merged = []
+    for kind, group in by_kind.items():
+        if len(group) == 1:
+            merged.append(group[0])
+            continue
+        proxy = SubRead(evidence=kind, label=kind, found=any(s.found for s in group))
+        if not proxy.found:
+            failed = next((s for s in group if s.error is not None), None)
+            partial = next((s for s in group if not s.complete), None)
+            proxy = failed or partial or group[0]
+        merged.append(proxy)
+    return merged

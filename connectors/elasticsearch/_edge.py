@@ -1,0 +1,300 @@
+"""logs.edge_errors: edge 5xx and classified error-log lines in a window, without request_id."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic import Field
+
+from connectors.elasticsearch._common import (
+    SubRead,
+    WindowArgs,
+    attempt_all,
+    build_result,
+    unknown_env,
+    window,
+)
+from connectors.elasticsearch._errorlog import ErrorLine, error_line
+from connectors.elasticsearch._facts import SRC_ACCESS, SRC_ERROR, Graph, access_fact
+from connectors.elasticsearch._reader import LogReader, any_of, kw_term, time_range
+from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
+from policy.contracts import AgentMeta, ToolContract
+from policy.results import ResultFact, ToolResult
+from policy.toolset import CallContext, scope_of
+from policy.vocabulary import ARGUMENT_NAMES
+
+NAME = "logs.edge_errors"
+_SERVICE_FIELDS = ("service", "service.name", "upstream_name", "kubernetes.service")
+
+
+class EdgeErrorsArgs(WindowArgs):
+    host: str | None = Field(default=None, max_length=253, description="virtual host (Host)")
+    service: str | None = Field(default=None, max_length=253, description=ARGUMENT_NAMES["service"])
+    status: int | None = Field(
+        default=None, ge=400, le=599, description="one HTTP status; default: every 5xx"
+    )
+    limit: int = Field(default=10, ge=1, le=50, description="example records to return")
+
+
+def contract(envs: list[str]) -> ToolContract:
+    return ToolContract(
+        name=NAME,
+        description=(
+            "Edge proxy errors in a time window without a request_id: 5xx access records "
+            "counted by status, host and upstream address and per minute, with examples; and "
+            "the edge error-log lines in the same window, classified (too_big_header, "
+            "timeout, connection_refused, ...) and counted by class with a raw example. "
+            "Use for an error spike, or to see whether several services failed together."
+        ),
+        args_model=EdgeErrorsArgs,
+        agent=AgentMeta(
+            evidence=["edge.access_log", "edge.error_log"],
+            sources=["elasticsearch"],
+            output_kind="table",
+            freshness="event_time",
+            negative_semantics="exact_count",
+            supports_history=True,
+            current_only=False,
+            read_only=True,
+        ),
+        enums={"env": envs},
+    )
+
+
+def _interval(start: datetime, end: datetime) -> tuple[str, str]:
+    span = end - start
+    for limit, interval, word in (
+        (timedelta(hours=2), "1m", "minute"),
+        (timedelta(hours=12), "5m", "5 minutes"),
+        (timedelta(days=2), "1h", "hour"),
+    ):
+        if span <= limit:
+            return interval, word
+    return "1d", "day"
+
+
+def _buckets(read_aggs: dict[str, Any], name: str) -> list[tuple[Any, int]]:
+    agg = read_aggs.get(name)
+    buckets = agg.get("buckets") if isinstance(agg, dict) else None
+    if not isinstance(buckets, list):
+        return []
+    return [(b.get("key_as_string", b.get("key")), int(b.get("doc_count", 0))) for b in buckets]
+
+
+def _access_query(args: EdgeErrorsArgs, start: datetime, end: datetime) -> dict[str, Any]:
+    filters: list[dict[str, Any]] = [time_range(start, end)]
+    if args.status is not None:
+        filters.append({"term": {"status": args.status}})
+    else:
+        filters.append({"range": {"status": {"gte": 500, "lte": 599}}})
+    if args.host:
+        filters.append(kw_term("host", args.host))
+    if args.service:
+        filters.append(any_of(*(kw_term(f, args.service) for f in _SERVICE_FIELDS)))
+    return {"bool": {"filter": filters}}
+
+
+def _access_facts(
+    t: ElasticsearchTarget,
+    args: EdgeErrorsArgs,
+    read: Any,
+    start: datetime,
+    end: datetime,
+    word: str,
+    graph: Graph,
+) -> list[ResultFact]:
+    span = f"{iso_utc(start)}..{iso_utc(end)}"
+    what = f"status {args.status}" if args.status else "5xx"
+    query = f"status:{args.status}" if args.status else "status:[500 TO 599]"
+    if args.host:
+        query += f' AND host:"{args.host}"'
+    link = t.discover_link(t.edge_access_index, query, start, end)
+    bound = "" if read.exact else "at least "
+    facts = []
+    for name, attr, label in (
+        ("by_status", "status", "status"),
+        ("by_host", "host", "host"),
+        ("by_upstream", "upstream_addr", "upstream"),
+    ):
+        for key, count in _buckets(read.aggs, name):
+            facts.append(
+                ResultFact(
+                    text=f"edge access log {args.env} {span}: {bound}{count} {what} responses "
+                    f"with {label} {key}",
+                    kind="edge.access",
+                    source=SRC_ACCESS,
+                    observed_at=end,
+                    link=link,
+                    attrs={
+                        attr: key,
+                        "count": count,
+                        "count_is_exact": read.exact,
+                        "window_start": iso_utc(start),
+                        "window_end": iso_utc(end),
+                    },
+                )
+            )
+    timeline = [(k, c) for k, c in _buckets(read.aggs, "timeline") if c]
+    if timeline:
+        shown = ", ".join(f"{k} {c}" for k, c in timeline[:30])
+        facts.append(
+            ResultFact(
+                text=f"edge {what} responses per {word} in {args.env}: {shown}",
+                kind="edge.access",
+                source=SRC_ACCESS,
+                observed_at=end,
+                link=link,
+                attrs={"timeline": [{"at": k, "count": c} for k, c in timeline], "interval": word},
+            )
+        )
+    facts.extend(access_fact(hit, link, graph) for hit in read.hits)
+    return facts
+
+
+def _error_facts(
+    t: ElasticsearchTarget,
+    env: str,
+    lines: list[tuple[ErrorLine, str | None]],
+    exact: bool,
+    start: datetime,
+    end: datetime,
+) -> list[ResultFact]:
+    by_class = Counter(line.error_class for line, _ in lines)
+    bound = "" if exact else "at least "
+    facts = []
+    for error_class, count in by_class.most_common():
+        group = [(line, idx) for line, idx in lines if line.error_class == error_class]
+        example, index = group[0]
+        upstreams = Counter(line.upstream for line, _ in group if line.upstream)
+        hosts = Counter(line.host for line, _ in group if line.host)
+        link = t.discover_link(t.edge_error_index, f'"{example.message[:80]}"', start, end)
+        facts.append(
+            ResultFact(
+                text=f"edge error log {env} {iso_utc(start)}..{iso_utc(end)}: {bound}{count} "
+                f"line(s) of class {error_class}; hosts {dict(hosts.most_common(5))}; e.g. "
+                f"{example.message}",
+                kind="edge.error",
+                source=SRC_ERROR,
+                observed_at=max((ln.time for ln, _ in group if ln.time), default=None),
+                link=link,
+                attrs={
+                    "error_class": error_class,
+                    "count": count,
+                    "count_is_exact": exact,
+                    "message": example.message,
+                    "connection": example.connection,
+                    "host": example.host,
+                    "upstream": example.upstream,
+                    "upstreams": dict(upstreams.most_common(10)),
+                    "hosts": dict(hosts),
+                    "index": index,
+                },
+            )
+        )
+    return facts
+
+
+async def edge_errors(
+    readers: dict[str, LogReader], args: EdgeErrorsArgs, ctx: CallContext
+) -> ToolResult:
+    reader = readers.get(args.env)
+    if reader is None:
+        raise unknown_env(args.env)
+    t = reader.target
+    start, end = window(args, ctx)
+    interval, word = _interval(start, end)
+    aggs = {
+        "by_status": {"terms": {"field": "status", "size": 10}},
+        "by_host": {"terms": {"field": "host", "size": 10}},
+        "by_upstream": {"terms": {"field": "upstream_addr", "size": 10}},
+        "timeline": {
+            "date_histogram": {
+                "field": "@timestamp",
+                "fixed_interval": interval,
+                "min_doc_count": 1,
+            }
+        },
+    }
+    error_filters: list[dict[str, Any]] = [time_range(start, end)]
+    if args.host:
+        error_filters.append(any_of(kw_term("host", args.host), kw_term("server", args.host)))
+    (access, access_err), (errors, errors_err) = await attempt_all(
+        reader.search(
+            t.edge_access_index, _access_query(args, start, end), limit=args.limit, aggs=aggs
+        ),
+        reader.search(t.edge_error_index, {"bool": {"filter": error_filters}}, limit=t.max_hits),
+    )
+    graph = Graph(env=args.env)
+    facts: list[ResultFact] = []
+    warnings: list[str] = []
+    access_sub = SubRead(
+        "edge.access_log",
+        f"edge access log ({t.edge_access_index})",
+        access,
+        access_err,
+        found=bool(access and access.total),
+        complete_override=access.counted if access else None,
+    )
+    hosts: set[str] = set()
+    if access is not None:
+        facts.extend(_access_facts(t, args, access, start, end, word, graph))
+        hosts = {str(k).lower() for k, _ in _buckets(access.aggs, "by_host")}
+        if access.total and len(access.hits) < access.total:
+            warnings.append(
+                f"counts cover all {access.total} matching access records; "
+                f"{len(access.hits)} are shown as examples"
+            )
+    if args.service and access is not None and not access.total:
+        probe_args = args.model_copy(update={"service": None})
+        ((unfiltered, _err),) = await attempt_all(
+            reader.search(t.edge_access_index, _access_query(probe_args, start, end), limit=0)
+        )
+        if unfiltered is not None and unfiltered.total:
+            access_sub.complete_override = False
+            warnings.append(
+                f"no edge record names service {args.service}, yet there are "
+                f"{unfiltered.total} matching edge records in the window without "
+                "such a service field: the edge log may not name services; "
+                "filter by host instead"
+            )
+    lines: list[tuple[ErrorLine, str | None]] = []
+    if errors is not None:
+        for hit in errors.hits:
+            line = error_line(hit.get("_source") or {})
+            if args.service and not args.host and hosts and (line.host or "").lower() not in hosts:
+                continue  # the error log names hosts, not services: keep the service's hosts
+            lines.append((line, hit.get("_index")))
+        facts.extend(_error_facts(t, args.env, lines, errors.complete, start, end))
+        if args.service and not args.host and not hosts:
+            warnings.append(
+                "error-log lines are not filtered by service: the error log names "
+                "hosts and upstreams, not services"
+            )
+    error_sub = SubRead(
+        "edge.error_log",
+        f"edge error log ({t.edge_error_index})",
+        errors,
+        errors_err,
+        found=bool(lines),
+    )
+    return build_result(
+        NAME,
+        scope_of(args, ctx),
+        [access_sub, error_sub],
+        facts,
+        entities=graph.entities,
+        relations=graph.relations,
+        warnings=warnings,
+        limit=t.max_hits,
+        raw={
+            "window": [iso_utc(start), iso_utc(end)],
+            "access": {
+                "total": access.total if access else None,
+                "aggregations": access.aggs if access else None,
+                "hits": access.hits if access else [],
+            },
+            "errors": errors.hits if errors else [],
+        },
+    )

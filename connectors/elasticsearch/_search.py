@@ -1,0 +1,127 @@
+"""logs.search: a bounded generic query_string search over one configured index pattern."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import Field
+
+from connectors.elasticsearch._common import (
+    SubRead,
+    WindowArgs,
+    attempt_all,
+    build_result,
+    unknown_env,
+    window,
+)
+from connectors.elasticsearch._errorlog import lookup, parse_time
+from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
+from connectors.elasticsearch._settings import iso_utc
+from policy.contracts import AgentMeta, ToolContract
+from policy.errors import SourceUnsupported
+from policy.results import ResultFact, ToolResult
+from policy.toolset import CallContext, scope_of
+from policy.vocabulary import ARGUMENT_NAMES
+
+NAME = "logs.search"
+MAX_TEXT = 400
+
+
+class LogSearchArgs(WindowArgs):
+    index: str = Field(description="one of the configured index patterns")
+    query: str = Field(
+        min_length=1,
+        max_length=500,
+        description=ARGUMENT_NAMES["query"]
+        + ": Lucene query_string syntax, terms joined by AND unless told otherwise",
+    )
+    limit: int = Field(default=50, ge=1, le=200, description=ARGUMENT_NAMES["limit"])
+
+
+def contract(envs: list[str], patterns: list[str]) -> ToolContract:
+    return ToolContract(
+        name=NAME,
+        description=(
+            "Bounded generic log search: a Lucene query_string over one configured index "
+            "pattern in a time window, newest first, at most 200 hits. Use when no "
+            "dedicated log tool fits."
+        ),
+        args_model=LogSearchArgs,
+        agent=AgentMeta(
+            evidence=["logs.search"],
+            sources=["elasticsearch"],
+            output_kind="log_lines",
+            freshness="event_time",
+            negative_semantics="exact_count",
+            supports_history=True,
+            current_only=False,
+            read_only=True,
+        ),
+        enums={"env": envs, "index": patterns},
+    )
+
+
+def _summary(source: dict[str, Any]) -> str:
+    message = lookup(source, "message")
+    if message is not None:
+        text = str(message)
+    else:
+        text = json.dumps(
+            {k: v for k, v in source.items() if k != "@timestamp"}, ensure_ascii=False, default=str
+        )
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
+
+
+async def log_search(
+    readers: dict[str, LogReader], args: LogSearchArgs, ctx: CallContext
+) -> ToolResult:
+    reader = readers.get(args.env)
+    if reader is None:
+        raise unknown_env(args.env)
+    t = reader.target
+    if args.index not in t.patterns():
+        raise SourceUnsupported(
+            SOURCE,
+            f"index pattern {args.index} is not configured for {args.env} "
+            f"(configured: {', '.join(t.patterns())})",
+        )
+    start, end = window(args, ctx)
+    query = {
+        "bool": {
+            "filter": [
+                {"query_string": {"query": args.query, "default_operator": "AND"}},
+                time_range(start, end),
+            ]
+        }
+    }
+    limit = min(args.limit, t.max_hits)
+    ((read, err),) = await attempt_all(reader.search(args.index, query, limit=limit, order="desc"))
+    link = t.discover_link(args.index, args.query, start, end)
+    hits = read.hits if read else []
+    facts = [
+        ResultFact(
+            text=f"{(h.get('_source') or {}).get('@timestamp')} {h.get('_index')}: "
+            f"{_summary(h.get('_source') or {})}",
+            kind="logs.hit",
+            source=f"{SOURCE}/{h.get('_index')}",
+            observed_at=parse_time((h.get("_source") or {}).get("@timestamp")),
+            link=link,
+            attrs={"index": h.get("_index"), "fields": h.get("_source") or {}},
+        )
+        for h in hits
+    ]
+    warnings = []
+    if read is not None and not read.complete:
+        warnings.append(f"showing the newest {len(hits)} hits; {read.describe()}")
+    return build_result(
+        NAME,
+        scope_of(args, ctx),
+        [SubRead("logs.search", f"log search ({args.index})", read, err, found=bool(hits))],
+        facts,
+        entities=[],
+        relations=[],
+        warnings=warnings,
+        limit=limit,
+        raw={"window": [iso_utc(start), iso_utc(end)], "query": args.query, "hits": hits},
+    )

@@ -1,0 +1,249 @@
+"""logs.request_trace: one request through the edge proxy and the application."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from connectors.elasticsearch._common import (
+    SubRead,
+    WindowArgs,
+    attempt_all,
+    build_result,
+    unknown_env,
+    window,
+)
+from connectors.elasticsearch._errorlog import RequestKey, belongs, error_line, request_key
+from connectors.elasticsearch._facts import Graph, access_fact, app_facts, error_fact
+from connectors.elasticsearch._reader import LogReader, any_of, kw_term, time_range
+from connectors.elasticsearch._settings import iso_utc
+from policy.contracts import AgentMeta, ToolContract
+from policy.results import ResultFact, ToolResult
+from policy.toolset import CallContext, scope_of
+from policy.vocabulary import ARGUMENT_NAMES
+
+NAME = "logs.request_trace"
+MAX_ACCESS = 10  # access records read for one request_id (a prefix may match several)
+MAX_CORRELATED = 5  # access records whose error-log lines are looked up
+MAX_APP = 200
+
+
+class RequestTraceArgs(WindowArgs):
+    request_id: str = Field(
+        min_length=6,
+        max_length=128,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+        description=ARGUMENT_NAMES["request_id"]
+        + "; fewer than 32 characters are searched as a prefix",
+    )
+
+
+def contract(envs: list[str]) -> ToolContract:
+    return ToolContract(
+        name=NAME,
+        description=(
+            "Trace one request by its request_id through the edge proxy and the application: "
+            "the edge access record (status, upstream status and address, connection, edge "
+            "node); the edge error-log line tied to it by edge node, connection id, host, path "
+            "and a window of about 2.5 s (the error log has no request_id), with its raw "
+            "message and error class (too_big_header, timeout, connection_refused, "
+            "connection_reset, premature_close, invalid_header, upstream_tls, "
+            "no_live_upstreams, client_body_too_large); and the application's log lines and "
+            "response status for the same request_id. Use for 'why did request X get a 502'."
+        ),
+        args_model=RequestTraceArgs,
+        agent=AgentMeta(
+            evidence=["edge.access_log", "edge.error_log", "app.log"],
+            sources=["elasticsearch"],
+            output_kind="log_lines",
+            freshness="event_time",
+            negative_semantics="exact_count",
+            supports_history=True,
+            current_only=False,
+            read_only=True,
+        ),
+        enums={"env": envs},
+    )
+
+
+def _rid_query(request_id: str) -> tuple[dict[str, Any], str]:
+    if len(request_id) >= 32:
+        return kw_term("request_id", request_id), f'request_id:"{request_id}"'
+    prefix = any_of(
+        {"prefix": {"request_id": request_id}}, {"prefix": {"request_id.keyword": request_id}}
+    )
+    return prefix, f"request_id:{request_id}*"
+
+
+def _error_query(key: RequestKey) -> dict[str, Any]:
+    start, end = key.window()
+    filters: list[dict[str, Any]] = [time_range(start, end)]
+    if key.edge_node:
+        no_node = {"bool": {"must_not": [{"exists": {"field": "edge_node"}}]}}
+        filters.append(any_of(kw_term("edge_node", key.edge_node), no_node))
+    return {"bool": {"filter": filters}}
+
+
+def _describe(key: RequestKey) -> str:
+    start, end = key.window()
+    parts = [
+        f"edge node {key.edge_node}" if key.edge_node else None,
+        f"connection {key.connection}" if key.connection else None,
+        f"host {key.host}" if key.host else None,
+        f"path {key.path}" if key.path else None,
+        f"{iso_utc(start)}..{iso_utc(end)}",
+    ]
+    return ", ".join(p for p in parts if p)
+
+
+async def request_trace(
+    readers: dict[str, LogReader], args: RequestTraceArgs, ctx: CallContext
+) -> ToolResult:
+    reader = readers.get(args.env)
+    if reader is None:
+        raise unknown_env(args.env)
+    t = reader.target
+    start, end = window(args, ctx)
+    rid_query, rid_lucene = _rid_query(args.request_id)
+    scoped = {"bool": {"filter": [rid_query, time_range(start, end)]}}
+    (access, access_err), (app, app_err) = await attempt_all(
+        reader.search(t.edge_access_index, scoped, limit=MAX_ACCESS),
+        reader.search(t.app_index, scoped, limit=min(t.max_hits, MAX_APP)),
+    )
+    graph = Graph(env=args.env)
+    facts: list[ResultFact] = []
+    warnings: list[str] = []
+    raw: dict[str, Any] = {"window": [iso_utc(start), iso_utc(end)], "errors": []}
+
+    access_hits = access.hits if access else []
+    access_sub = SubRead(
+        "edge.access_log",
+        f"edge access log ({t.edge_access_index})",
+        access,
+        access_err,
+        found=bool(access_hits),
+    )
+    access_link = t.discover_link(t.edge_access_index, rid_lucene, start, end)
+    facts.extend(access_fact(hit, access_link, graph) for hit in access_hits)
+    raw["access"] = access_hits
+    ids = {str((h.get("_source") or {}).get("request_id")) for h in access_hits}
+    if len(ids) > 1:
+        warnings.append(
+            f"request_id prefix {args.request_id} matched {len(ids)} requests: "
+            f"{', '.join(sorted(ids))}"
+        )
+
+    subs = [access_sub]
+    keyed = [(h, request_key(h.get("_source") or {})) for h in access_hits[:MAX_CORRELATED]]
+    keyed = [(h, k) for h, k in keyed if k is not None]
+    label = f"edge error log ({t.edge_error_index})"
+    if access_err is not None:
+        subs.append(
+            SubRead(
+                "edge.error_log",
+                label,
+                skipped="the access record could not be read to tie lines to",
+            )
+        )
+    elif not keyed:
+        warnings.append(
+            f"no edge access record for request_id {args.request_id} in "
+            f"{iso_utc(start)}..{iso_utc(end)}: the edge error log cannot be tied to it"
+        )
+        subs.append(
+            SubRead(
+                "edge.error_log",
+                label,
+                skipped="no access record for this "
+                "request_id in the window, so no error line can be tied to it",
+                in_coverage=False,
+            )
+        )
+    else:
+        reads = await attempt_all(
+            *(
+                reader.search(t.edge_error_index, _error_query(k), limit=t.max_hits)
+                for _, k in keyed
+            )
+        )
+        for (hit, key), (read, err) in zip(keyed, reads, strict=True):
+            status = (hit.get("_source") or {}).get("status")
+            sub = SubRead("edge.error_log", f"{label} around {iso_utc(key.time)}", read, err)
+            subs.append(sub)
+            rid = (hit.get("_source") or {}).get("request_id")
+            if read is None:
+                warnings.append(
+                    f"the edge error log could not be read for request {rid}: the "
+                    f"cause of its {status} is not established"
+                )
+                continue
+            w_start, w_end = key.window()
+            conn_q = (
+                " AND ".join(
+                    p
+                    for p in (
+                        f"connection:{key.connection}" if key.connection else "",
+                        f'edge_node:"{key.edge_node}"' if key.edge_node else "",
+                    )
+                    if p
+                )
+                or "*"
+            )
+            link = t.discover_link(t.edge_error_index, conn_q, w_start, w_end)
+            matched, others = [], 0
+            for ehit in read.hits:
+                line = error_line(ehit.get("_source") or {})
+                ok, tied = belongs(key, line)
+                if ok:
+                    matched.append(ehit.get("_id"))
+                    facts.append(
+                        error_fact(line, ehit.get("_index"), link, request_id=rid, tied=tied)
+                    )
+                else:
+                    others += 1
+            sub.found = bool(matched)
+            raw["errors"].append(
+                {
+                    "request_id": rid,
+                    "window": [iso_utc(w_start), iso_utc(w_end)],
+                    "hits": read.hits,
+                    "matched": matched,
+                }
+            )
+            skipped = (
+                (
+                    f"; {others} other line(s) in that window belong to other connections "
+                    "or paths and were not attached"
+                )
+                if others
+                else ""
+            )
+            if not matched:
+                verdict = "" if read.complete else " (and the window was not read completely)"
+                warnings.append(
+                    f"no edge error-log line matched request {rid} ({_describe(key)}){verdict}"
+                    f"{skipped}; the error log does not establish the cause of its {status}"
+                )
+            elif skipped:
+                warnings.append(f"request {rid}: {skipped[2:]}")
+
+    app_hits = app.hits if app else []
+    app_link = t.discover_link(t.app_index, rid_lucene, start, end)
+    for hit in app_hits:
+        facts.extend(app_facts(hit, app_link, graph))
+    subs.append(
+        SubRead("app.log", f"application log ({t.app_index})", app, app_err, found=bool(app_hits))
+    )
+    raw["app"] = app_hits
+    return build_result(
+        NAME,
+        scope_of(args, ctx),
+        subs,
+        facts,
+        entities=graph.entities,
+        relations=graph.relations,
+        warnings=warnings,
+        limit=t.max_hits,
+        raw=raw,
+    )

@@ -1,0 +1,299 @@
+"""`infrabot eval`: run scenario files through the real conversation path and check them.
+
+Each run of a scenario starts from a fresh WorldSession (fresh simulators, fresh working
+memory) with the clock fixed to the scenario's `now`; the turns go, in order, through
+`Conversation.answer` on one thread (channel "eval", one root id per run), so follow-ups
+share memory exactly as in a Mattermost thread. Every turn is checked (evals.checks)
+against its answer and the reads the simulators served during that turn.
+
+Exit status: 0 when every required scenario passed every run, 1 when one did not,
+2 on a scenario file error (the message names file and path), a bad option, or a mode
+this build cannot run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from time import perf_counter
+from typing import Any, TextIO
+
+from evals.checks import Failure, check_turn, clip
+from evals.report import build_report, write_report
+from evals.scenario import Scenario, ScenarioError, builtin_suite, load_suite
+from planner.render import render_plain
+from planner.turn import ThreadMessage, Turn
+
+CHANNEL = "eval"
+BOT_NAME = "infrabot"
+# Small timeouts keep fault scenarios fast: a stalled source answers after 4 s, the
+# connectors give up after 1 s, and the turn is abandoned if it runs past the guard.
+STALL_SECONDS = 4.0
+SOURCE_TIMEOUT_S = 1.0
+TURN_GUARD_S = 120.0
+
+MODEL_UNAVAILABLE = (
+    "infrabot eval: model mode (--model {url}) is not available in this build: the model "
+    "planner seam is not implemented yet. Run without --model for the deterministic mode."
+)
+
+
+def _describe(exc: BaseException) -> str:
+    return clip(f"{type(exc).__name__}: {exc}")
+
+
+def _stack(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(exc))[-4000:]
+
+
+async def run_once(scenario: Scenario, run: int) -> dict[str, Any]:
+    """One run of a scenario in a fresh world; the run's report entry."""
+    from evals.session import WorldSession  # the whole product: imported only to run
+
+    spec = scenario.spec
+    failures: list[Failure] = []
+    turns: list[dict[str, Any]] = []
+    entry: dict[str, Any] = {
+        "run": run,
+        "passed": False,
+        "completed": False,
+        "seconds": 0.0,
+        "setup_seconds": 0.0,
+        "tool_calls": 0,
+        "failures": [],
+        "turns": turns,
+    }
+    started = perf_counter()
+    session = WorldSession(
+        scenario.world,
+        timezone=scenario.timezone,
+        now=spec.now,
+        admins=scenario.admins() or None,
+        stall_seconds=STALL_SECONDS,
+        timeout_s=SOURCE_TIMEOUT_S,
+    )
+    try:
+        await asyncio.to_thread(session.start)
+    except Exception as exc:
+        failures.append(Failure(0, "setup", "the simulators and the bot start", _describe(exc)))
+        entry.update(failures=[f.as_dict() for f in failures], error=_stack(exc))
+        await asyncio.to_thread(session.stop)
+        return entry
+    entry["setup_seconds"] = round(perf_counter() - started, 3)
+    conversation = session.conversation
+    assert conversation is not None
+    query_log = session.simulators.query_log
+    root_id = f"eval-{spec.id}-run{run}"
+    thread: list[ThreadMessage] = []
+    clock = spec.now
+    completed = True
+    try:
+        for number, step in enumerate(spec.turns, start=1):
+            clock = step.at or clock
+            session.set_clock(clock)
+            who = step.as_ or spec.user
+            turn = Turn(
+                question=step.user,
+                user=who.name,
+                role=who.role,
+                channel=CHANNEL,
+                root_id=root_id,
+                now=clock,
+                thread=list(thread),
+            )
+            record: dict[str, Any] = {
+                "turn": number,
+                "question": step.user,
+                "user": who.name,
+                "role": who.role,
+                "at": clock.isoformat(),
+                "seconds": 0.0,
+                "passed": False,
+                "failures": [],
+            }
+            turns.append(record)
+            before = len(query_log.records())
+            turn_started = perf_counter()
+            try:
+                outcome = await asyncio.wait_for(conversation.answer(turn), TURN_GUARD_S)
+            except TimeoutError:
+                failure = Failure(
+                    number, "timeout", f"an answer within {TURN_GUARD_S:.0f} s", "no answer"
+                )
+            except Exception as exc:
+                failure = Failure(number, "error", "the turn completes", _describe(exc))
+                record["error"] = _stack(exc)
+            else:
+                failure = None
+            record["seconds"] = round(perf_counter() - turn_started, 3)
+            records = query_log.records()[before:]
+            record["queries"] = [r.as_dict() for r in records]
+            if failure is not None:
+                failures.append(failure)
+                record["failures"] = [failure.as_dict()]
+                completed = False
+                break
+            answer = outcome.answer
+            rendered = render_plain(answer)
+            found = check_turn(number, step.expect, answer, rendered, records)
+            failures += found
+            record.update(
+                passed=not found,
+                failures=[f.as_dict() for f in found],
+                rendered=rendered,
+                answer=answer.model_dump(mode="json"),
+                tool_calls=list(answer.tool_calls),
+            )
+            entry["tool_calls"] += len(answer.tool_calls)
+            thread += [
+                ThreadMessage(author=who.name, text=step.user, at=clock),
+                ThreadMessage(author=BOT_NAME, text=rendered, is_bot=True, at=clock),
+            ]
+    finally:
+        await asyncio.to_thread(session.stop)
+    entry.update(
+        passed=completed and not failures,
+        completed=completed,
+        seconds=round(sum(t["seconds"] for t in turns), 3),
+        failures=[f.as_dict() for f in failures],
+    )
+    return entry
+
+
+def _progress(stream: TextIO, scenario: Scenario, entry: dict[str, Any], runs: int) -> None:
+    verdict = "PASS" if entry["passed"] else "FAIL"
+    optional = "" if scenario.spec.required else " (optional)"
+    print(
+        f"{verdict} {scenario.id}{optional} run {entry['run']}/{runs} "
+        f"{entry['seconds']:.2f}s {entry['tool_calls']} tool calls",
+        file=stream,
+        flush=True,
+    )
+    for f in entry["failures"]:
+        print(
+            f"     turn {f['turn']} {f['check']}: expected {f['expected']!r}; "
+            f"seen {clip(f['seen'], 200)!r}",
+            file=stream,
+            flush=True,
+        )
+
+
+async def run_suite(
+    scenarios: Sequence[Scenario], runs: int | None = None, stream: TextIO | None = None
+) -> list[dict[str, Any]]:
+    """Run every scenario `runs` times (default: its own `runs`); report entries."""
+    results = []
+    for scenario in scenarios:
+        count = runs or scenario.spec.runs
+        entries = []
+        for run in range(1, count + 1):
+            entry = await run_once(scenario, run)
+            entries.append(entry)
+            if stream is not None:
+                _progress(stream, scenario, entry, count)
+        results.append(_scenario_entry(scenario, entries))
+    return results
+
+
+def _scenario_entry(scenario: Scenario, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    spec = scenario.spec
+    return {
+        "id": spec.id,
+        "title": spec.title,
+        "file": str(scenario.path),
+        "required": spec.required,
+        "tags": spec.tags,
+        "passed": bool(runs) and all(r["passed"] for r in runs),
+        "completed": bool(runs) and all(r["completed"] for r in runs),
+        "median_seconds": round(statistics.median(r["seconds"] for r in runs), 3) if runs else None,
+        "runs": runs,
+    }
+
+
+def select(
+    scenarios: Sequence[Scenario], *, only_required: bool = False, tags: Sequence[str] = ()
+) -> list[Scenario]:
+    """Scenarios kept by --only-required and --tag (any of the tags)."""
+    return [
+        s
+        for s in scenarios
+        if (not only_required or s.spec.required)
+        and (not tags or any(t in s.spec.tags for t in tags))
+    ]
+
+
+def _write(report_dir: str | None, report: dict[str, Any], out: TextIO) -> bool:
+    if not report_dir:
+        return True
+    try:
+        json_path, html_path = write_report(Path(report_dir), report)
+    except OSError as exc:
+        print(f"infrabot eval: cannot write the report into {report_dir}: {exc}", file=out)
+        return False
+    print(f"report: {json_path} {html_path}", file=out)
+    return True
+
+
+def main(args: argparse.Namespace) -> int:
+    """Entry point of `infrabot eval` (bot.cli parses the arguments)."""
+    err = sys.stderr
+    runs: int | None = getattr(args, "runs", None)
+    tags: list[str] = list(getattr(args, "tag", None) or [])
+    model: str | None = getattr(args, "model", None)
+    report_dir: str | None = getattr(args, "report", None)
+    if runs is not None and runs < 1:
+        print("infrabot eval: --runs must be at least 1", file=err)
+        return 2
+    paths = [Path(p) for p in getattr(args, "paths", None) or []] or [builtin_suite()]
+    try:
+        suite = load_suite(paths)
+    except ScenarioError as exc:
+        print(f"infrabot eval: scenario file error\n{exc}", file=err)
+        return 2
+    for skipped in suite.skipped:
+        print(f"note: {skipped} is not a scenario (no id, no turns); skipped", file=err)
+    if not suite.scenarios:
+        print(f"infrabot eval: no scenario files in {', '.join(map(str, paths))}", file=err)
+        return 2
+    selected = select(
+        suite.scenarios, only_required=bool(getattr(args, "only_required", False)), tags=tags
+    )
+    if not selected:
+        print(
+            "infrabot eval: no scenario matches --only-required/--tag "
+            f"({len(suite.scenarios)} loaded)",
+            file=err,
+        )
+        return 2
+    if model:
+        message = MODEL_UNAVAILABLE.format(url=model)
+        print(message, file=err)
+        not_run = [_scenario_entry(s, []) for s in selected]
+        _write(
+            report_dir,
+            build_report(
+                not_run, mode="model", model=model, runs=runs, wall_seconds=0.0, error=message
+            ),
+            err,
+        )
+        return 2
+    started = perf_counter()
+    results = asyncio.run(run_suite(selected, runs, err))
+    report = build_report(
+        results, mode="deterministic", model=None, runs=runs, wall_seconds=perf_counter() - started
+    )
+    s = report["summary"]
+    print(
+        f"{s['passed']}/{s['scenarios']} scenarios passed, required "
+        f"{s['required_passed']}/{s['required']}; {s['wall_seconds']:.1f}s wall, "
+        f"median {s['median_seconds']}s, p95 {s['p95_seconds']}s",
+        file=err,
+    )
+    if not _write(report_dir, report, err):
+        return 2
+    return 1 if any(r["required"] and not r["passed"] for r in results) else 0
