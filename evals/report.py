@@ -90,6 +90,10 @@ def _e(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
+def _or_dash(value: Any) -> Any:
+    return "—" if value is None else value
+
+
 def _json(value: Any) -> str:
     return _e(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
@@ -228,7 +232,7 @@ def render_html(report: dict[str, Any]) -> str:
         "p95_seconds",
         "generated_at",
     ]
-    summary_rows = [[_e(k), _e(summary.get(k))] for k in keys if k in summary]
+    summary_rows = [[_e(k), _e(_or_dash(summary.get(k)))] for k in keys if k in summary]
     if summary.get("error"):
         summary_rows.append(["error", f'<span class="fail">{_e(summary["error"])}</span>'])
     overview = [

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import logging
 import statistics
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from time import perf_counter
 from typing import Any, TextIO
@@ -41,6 +43,26 @@ MODEL_UNAVAILABLE = (
     "infrabot eval: model mode (--model {url}) is not available in this build: the model "
     "planner seam is not implemented yet. Run without --model for the deterministic mode."
 )
+
+
+class _DropCancelledStalls(logging.Filter):
+    """A stalled (`timeout` fault) simulator request cancelled when its world stops is
+    expected, not a simulator error: keep uvicorn from printing its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, asyncio.CancelledError)
+
+
+@contextlib.contextmanager
+def _quiet_stall_cancellations() -> Iterator[None]:
+    logger = logging.getLogger("uvicorn.error")
+    quiet = _DropCancelledStalls()
+    logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        logger.removeFilter(quiet)
 
 
 def _describe(exc: BaseException) -> str:
@@ -283,7 +305,8 @@ def main(args: argparse.Namespace) -> int:
         )
         return 2
     started = perf_counter()
-    results = asyncio.run(run_suite(selected, runs, err))
+    with _quiet_stall_cancellations():
+        results = asyncio.run(run_suite(selected, runs, err))
     report = build_report(
         results, mode="deterministic", model=None, runs=runs, wall_seconds=perf_counter() - started
     )

@@ -296,11 +296,12 @@ def _looks_like_scenario(path: Path) -> bool:
     return not isinstance(data, dict) or "id" in data or "turns" in data
 
 
-def discover(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
-    """Scenario files named or found (recursively) in folders; and YAML files skipped."""
+def discover(paths: Sequence[Path]) -> tuple[list[Path], list[Path], list[str]]:
+    """Scenario files named or found (recursively) in folders, YAML files skipped, and
+    the paths that do not exist."""
     files: list[Path] = []
     skipped: list[Path] = []
-    missing = []
+    missing: list[str] = []
     for path in paths:
         if path.is_dir():
             for found in sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")):
@@ -309,15 +310,12 @@ def discover(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
             files.append(path)
         else:
             missing.append(f"{path}: no such file or folder")
-    if missing:
-        raise ScenarioError("\n".join(missing), missing)
-    return files, skipped
+    return files, skipped, missing
 
 
 def load_suite(paths: Sequence[Path]) -> Suite:
     """Load every scenario under `paths`; raise one ScenarioError listing every problem."""
-    files, skipped = discover(paths)
-    errors: list[str] = []
+    files, skipped, errors = discover(paths)
     suite = Suite(skipped=skipped)
     seen: dict[str, Path] = {}
     for path in dict.fromkeys(files):  # a file named twice is loaded once

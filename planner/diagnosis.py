@@ -239,21 +239,36 @@ def _quota(facts: list[IndexedFact]) -> list[Finding]:
     return out
 
 
+def _is_controller(actor: object) -> bool:
+    """Kubernetes' own controllers act on every rollout; they are not who deployed."""
+    return str(actor).startswith(
+        ("system:serviceaccount:kube-system:", "system:kube-", "system:node:")
+    )
+
+
 def _releases(facts: list[IndexedFact]) -> list[Finding]:
-    jobs = _of(facts, "ci.job")
-    audits = [a for a in _of(facts, "k8s.audit")]
+    """Who deployed, with the roles kept apart: the job's user started the job, the commit
+    author wrote the change, the audit actor changed the object in the cluster."""
+    jobs = [j for j in _of(facts, "ci.job") if _a(j, "in_scope", True) is not False]
+    audits = [a for a in _of(facts, "k8s.audit") if not _is_controller(_a(a, "actor"))]
     if not jobs and not audits:
         return []
     parts = []
     support = []
     for j in jobs[:3]:
+        user = _a(j, "user")
         parts.append(
             f"job {_a(j, 'job_name')} #{_a(j, 'job_id')} (pipeline {_a(j, 'pipeline_id')}) "
-            f"was started by {_a(j, 'user') or 'an unknown user'}, status {_a(j, 'status')}"
+            + (f"was started by {user}" if user else "has no user in GitLab's answer")
+            + f", status {_a(j, 'status')}"
         )
         support.append(j.index)
-    for c in _of(facts, "ci.commit")[:2]:
-        parts.append(f"commit {str(_a(c, 'sha'))[:8]} was authored by {_a(c, 'author')}")
+    shas = {str(_a(j, "commit_sha") or "") for j in jobs}
+    for c in _of(facts, "ci.commit"):
+        sha = str(_a(c, "sha") or "")
+        if jobs and not any(s and (sha.startswith(s) or s.startswith(sha)) for s in shas):
+            continue
+        parts.append(f"commit {sha[:8]} was authored by {_a(c, 'author')}")
         support.append(c.index)
     for a in audits[:2]:
         parts.append(

@@ -122,6 +122,10 @@ def bind_arguments(
     }
     if ids.http_codes and "status" in props:
         values["status"] = ids.http_codes[0]
+    if "service" in props:
+        # the question's object is bound once, to the most specific name the tool takes
+        for alias in ("object", "deployment", "project"):
+            values[alias] = None
     for name, value in values.items():
         if name in props and value is not None:
             base[name] = _coerce(props[name], value)

@@ -52,7 +52,7 @@ class EventStream:
         *,
         on_event: EventHandler,
         on_connect: ConnectHandler | None = None,
-        backoff: Backoff = Backoff(),
+        backoff: Backoff | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         ping_interval_s: float = 20.0,
     ) -> None:
@@ -60,7 +60,7 @@ class EventStream:
         self._token = token
         self._on_event = on_event
         self._on_connect = on_connect
-        self._backoff = backoff
+        self._backoff = backoff or Backoff()
         self._sleep = sleep
         self._ping = ping_interval_s
         self.connected = asyncio.Event()

@@ -119,6 +119,7 @@ class KubeReader:
             retries=False,
             verify_ssl=target.verify_tls,
             ssl_ca_cert=target.ca_cert_path,
+            connection_pool_maxsize=8,
         )
         if target.token is not None:
             config.api_key = {"BearerToken": target.token.get_secret_value()}

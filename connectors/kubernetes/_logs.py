@@ -110,7 +110,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
         found.facts.append(
             ResultFact(
                 text=f"{pod_name}/{container}: {text}",
-                kind="app.log",
+                kind="k8s.log",
                 source=reader.source,
                 observed_at=at,
                 link=reader.target.link("Pod", pod_name, ns),
@@ -118,6 +118,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
                 attrs={
                     "level": level,
                     "request_id": request_id,
+                    "line": text,
                     "message": text,
                     "pod": pod_name,
                     "container": container,

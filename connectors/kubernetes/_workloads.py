@@ -157,12 +157,7 @@ async def workload_status(reader: KubeReader, args: Any, ctx: CallContext) -> To
             kind = candidate
             break
     if obj is None:
-        found.warnings.append(
-            f"no Deployment, StatefulSet or DaemonSet named {service} in namespace {ns} of {env}"
-        )
-        if await reader.get("namespaces", ns) is None:
-            found.warnings.append(f"namespace {ns} does not exist in {env}")
-        return found.result("k8s.workload_status", args, ctx, returned=0)
+        return await _service_pods(reader, args, ctx, found)
     uid = meta(obj).get("uid")
     selector = selector_string((obj.get("spec") or {}).get("selector"))
     replicasets: list[dict[str, Any]] = []
@@ -205,4 +200,28 @@ async def workload_status(reader: KubeReader, args: Any, ctx: CallContext) -> To
     if not pods and desired:
         found.warnings.append(f"{kind} {ns}/{service} wants {desired} pods but none exist")
     raw = {"workload": obj, "replicasets": replicasets, "pods": pods}
+    return found.result("k8s.workload_status", args, ctx, returned=len(pods), raw=raw)
+
+
+async def _service_pods(
+    reader: KubeReader, args: Any, ctx: CallContext, found: Findings
+) -> ToolResult:
+    """No workload by that name: show the pods a Service of that name selects, if any."""
+    ns, service, env = args.namespace, args.service, reader.env
+    missing = f"no Deployment, StatefulSet or DaemonSet named {service} in namespace {ns} of {env}"
+    svc = await reader.get("services", service, ns)
+    selector = ((svc or {}).get("spec") or {}).get("selector")
+    if not selector:
+        found.warnings.append(missing)
+        if svc is None and await reader.get("namespaces", ns) is None:
+            found.warnings.append(f"namespace {ns} does not exist in {env}")
+        return found.result("k8s.workload_status", args, ctx, returned=0)
+    found.warnings.append(f"{missing}; showing the pods Service {service} selects")
+    label_selector = ",".join(f"{k}={v}" for k, v in selector.items())
+    pods = found.took(await reader.list("pods", ns, label_selector=label_selector))
+    found.entity("service", service, env, ns)
+    for pod in pods:
+        found.relate(f"service/{service}", "selects", f"pod/{name_of(pod)}", ctx.now)
+        pod_facts(reader, pod, found, ctx)
+    raw = {"service": svc, "pods": pods}
     return found.result("k8s.workload_status", args, ctx, returned=len(pods), raw=raw)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import Field
@@ -187,7 +187,14 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
         if requests:
             share = f"; {total / requests:.1%} of {fmt_num(round(requests))} requests"
         peak_text = f", peak {fmt_num(peak[1])}/s (per {r}s) at {run.time(peak[0])}" if peak else ""
+        ongoing = (
+            started is not None
+            and started == points[0][0]
+            and points[0][0] <= (run.window.start + timedelta(seconds=run.window.step_s))
+        )
         start_text = f", first seen at {run.time(started)}" if started else ""
+        if ongoing:
+            start_text = ", already above zero when the window starts"
         text = (
             f"{name} ({labels.get('namespace', '?')}) in {run.env}: {fmt_num(round(total))} "
             f"responses with status {labels.get('status', args.status)} {run.span()} "
@@ -206,6 +213,7 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
                 peak=peak[1] if peak else None,
                 peak_at=peak[0].isoformat() if peak else None,
                 started_at=started.isoformat() if started else None,
+                started_before_window=ongoing,
                 share=total / requests if requests else None,
                 ingress=labels.get("ingress"),
                 service=labels.get("service") or args.service,

@@ -48,7 +48,13 @@ class FaultPlan:
     async def generic_response(self, fault: Fault) -> Response | None:
         """Answer timeout / http_error / malformed; None for the backend-specific kinds."""
         if fault.kind == "timeout":
-            await asyncio.sleep(fault.seconds if fault.seconds is not None else self.stall_seconds)
+            try:
+                await asyncio.sleep(
+                    fault.seconds if fault.seconds is not None else self.stall_seconds
+                )
+            except asyncio.CancelledError:
+                # the world is being stopped while a request stalls: end quietly
+                return Response("simulator stopping", status_code=503)
             return Response("upstream request timeout", status_code=504)
         if fault.kind == "http_error":
             status = fault.status or 500

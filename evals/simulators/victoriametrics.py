@@ -27,6 +27,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import weakref
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,7 @@ FLAGS = (
 )
 _DEBIAN_PATH = Path("/usr/bin/victoria-metrics")
 _IMPORT_CHUNK = 500  # series per import request
+_CLIENT_FILTERS = ("extra_label", "extra_filters", "extra_filters[]")  # only the proxy sets these
 
 
 def victoria_metrics_binary() -> str | None:
@@ -74,6 +76,17 @@ def _free_port(host: str) -> int:
         return int(sock.getsockname()[1])
 
 
+def _shutdown(proc: subprocess.Popen[bytes], directory: Path) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+    shutil.rmtree(directory, ignore_errors=True)
+
+
 class VictoriaMetrics:
     """One VictoriaMetrics process on 127.0.0.1 with a throw-away data directory."""
 
@@ -83,6 +96,7 @@ class VictoriaMetrics:
         self.port: int | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._dir: Path | None = None
+        self._finalizer: weakref.finalize | None = None
 
     @property
     def url(self) -> str:
@@ -91,9 +105,9 @@ class VictoriaMetrics:
         return f"http://{self.host}:{self.port}"
 
     def start(self, timeout: float = 15.0) -> VictoriaMetrics:
-        self._dir = Path(tempfile.mkdtemp(prefix="infrabot-vm-"))
         last_error = ""
         for _attempt in range(3):  # a port picked free may be taken before VM binds it
+            self._dir = Path(tempfile.mkdtemp(prefix="infrabot-vm-"))
             self.port = _free_port(self.host)
             logfile = (self._dir / "vm.log").open("ab")
             self._proc = subprocess.Popen(
@@ -108,11 +122,13 @@ class VictoriaMetrics:
                 stdin=subprocess.DEVNULL,
             )
             logfile.close()
+            # also stopped at interpreter exit if nobody calls stop() (an interrupted run)
+            self._finalizer = weakref.finalize(self, _shutdown, self._proc, self._dir)
             if self._wait_healthy(timeout):
                 log.debug("victoriametrics.started", port=self.port, pid=self._proc.pid)
                 return self
             last_error = (self._dir / "vm.log").read_text(errors="replace")[-2000:]
-            self._terminate()
+            self._finalizer()
         self.stop()
         raise RuntimeError(f"victoria-metrics did not become healthy: {last_error}")
 
@@ -130,23 +146,12 @@ class VictoriaMetrics:
             time.sleep(0.01)
         return False
 
-    def _terminate(self) -> None:
-        if self._proc is None:
-            return
-        if self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait(timeout=5)
-        self._proc = None
-
     def stop(self) -> None:
-        self._terminate()
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
+        if self._finalizer is not None:
+            self._finalizer()  # terminates the process and removes the data directory
+        self._finalizer = None
+        self._proc = None
+        self._dir = None
         self.port = None
 
     def __enter__(self) -> VictoriaMetrics:
@@ -196,12 +201,6 @@ class VictoriaMetrics:
 # --- the per-environment proxy -------------------------------------------------------
 
 
-def _strip_labels(item: Any) -> Any:
-    if isinstance(item, dict):
-        item.pop(ENV_LABEL, None)
-    return item
-
-
 def _post_process(kind: str, payload: dict[str, Any]) -> list[Any] | None:
     """Remove world_env from the answer in place; return the list a truncation caps."""
     data = payload.get("data")
@@ -209,12 +208,12 @@ def _post_process(kind: str, payload: dict[str, Any]) -> list[Any] | None:
         result = data.get("result")
         if data.get("resultType") in ("vector", "matrix") and isinstance(result, list):
             for item in result:
-                _strip_labels(item.get("metric"))
+                item.get("metric", {}).pop(ENV_LABEL, None)
             return result
         return None
     if kind == "series" and isinstance(data, list):
         for item in data:
-            _strip_labels(item)
+            item.pop(ENV_LABEL, None)
         return data
     if kind == "labels" and isinstance(data, list):
         data[:] = [name for name in data if name != ENV_LABEL]
@@ -281,7 +280,7 @@ def build_app(
             if vm is None:
                 record(503)
                 return _prom_error(503, "unavailable", "victoria-metrics is not running")
-            upstream = [(k, v) for k, v in pairs if k not in ("extra_label", "extra_filters[]")]
+            upstream = [(k, v) for k, v in pairs if k not in _CLIENT_FILTERS]
             upstream.append(("extra_label", f"{ENV_LABEL}={label_value}"))
             try:
                 async with httpx.AsyncClient(base_url=vm.url, timeout=60.0) as client:

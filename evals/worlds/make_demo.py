@@ -107,11 +107,11 @@ def rv(*parts: object) -> str:
     return str(100_000_000 + int(h("rv", *parts)[:8], 16) % 900_000_000)
 
 
-def at(hms: str, day: int = 20, month: int = 7) -> datetime:
-    """'10:52:13.302' on 2026-07-<day> UTC."""
+def at(hms: str, day: int = 20, month: int = 7, year: int = 2026) -> datetime:
+    """'10:52:13.302' on <year>-<month>-<day> UTC (default: the demo's day)."""
     main, _, ms = hms.partition(".")
     hh, mm, ss = (int(x) for x in main.split(":"))
-    return datetime(2026, month, day, hh, mm, ss, int((ms or "0").ljust(6, "0")), tzinfo=UTC)
+    return datetime(year, month, day, hh, mm, ss, int((ms or "0").ljust(6, "0")), tzinfo=UTC)
 
 
 def z(t: datetime) -> str:
@@ -264,6 +264,8 @@ class Cluster:
     logs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     audit: list[dict[str, Any]] = field(default_factory=list)
     used_ips: set[str] = field(default_factory=set)
+    story: dict[str, Any] = field(default_factory=dict)  # what the signals need from the objects
+    created: dict[str, datetime] = field(default_factory=dict)  # Deployment creation by name
 
     def alloc_ip(self, node: str, key: str) -> str:
         prefix = self.nodes[node].cidr
@@ -383,6 +385,7 @@ def workload(
     svc = SVCS[svc_name]
     req, lim = (STAGE_REQ.get(svc.name, svc.req), svc.lim) if cl.env == "stage" else (svc.req, svc.lim)
     dep_uid = uid_override or uid(cl.env, "deploy", svc.ns, svc.name)
+    cl.created[svc.name] = created
     new = sets[0]
     sel = {"app.kubernetes.io/name": svc.name}
     annotations = {"deployment.kubernetes.io/revision": str(new.revision)}
@@ -559,11 +562,21 @@ def pod_obj(cl: Cluster, p: PodInfo, rs: RS, env_vars: list[dict[str, Any]] | No
 
 
 LAST_TERMINATION: dict[str, tuple[int, str]] = {}
+# ids of objects that also appear in the public example worlds
+EXAMPLE_IDS = {
+    "dc-a/Service/service-a": "0d6b2e9f-4a1c-4e73-8f5d-b2c9a7e1d046",
+    "dc-a/EndpointSlice/service-a": "e7a3c1b9-6d0f-4b52-9e84-1f3a5c7d9b20",
+    "dc-a/Node/worker-04": "2f8c6a1d-9e3b-4d75-a0c2-7b5e9f1d3a68",
+    "dc-a/Node/worker-05": "6c1a9d4e-2b7f-4e08-93d5-a8f2c6b0e417",
+}
+EXAMPLE_SLICES = {"dc-a/service-a": "service-a-7h2kd"}
 
 
 def service_objs(cl: Cluster, svc_name: str) -> None:
     svc = SVCS[svc_name]
-    svc_uid = uid(cl.env, "svc", svc.ns, svc.name)
+    svc_uid = EXAMPLE_IDS.get(f"{cl.env}/Service/{svc.name}") or uid(cl.env, "svc", svc.ns, svc.name)
+    slice_name = EXAMPLE_SLICES.get(f"{cl.env}/{svc.name}") or f"{svc.name}-{suffix(5, cl.env, 'eps', svc.name)}"
+    slice_uid = EXAMPLE_IDS.get(f"{cl.env}/EndpointSlice/{svc.name}") or uid(cl.env, "eps", svc.name)
     net = {"dc-a": "10.96", "dc-b": "10.112", "stage": "10.128"}[cl.env]
     d = h("clusterip", cl.env, svc.name)
     cl.objects.append({
@@ -571,7 +584,7 @@ def service_objs(cl: Cluster, svc_name: str) -> None:
         "kind": "Service",
         "metadata": {"name": svc.name, "namespace": svc.ns, "uid": svc_uid,
                      "resourceVersion": rv(cl.env, "svc", svc.name),
-                     "creationTimestamp": z(at("08:12:40", 3, 11) - timedelta(days=int(d[:2], 16) % 90)),
+                     "creationTimestamp": z(cl.created[svc.name]),
                      "labels": {"app.kubernetes.io/name": svc.name}},
         "spec": {"type": "ClusterIP",
                  "clusterIP": f"{net}.{int(d[2:4], 16) % 250 + 1}.{int(d[4:6], 16) % 250 + 1}",
@@ -589,9 +602,9 @@ def service_objs(cl: Cluster, svc_name: str) -> None:
     cl.objects.append({
         "apiVersion": "discovery.k8s.io/v1",
         "kind": "EndpointSlice",
-        "metadata": {"name": f"{svc.name}-{suffix(5, cl.env, 'eps', svc.name)}", "namespace": svc.ns,
-                     "uid": uid(cl.env, "eps", svc.name), "resourceVersion": rv(cl.env, "eps", svc.name),
-                     "creationTimestamp": z(at("08:12:41", 3, 11)),
+        "metadata": {"name": slice_name, "namespace": svc.ns,
+                     "uid": slice_uid, "resourceVersion": rv(cl.env, "eps", svc.name),
+                     "creationTimestamp": z(cl.created[svc.name] + timedelta(seconds=1)),
                      "generateName": f"{svc.name}-",
                      "labels": {"kubernetes.io/service-name": svc.name,
                                 "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io"},
@@ -603,9 +616,11 @@ def service_objs(cl: Cluster, svc_name: str) -> None:
 
 
 def namespace_obj(cl: Cluster, ns: str) -> dict[str, Any]:
+    oldest = min(cl.created[p.svc.name] for p in cl.pods if p.ns == ns)
+    created = oldest - timedelta(days=2, minutes=int(frac("ns", cl.env, ns) * 600))
     return {"apiVersion": "v1", "kind": "Namespace",
             "metadata": {"name": ns, "uid": uid(cl.env, "ns", ns), "resourceVersion": rv(cl.env, "ns", ns),
-                         "creationTimestamp": z(at("09:00:00", 14, 4) + timedelta(minutes=int(frac(ns) * 600))),
+                         "creationTimestamp": z(created),
                          "labels": {"kubernetes.io/metadata.name": ns}},
             "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}
 
@@ -718,13 +733,13 @@ def container_events(cl: Cluster, p: PodInfo, *, pulled_first: str | None = None
           first=first_cs, last=starts[-1], count=n, host=p.node, field_path=fp)
     ends = [i.end for i in p.instances if i.end is not None]
     if ends:
-        backoff_s = sum(max(1, int(((nxt if nxt else NOW) - e).total_seconds() // 10))
-                        for e, nxt in zip(ends, [*starts[1:], None] if p.instances[-1].end
-                                          else starts[1:], strict=False))
-        last_backoff = NOW - timedelta(seconds=7) if p.instances[-1].end else starts[-1] - timedelta(seconds=2)
+        waiting = p.instances[-1].end is not None
+        resumed = [*starts[1:], NOW] if waiting else starts[1:]
+        count = sum(max(1, int((nxt - end).total_seconds() // 10)) for end, nxt in zip(ends, resumed, strict=True))
+        last = NOW - timedelta(seconds=7) if waiting else starts[-1] - timedelta(seconds=2)
         event(cl, p.ns, pod_ref(p), "BackOff",
               f"Back-off restarting failed container {p.svc.container} in pod {p.name}_{p.ns}({p.uid})",
-              first=ends[0] + timedelta(seconds=1), last=last_backoff, count=backoff_s,
+              first=ends[0] + timedelta(seconds=1), last=last, count=count,
               type_="Warning", host=p.node, field_path=fp)
 
 
@@ -775,6 +790,8 @@ def pod_metrics(cl: Cluster, p: PodInfo) -> None:
         labels = {"job": "kubelet", "metrics_path": "/metrics/cadvisor", "instance": node.ip + ":10250",
                   "node": p.node, "namespace": p.ns, "pod": p.name, "container": svc.container,
                   "id": slice_id}
+        if p.mem_profile is None and not p.restarts:  # a flat gauge: 300 s is enough
+            grid = [t for t in grid if int((t - T0).total_seconds()) % 300 == 0] or grid[:1]
         mem = []
         for t in grid:
             if p.mem_profile is not None:
@@ -783,7 +800,8 @@ def pod_metrics(cl: Cluster, p: PodInfo) -> None:
                 wobble = 1 + 0.04 * (frac("mem", cl.env, p.name, t) - 0.5)
                 mem.append(int(svc.mem_mi * MI * wobble * (0.93 + 0.14 * frac("memlvl", p.name))))
         cl.metrics.append(series({"__name__": "container_memory_working_set_bytes", **labels}, mem,
-                                 start=grid[0]))
+                                 start=grid[0], step=int((grid[1] - grid[0]).total_seconds()) if len(grid) > 1 else 60))
+        grid = [t for t in times if inst.start + timedelta(seconds=15) <= t < end]
         level = svc.cpu * (0.8 + 0.4 * frac("cpulvl", p.name))
         if cl.env == "dc-b" and svc.name in ("search-api", "auth-api", "catalog-api"):
             level *= 0.45
@@ -835,15 +853,14 @@ def ingress_metrics(cl: Cluster, routes: list[Route], events: dict[tuple[str, st
         incs = []
         extra = events.get((r.svc, r.method, r.status), [])
         for i, t in enumerate(times):
-            ramp = 1 + 0.08 * i / N_FAST
-            n = r.rps * 60 * ramp * (0.985 + 0.03 * frac("rps", cl.env, r.svc, r.method, r.status, t))
+            n = r.rps * 60 * (0.985 + 0.03 * frac("rps", cl.env, r.svc, r.method, r.status, t))
             inc = int(n) if i else 0
             if i:
                 inc += sum(1 for e in extra if times[i - 1] < e <= t)
             incs.append(inc)
         values = cumulative(r.base, incs)
         cl.metrics.append(series(labels, values))
-        if r.status == "200" and r.svc in LATENCY_CDF and r.method == "GET":
+        if r.status == "200" and r.svc in LATENCY_CDF and r.method == "GET" and r.path == "/":
             cdf, mean = LATENCY_CDF[r.svc]
             hist = {k: v for k, v in labels.items() if k != "__name__"}
             for le, share in [*zip(BUCKETS, cdf, strict=True), ("+Inf", 1.0)]:
@@ -942,7 +959,7 @@ def req_id(*parts: object) -> str:
 def access_doc(t: datetime, rid: str, edge: str, conn: int, host: str, method: str, path: str,
                status: int, upstream: str | None, ustatus: str, rtime: float, *, creqs: int = 1,
                client: str | None = None, header_time: str | None = None, bytes_sent: int = 0,
-               ua: str | None = None, location: str | None = None) -> dict[str, Any]:
+               ua: str | None = None, location: str | None = None, connect: str | None = None) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "@timestamp": zms(t), "request_id": rid, "edge_node": edge, "connection": conn,
         "connection_requests": creqs, "remote_addr": client or client_ip(rid), "host": host,
@@ -950,7 +967,7 @@ def access_doc(t: datetime, rid: str, edge: str, conn: int, host: str, method: s
         "upstream_addr": upstream or "-", "request_time": rtime,
     }
     if upstream:
-        doc["upstream_connect_time"] = "0.001" if frac("ct", rid) < 0.7 else "0.000"
+        doc["upstream_connect_time"] = connect or ("0.001" if frac("ct", rid) < 0.7 else "0.000")
         doc["upstream_header_time"] = header_time if header_time is not None else f"{max(rtime - 0.001, 0):.3f}"
         doc["upstream_response_time"] = f"{max(rtime - 0.001, 0):.3f}"
     else:
@@ -1015,7 +1032,7 @@ def dc_a() -> Cluster:
                                       ("10.42.3", "r2"), ("10.42.5", "r3"), ("10.42.8", "r3")], start=1):
         name = f"worker-0{i}"
         cl.nodes[name] = NodeInfo(name, f"10.20.1.{10 + i}", cidr, 16, "15800m", 65843516, 64192828,
-                                  f"dc-a-{zone}", at("10:01:33", 2, 6) + timedelta(minutes=2 * i))
+                                  f"dc-a-{zone}", at("10:01:33", 2, 6, 2025) + timedelta(minutes=2 * i))
     # story 1 objects keep the names and ids of the public example world
     a_rs = RS("5d8f7c9b4", 31, "3.12.4", at("09:40:51", 17), 2, uid="c41e9a0d-7b3f-4f62-8d25-1e6a9c7b4f03")
     a_old = RS("7c6b5d4f8", 30, "3.12.3", at("08:22:14", 14), 0, uid=uid("dc-a", "rs", "service-a-7c6b5d4f8"))
@@ -1027,7 +1044,7 @@ def dc_a() -> Cluster:
              name="service-a-5d8f7c9b4-m7q4d", pod_uid="3a9f1e7c-5d2b-4c80-b6e4-0c8d2a5f7b91",
              instances=[Instance("containerd://9d2c5f8a1e4b7d0c3f6a9e2b5d8c1f4a7e0b3d6c9f2a5e8b1d4c7f0a3e6b9d2c8",
                                  at("09:41:14", 17), None)])
-    workload(cl, "service-a", replicas=2, generation=31, created=at("08:12:40", 3, 11), sets=[a_rs, a_old],
+    workload(cl, "service-a", replicas=2, generation=31, created=at("08:12:40", 3, 11, 2025), sets=[a_rs, a_old],
              uid_override="5b0e3f7a-2c41-4d8e-9a16-7f3c0b9d2e58",
              ci={"ci.example.com/pipeline-url": f"{GITLAB}/payments/service-a/-/pipelines/88412",
                  "ci.example.com/job-url": f"{GITLAB}/payments/service-a/-/jobs/5469710",
@@ -1063,22 +1080,22 @@ def dc_a() -> Cluster:
     pb.mem_profile = b_mem
     LAST_TERMINATION[name_b] = (137, "OOMKilled")
     make_pod(cl, "service-b", b_rs, "worker-02", created=at("07:12:49", 18), name="service-b-6f9c8d7b5-jw2xl")
-    workload(cl, "service-b", replicas=2, generation=12, created=at("14:02:11", 22, 9), sets=[b_rs, b_old],
+    workload(cl, "service-b", replicas=2, generation=12, created=at("14:02:11", 22, 9, 2025), sets=[b_rs, b_old],
              conditions=[
                  {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable",
                   "message": 'ReplicaSet "service-b-6f9c8d7b5" has successfully progressed.',
-                  "lastUpdateTime": z(at("07:13:20", 18)), "lastTransitionTime": z(at("14:02:11", 22, 9))},
+                  "lastUpdateTime": z(at("07:13:20", 18)), "lastTransitionTime": z(at("14:02:11", 22, 9, 2025))},
                  {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
                   "message": "Deployment has minimum availability.",
                   "lastUpdateTime": z(starts[7] + timedelta(seconds=12)),
                   "lastTransitionTime": z(starts[7] + timedelta(seconds=12))}])
     container_events(cl, pb)
-    cl.story_b = (ooms, starts)  # type: ignore[attr-defined]
+    cl.story["b"] = (ooms, starts)
 
     c_rs = RS("58b4d6c7f9", 17, "1.13.2", at("10:57:48", 17), 3, uid=uid("dc-a", "rs", "service-c-58b4d6c7f9"))
     for i, node in enumerate(["worker-01", "worker-03", "worker-05"]):
         make_pod(cl, "service-c", c_rs, node, created=at("10:57:48", 17) + timedelta(seconds=14 * i))
-    workload(cl, "service-c", replicas=3, generation=17, created=at("12:20:05", 10, 9), sets=[c_rs],
+    workload(cl, "service-c", replicas=3, generation=17, created=at("12:20:05", 10, 9, 2025), sets=[c_rs],
              ci={"ci.example.com/pipeline-url": f"{GITLAB}/orders/service-c/-/pipelines/89950",
                  "ci.example.com/job-url": f"{GITLAB}/orders/service-c/-/jobs/5480320",
                  "ci.example.com/commit-sha": COMMITS["c1"]}, max_surge=1)
@@ -1095,7 +1112,7 @@ def dc_a() -> Cluster:
         node = f"worker-0{i + 1}"
         make_pod(cl, "catalog-api", cat_rs, node, created=at("08:20:14", 9) + timedelta(seconds=19 * i),
                  ip="10.42.8.31" if node == "worker-06" else None)
-    workload(cl, "catalog-api", replicas=6, generation=42, created=at("07:30:12", 14, 4), sets=[cat_rs],
+    workload(cl, "catalog-api", replicas=6, generation=42, created=at("07:30:12", 14, 4, 2025), sets=[cat_rs],
              uid_override="3c8e1a5f-9b2d-4f70-a4e6-d1b7c9f2e085")
     s_rs = RS("79c5b8d6f4", 26, "5.8.1", at("15:02:09", 13), 3, uid=uid("dc-a", "rs", "search-api-79c5b8d6f4"))
     for i, node in enumerate(["worker-02", "worker-03", "worker-06"]):
@@ -1104,7 +1121,7 @@ def dc_a() -> Cluster:
     au_rs = RS("5b8f6d9c7", 19, "4.2.0", at("06:45:50", 16), 2, uid=uid("dc-a", "rs", "auth-api-5b8f6d9c7"))
     au_pods = [make_pod(cl, "auth-api", au_rs, node, created=at("06:45:50", 16) + timedelta(seconds=16 * i))
                for i, node in enumerate(["worker-01", "worker-04"])]
-    workload(cl, "auth-api", replicas=2, generation=19, created=at("10:05:00", 8, 12), sets=[au_rs])
+    workload(cl, "auth-api", replicas=2, generation=19, created=at("10:05:00", 8, 12, 2025), sets=[au_rs])
     # noise: one slow readiness probe, no restart
     event(cl, "auth", pod_ref(au_pods[0]), "Unhealthy",
           f'Readiness probe failed: Get "http://{au_pods[0].ip}:8080/healthz/ready": context deadline '
@@ -1133,18 +1150,18 @@ def dc_b() -> Cluster:
     a_rs = RS("5d8f7c9b4", 29, "3.12.4", at("09:46:12", 17), 2, uid=uid("dc-b", "rs", "service-a-5d8f7c9b4"))
     for i, node in enumerate(["worker-15", "worker-18"]):
         make_pod(cl, "service-a", a_rs, node, created=at("09:46:12", 17) + timedelta(seconds=18 * i))
-    workload(cl, "service-a", replicas=2, generation=29, created=at("08:31:02", 3, 11), sets=[a_rs],
+    workload(cl, "service-a", replicas=2, generation=29, created=at("08:31:02", 3, 11, 2025), sets=[a_rs],
              ci={"ci.example.com/pipeline-url": f"{GITLAB}/payments/service-a/-/pipelines/88412",
                  "ci.example.com/job-url": f"{GITLAB}/payments/service-a/-/jobs/5469711",
                  "ci.example.com/commit-sha": COMMITS["a2"]})
     b_rs = RS("6f9c8d7b5", 12, "1.9.3", at("07:20:02", 18), 2, uid=uid("dc-b", "rs", "service-b-6f9c8d7b5"))
     for i, node in enumerate(["worker-16", "worker-18"]):
         make_pod(cl, "service-b", b_rs, node, created=at("07:20:02", 18) + timedelta(seconds=15 * i))
-    workload(cl, "service-b", replicas=2, generation=12, created=at("14:09:40", 22, 9), sets=[b_rs])
+    workload(cl, "service-b", replicas=2, generation=12, created=at("14:09:40", 22, 9, 2025), sets=[b_rs])
     c_rs = RS("58b4d6c7f9", 17, "1.13.2", at("11:02:40", 17), 3, uid="9c3a7e1b-5f2d-4b86-a9e0-4d7c2f8b1a36")
     for i, node in enumerate(["worker-15", "worker-16", "worker-18"]):
         make_pod(cl, "service-c", c_rs, node, created=at("11:02:40", 17) + timedelta(seconds=13 * i))
-    workload(cl, "service-c", replicas=3, generation=17, created=at("12:20:05", 10, 9), sets=[c_rs],
+    workload(cl, "service-c", replicas=3, generation=17, created=at("12:20:05", 10, 9, 2025), sets=[c_rs],
              uid_override="71c4e9a2-3d8b-4f05-a6e1-9b2d7c0f4e83",
              ci={"ci.example.com/pipeline-url": f"{GITLAB}/orders/service-c/-/pipelines/89950",
                  "ci.example.com/job-url": f"{GITLAB}/orders/service-c/-/jobs/5480321",
@@ -1197,12 +1214,12 @@ def dc_b() -> Cluster:
                         instance="default-scheduler-cp-b-02")
         container_events(cl, p, pulled_first='Successfully pulled image "{image}" in 3.912s (3.912s '
                                             "including waiting). Image size: 48213577 bytes.")
-    cl.story_d = crashers  # type: ignore[attr-defined]
+    cl.story["d"] = crashers
 
     cat_rs = RS("6d9f8b7c5", 40, "7.3.0", at("08:31:40", 9), 3, uid=uid("dc-b", "rs", "catalog-api-6d9f8b7c5"))
     for i, node in enumerate(["worker-15", "worker-16", "worker-18"]):
         make_pod(cl, "catalog-api", cat_rs, node, created=at("08:31:40", 9) + timedelta(seconds=21 * i))
-    workload(cl, "catalog-api", replicas=3, generation=40, created=at("07:41:55", 14, 4), sets=[cat_rs],
+    workload(cl, "catalog-api", replicas=3, generation=40, created=at("07:41:55", 14, 4, 2025), sets=[cat_rs],
              uid_override="8f4b2d7e-1c6a-4e39-b5d0-7a2e9c4f1b63")
     # story 4: one search-api and one auth-api pod on worker-17
     s_rs = RS("79c5b8d6f4", 26, "5.8.1", at("15:10:33", 13), 3, uid=uid("dc-b", "rs", "search-api-79c5b8d6f4"))
@@ -1217,7 +1234,7 @@ def dc_b() -> Cluster:
     for i, node in enumerate(["worker-17", "worker-18", "worker-16"]):
         make_pod(cl, "auth-api", au_rs, node, created=at("06:52:18", 16) + timedelta(seconds=17 * i),
                  ip="10.52.17.41" if node == "worker-17" else None)
-    workload(cl, "auth-api", replicas=3, generation=19, created=at("10:11:19", 8, 12), sets=[au_rs])
+    workload(cl, "auth-api", replicas=3, generation=19, created=at("10:11:19", 8, 12, 2025), sets=[au_rs])
     return cl
 
 
@@ -1272,7 +1289,7 @@ def stage() -> Cluster:
     workload(cl, "notify-email", replicas=7, generation=9, created=at("09:12:46", 12, 5), sets=[email])
     workload(cl, "notify-sms", replicas=4, generation=5, created=at("09:12:47", 12, 5), sets=[sms])
     workload(cl, "catalog-api", replicas=1, generation=51, created=at("10:02:00", 1, 4), sets=[cat])
-    workload(cl, "service-a", replicas=1, generation=44, created=at("08:40:13", 3, 11), sets=[sa])
+    workload(cl, "service-a", replicas=1, generation=44, created=at("08:40:13", 3, 11, 2025), sets=[sa])
 
     dep = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "notify-push",
            "uid": uid("stage", "deploy", "notifications", "notify-push")}
@@ -1301,7 +1318,7 @@ def stage() -> Cluster:
     scheduler_event(cl, new_run, "Scheduled", f"Successfully assigned notifications/{new_run.name} to stage-worker-01",
                     first=new_run.created + timedelta(milliseconds=25), instance="default-scheduler-stage-cp-01")
     container_events(cl, new_run, pulled_first='Container image "{image}" already present on machine')
-    cl.story_quota = (pending, new_run)  # type: ignore[attr-defined]
+    cl.story["quota"] = (pending, new_run)
     return cl
 
 
@@ -1524,7 +1541,7 @@ def dc_a_signals(cl: Cluster) -> None:
     pods = {p.name: p for p in cl.pods}
     x2k9p, m7q4d = pods["service-a-5d8f7c9b4-x2k9p"], pods["service-a-5d8f7c9b4-m7q4d"]
     qb = pods["service-b-6f9c8d7b5-q8n4t"]
-    ooms, starts = cl.story_b  # type: ignore[attr-defined]
+    ooms, starts = cl.story["b"]
     access, errors, app_pay, app_orders = [], [], [], []
     # story 1: the exact request of the public example, plus two more like it
     main_loc = EXAMPLE_LOCATION
@@ -1541,10 +1558,11 @@ def dc_a_signals(cl: Cluster) -> None:
                    client="198.51.100.23", bytes_sent=552, ua=UAS[1], location=main_loc),
         access_doc(at("11:11:05.630"), "4e7a1c9d3b5f4e2a8c0d6b9f1e3a5c72", "edge-01", 771052,
                    "pay.example.com", "GET", "/api/v1/orders/ORD-20260720-558090", 200, "10.42.5.22:8080",
-                   "200", 0.019, creqs=12, client="192.0.2.140", bytes_sent=1833, ua="okhttp/4.12.0"),
+                   "200", 0.019, creqs=12, client="192.0.2.140", bytes_sent=1833, ua="okhttp/4.12.0",
+                   connect="0.000"),
         access_doc(at("11:11:07.004"), "b2f8d4a6c0e14b9d7f3a5c8e1d6b0f24", "edge-02", 884236,
                    "shop.example.net", "GET", "/catalog/search", 504, "10.42.8.31:8080", "504", 60.002,
-                   client="203.0.113.95", header_time="-", bytes_sent=569, ua=UAS[0]),
+                   client="203.0.113.95", header_time="-", bytes_sent=569, ua=UAS[0], connect="0.001"),
     ]
     errors += [
         error_doc(at("11:11:01"), "edge-02", 2817, 884190, "198.51.100.61", "pay.example.com",
@@ -1610,7 +1628,7 @@ def dc_a_signals(cl: Cluster) -> None:
                                     "upstream prematurely closed connection while reading response header "
                                     "from upstream"))
             access.append(access_doc(t, rid, edge, conn, "orders.example.com", "GET", path, 502,
-                                     f"{qb.ip}:8080", "502", 1.84 + round(frac("bt", k, j), 3),
+                                     f"{qb.ip}:8080", "502", round(1.84 + frac("bt", k, j), 3),
                                      client=client, header_time="-", ua="okhttp/4.12.0"))
             b_502.append(t)
     for k, t in enumerate(starts[1:], start=1):
@@ -1653,23 +1671,20 @@ def dc_a_signals(cl: Cluster) -> None:
     key = lambda d: d["@timestamp"]  # noqa: E731
     cl.logs = {f"edge-access-{DAY}": sorted(access, key=key), f"edge-error-{DAY}": sorted(errors, key=key),
                f"app-payments-{DAY}": sorted(app_pay, key=key), f"app-orders-{DAY}": sorted(app_orders, key=key)}
-    cl.pod_logs["payments/service-a-5d8f7c9b4-x2k9p/app"] = "\n".join(
-        f"{zms(d['@timestamp_dt'])} INFO  {d['logger']}: {d['message']} request_id={d['request_id']}"
-        for d in [dict(x, **{"@timestamp_dt": _parse(x["@timestamp"])}) for x in app_pay]
-        if d["kubernetes"]["pod"] == x2k9p.name and "request_id" in d) + "\n"
-    lines = []
-    for k in (6, 7):
+    cl.pod_logs["payments/service-a-5d8f7c9b4-x2k9p/app"] = "".join(
+        f"{d['@timestamp']} INFO  {d['logger']}: {d['message']} request_id={d['request_id']}\n"
+        for d in sorted(app_pay, key=lambda d: d["@timestamp"]) if d["kubernetes"]["pod"] == x2k9p.name)
+
+    def b_log(k: int) -> str:
         s = starts[k]
-        lines += [f"{zms(s + timedelta(milliseconds=612))} INFO  main: service-b 1.9.3 (go1.22.5) starting",
-                  f"{zms(s + timedelta(milliseconds=840))} INFO  main: listening on :8080",
-                  f"{zms(s + timedelta(seconds=95))} INFO  export.worker: export EXP-{4100 + 7 * k} started: "
-                  "loading orders 2026-06-01..2026-07-19 into memory"]
-        if k == 6:
-            prev = lines
-            lines = []
-    cl.pod_logs["orders/service-b-6f9c8d7b5-q8n4t/app"] = "\n".join(lines) + "\n"
+        return (f"{zms(s + timedelta(milliseconds=612))} INFO  main: service-b 1.9.3 (go1.22.5) starting\n"
+                f"{zms(s + timedelta(milliseconds=840))} INFO  main: listening on :8080\n"
+                f"{zms(s + timedelta(seconds=95))} INFO  export.worker: export EXP-{4100 + 7 * k} started: "
+                "loading orders 2026-06-01..2026-07-19 into memory\n")
+
+    cl.pod_logs["orders/service-b-6f9c8d7b5-q8n4t/app"] = b_log(7)
     if PREVIOUS_LOGS:
-        cl.pod_logs["orders/service-b-6f9c8d7b5-q8n4t/app/previous"] = "\n".join(prev) + "\n"
+        cl.pod_logs["orders/service-b-6f9c8d7b5-q8n4t/app/previous"] = b_log(6)
 
     routes = [
         Route("service-a", "pay.example.com", "/", "GET", "200", 38.0, 2_318_904_117),
@@ -1710,10 +1725,6 @@ def dc_a_signals(cl: Cluster) -> None:
                              [137] * (N_FAST - first), start=times[first]))
 
 
-def _parse(stamp: str) -> datetime:
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-
-
 EXAMPLE_LOCATION = (
     "https://acs.bank.example.net/3ds/v2/challenge?creq=StsnlyoK8aMTJqlAvgRixtCGP3-c_CuivKSUTNuD7ufZmtGdrVRxtIP1D91pxj"
     "WwOmHew9n87z6bdInZ_QUqymh5xzHdXFNJdwr8513kdp8Bau6E-aX_MDXkRJ8v3tJsk0kVk86o4EBsCRJ0wZcluRvniVNteq-J8HEFwoHmS-uGQY"
@@ -1735,7 +1746,6 @@ S4_RETRANS = [9_000, 52_000, 98_000, 121_000, 134_000, 117_000, 101_000, 76_000,
 
 
 def dc_b_signals(cl: Cluster) -> None:
-    pods = {p.name: p for p in cl.pods}
     by_svc: dict[str, list[PodInfo]] = {}
     for p in cl.pods:
         by_svc.setdefault(p.svc.name, []).append(p)
@@ -1807,11 +1817,9 @@ def dc_b_signals(cl: Cluster) -> None:
                              "GET", "/api/v2/products/export.csv", 504, f"{by_svc['catalog-api'][0].ip}:8080",
                              "504", 60.001, client=client_ip("b-timeout"), header_time="-", bytes_sent=569))
     # story 3: the crash of every new service-d container reaches the log pipeline too
-    for p in cl.story_d:  # type: ignore[attr-defined]
+    for p in cl.story["d"]:
         for inst in p.instances:
             app_orders += [
-                app_doc(inst.start + timedelta(milliseconds=204), "service-d", p, "service-d 2.4.0 (commit 9b1e4f27) "
-                        "starting", logger="main"),
                 app_doc(inst.start + timedelta(milliseconds=207), "service-d", p,
                         "config: missing required env DATABASE_URL", level="ERROR", logger="config"),
                 app_doc(inst.start + timedelta(milliseconds=208), "service-d", p,
@@ -1829,7 +1837,6 @@ def dc_b_signals(cl: Cluster) -> None:
     key = lambda d: d["@timestamp"]  # noqa: E731
     cl.logs = {f"edge-access-{DAY}": sorted(access, key=key), f"edge-error-{DAY}": sorted(errors, key=key),
                f"app-search-{DAY}": sorted(app_search, key=key), f"app-orders-{DAY}": sorted(app_orders, key=key)}
-    del pods
     routes = [
         Route("service-a", "pay.example.com", "/", "GET", "200", 13.0, 801_330_915),
         Route("service-a", "pay.example.com", "/", "POST", "200", 3.8, 229_417_006),
@@ -1859,7 +1866,7 @@ def dc_b_signals(cl: Cluster) -> None:
     s4_events[("catalog-api", "GET", "504")] = [at("10:41:26.904")]
     ingress_metrics(cl, routes, s4_events)
     times = fast_times()
-    for p in cl.story_d:  # type: ignore[attr-defined]
+    for p in cl.story["d"]:
         first = next(i for i, t in enumerate(times) if t >= p.created)
         base = {"namespace": "orders", "pod": p.name, "uid": p.uid, "container": "app"}
         n = N_FAST - first
@@ -1881,7 +1888,6 @@ def crash_log(start: datetime) -> str:
 
 
 def stage_signals(cl: Cluster) -> None:
-    pending, new_run = cl.story_quota  # type: ignore[attr-defined]
     times = fast_times()
     ns_pods = [p for p in cl.pods if p.ns == "notifications"]
     hard = {"pods": 20.0, "requests.cpu": 4.0, "requests.memory": float(4 * 1024 * MI)}
@@ -1895,7 +1901,6 @@ def stage_signals(cl: Cluster) -> None:
                          "requests.cpu": sum(cpu_m(p.req[0]) for p in live) / 1000,
                          "requests.memory": float(sum(mem_b(p.req[1]) for p in live))}[resource])
         cl.metrics.append(series(ksm("kube_resourcequota", **lab, type="used"), used))
-    del pending, new_run
 
 
 # --- assembly ----------------------------------------------------------------------------------
@@ -1905,8 +1910,7 @@ def finish(cl: Cluster, quotas: list[tuple[str, str, dict[str, str]]]) -> None:
     for name in dict.fromkeys(p.svc.name for p in cl.pods):
         if SVCS[name].http:
             service_objs(cl, name)
-    for ns in dict.fromkeys(p.ns for p in cl.pods):
-        cl.objects.insert(0, namespace_obj(cl, ns))
+    cl.objects[:0] = [namespace_obj(cl, ns) for ns in dict.fromkeys(p.ns for p in cl.pods)]
     for ns, qname, hard in quotas:
         cl.objects.append(quota_obj(cl, ns, qname, hard))
     for n in cl.nodes.values():
@@ -1972,16 +1976,31 @@ def build_world() -> dict[str, Any]:
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    def ignore_aliases(self, data: Any) -> bool:  # no &id001 anchors: every object spelled out
+        return True
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    if "\n" in value.rstrip("\n") and not value.startswith(" "):
+    if "\n" in value and not value.startswith(" "):
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", value)
 
 
+def _list(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.SequenceNode:
+    """Numbers and short words inline (metric values, label lists), prose one per line."""
+    flow = all(not isinstance(v, dict | list) and not (isinstance(v, str) and len(v) > 40) for v in value)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flow)
+
+
+def _dict(dumper: yaml.SafeDumper, value: dict[str, Any]) -> yaml.MappingNode:
+    """Small mappings of scalars inline (labels, conditions), anything multi-line as a block."""
+    flow = all(not isinstance(v, dict | list) and not (isinstance(v, str) and "\n" in v) for v in value.values())
+    return dumper.represent_mapping("tag:yaml.org,2002:map", value, flow_style=flow)
+
+
 _Dumper.add_representer(str, _str)
+_Dumper.add_representer(list, _list)
+_Dumper.add_representer(dict, _dict)
 
 HEADER = """\
 # The built-in demo world (`infrabot demo`, `infrabot ask` without configuration).

@@ -14,7 +14,7 @@ import pytest
 
 from connectors.kubernetes import KubernetesTarget, build_tools
 from evals.simulators.host import WorldSimulators
-from evals.world import World, load_world, world_from_data
+from evals.world import Fault, World, load_world, world_from_data
 from policy import CallContext, PolicyGate, Scope, TimeSpec, ToolResult, ToolSet
 from policy.vocabulary import EVIDENCE_KINDS, FACT_KINDS
 
@@ -248,6 +248,12 @@ def shop_world(faults: list[dict[str, Any]] | None = None) -> World:
             "apiVersion": "v1",
             "kind": "Service",
             "metadata": {"name": "cart", "namespace": "shop"},
+            "spec": {"selector": {"app": "cart"}},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "storefront", "namespace": "shop"},
             "spec": {"selector": {"app": "cart"}},
         },
         {
@@ -627,6 +633,15 @@ async def test_missing_objects_are_empty_and_complete(shop) -> None:
         "no Deployment, StatefulSet or DaemonSet named ghost in namespace nowhere of dc-a",
         "namespace nowhere does not exist in dc-a",
     ]
+    # No workload of that name, but a Service: its pods are shown, and it says so.
+    via_service = await gate.call(
+        "k8s.workload_status",
+        {"env": "dc-a", "namespace": "shop", "service": "storefront"},
+        now_ctx(),
+    )
+    assert via_service.status == "ok"
+    assert "showing the pods Service storefront selects" in via_service.warnings[0]
+    assert len(texts(via_service, "k8s.pod")) == 3
     node = await gate.call("k8s.node_health", {"env": "dc-a", "node": "node-9"}, now_ctx())
     assert node.status == "empty" and node.warnings == ["no node named node-9 in dc-a"]
 
@@ -640,7 +655,7 @@ async def test_pod_logs_window_grep_cap_and_previous(shop) -> None:
     assert [f.attrs["message"] for f in result.facts] == [
         f"2026-07-20T11:{m:02d}:00Z ERROR line {m}" for m in (3, 5, 7, 9)
     ]
-    assert result.facts[0].attrs["level"] == "ERROR"
+    assert result.facts[0].attrs["level"] == "ERROR" and result.facts[0].kind == "k8s.log"
     assert result.facts[0].observed_at == datetime.fromisoformat("2026-07-20T11:03:00+00:00")
     # the container restarted at 11:02 after an OOM kill: the window reaches the previous one
     assert not result.coverage.complete_for_negative
@@ -768,3 +783,18 @@ def test_link_template_is_checked_and_used() -> None:
     assert target.link("Pod", "p-1", "shop") == "https://dash.example.com/dc-a/shop/pod/p-1"
     with pytest.raises(ValueError, match="link_template"):
         KubernetesTarget(env="dc-a", url="https://k8s.example.com", link_template="{cluster}")
+
+
+async def test_truncated_audit_list_is_partial() -> None:
+    world = _kube_only(load_world(EXAMPLES / "who-deployed-roles.yaml"))
+    world.faults = [Fault(source="kubernetes", kind="truncate", resource="auditevents", max_hits=2)]
+    ctx = past_ctx(
+        "2026-07-20T12:00:00+03:00",
+        window="P1D",
+        now=datetime.fromisoformat("2026-07-21T10:15:00+03:00"),
+    )
+    args = {"env": "dc-b", "namespace": "orders", "service": "service-c"}
+    with gate_for(world) as (gate, _):
+        result = await gate.call("k8s.audit_trail", args, ctx)
+    assert result.status == "partial" and not result.coverage.complete_for_negative
+    assert [f.attrs["verb"] for f in result.facts] == ["patch"]  # the get is a read

@@ -93,8 +93,10 @@ def small_world(faults: list[dict[str, Any]] | None = None) -> World:
             "kubernetes": {"dc-a": [*pods, event]},
             "pod_logs": {
                 "dc-a": {
-                    "shop/web-1/app": "2026-07-20T10:59:00Z start\n2026-07-20T11:00:01.5Z INFO ready\n"
-                    "  continuation\n2026-07-20T11:05:00Z ERROR boom\n",
+                    "shop/web-1/app": "2026-07-20T10:59:00Z start\n"
+                    "2026-07-20T11:00:01.5Z INFO ready\n"
+                    "  continuation\n"
+                    "2026-07-20T11:05:00Z ERROR boom\n",
                     "ops/job-x/main": "2026-07-20T11:00:00Z main\n",
                 }
             },

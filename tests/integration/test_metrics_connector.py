@@ -295,6 +295,19 @@ async def test_502_spike_peak_and_start(incident: MetricsSimulator) -> None:
     assert 1.6 < attrs["peak"] < 1.62
     assert "160 responses with status 502" in fact.text
     assert "first seen at 2026-07-20T14:10:00+03:00" in fact.text
+    assert attrs["started_before_window"] is False
+    late = await _gate(incident).call(
+        "metrics.http_errors",
+        {
+            "env": "dc-a",
+            "service": "service-a",
+            "start": "2026-07-20T14:11:30+03:00",
+            "end": INCIDENT["end"],
+        },
+        _ctx(INCIDENT_NOW),
+    )
+    assert late.facts[0].attrs["started_before_window"] is True
+    assert "already above zero when the window starts" in late.facts[0].text
 
 
 @vm_only

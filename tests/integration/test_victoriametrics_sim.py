@@ -231,3 +231,8 @@ def test_fault_limited_to_one_endpoint(faulty: MetricsSimulator) -> None:
         step="60s",
     )
     assert ranged.status_code == 500
+
+
+def test_a_binary_that_cannot_start_is_a_loud_error() -> None:
+    with pytest.raises(RuntimeError, match="did not become healthy"):
+        VictoriaMetrics("/bin/false").start(timeout=2)

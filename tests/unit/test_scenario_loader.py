@@ -227,5 +227,9 @@ def test_missing_path_is_an_error(tmp_path: Path) -> None:
         load_suite([tmp_path / "nope.yaml"])
 
 
-def test_builtin_suite_folder_is_shipped() -> None:
-    assert builtin_suite().is_dir()
+def test_builtin_suite_is_the_packaged_scenarios_folder() -> None:
+    import evals
+
+    folder = builtin_suite()
+    assert folder.name == "scenarios"
+    assert folder.parent == Path(evals.__file__).parent

@@ -1,0 +1,33 @@
+"""Mattermost surface: websocket listener, thread re-reading, progress and replies.
+
+`MattermostListener(api=MattermostApi(url, token), settings=..., conversation=...,
+role_of=config.role_of, clock=..., desk=KnowledgeDesk(...)).run()` is all `infrabot serve`
+needs; everything else here is internal.
+"""
+
+from bot.mattermost._api import (
+    MattermostApi,
+    MattermostAuthError,
+    MattermostError,
+    MattermostNotFound,
+    MattermostUnavailable,
+)
+from bot.mattermost._listener import PROGRESS_TEXT, MattermostListener
+from bot.mattermost._render import LONG_ANSWER_CHARS, REPORT_NAME, quiet_mentions, render_reply
+from bot.mattermost._socket import Backoff, EventStream
+
+__all__ = [
+    "LONG_ANSWER_CHARS",
+    "PROGRESS_TEXT",
+    "REPORT_NAME",
+    "Backoff",
+    "EventStream",
+    "MattermostApi",
+    "MattermostAuthError",
+    "MattermostError",
+    "MattermostListener",
+    "MattermostNotFound",
+    "MattermostUnavailable",
+    "quiet_mentions",
+    "render_reply",
+]

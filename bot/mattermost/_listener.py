@@ -1,0 +1,487 @@
+"""The Mattermost listener: which posts to answer, and how the answer is posted.
+
+Answered: a post that @mentions the bot in a channel the bot is a member of (and, when
+`mattermost.channels` is set, one of those channels), and any post in a direct message.
+Ignored: the bot's own posts, posts by other bots and webhooks, system posts, posts in
+channels the bot is not in, and a post id already seen (events are redelivered after a
+reconnect). Each accepted post runs in its own task, so the websocket keeps reading.
+
+Identity: the author's username decides the role (`config.admins`); the bot's token is
+only used to read the thread and post, never to widen what the user may see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine, Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal, Protocol
+
+import structlog
+
+from bot.knowledge import (
+    CONFIRM_REACTIONS,
+    DeskReply,
+    KnowledgeDesk,
+    KnowledgeEntry,
+    is_remember_request,
+)
+from bot.mattermost._api import (
+    MattermostApi,
+    MattermostAuthError,
+    MattermostError,
+    websocket_url,
+)
+from bot.mattermost._render import REPORT_NAME, quiet_mentions, render_reply
+from bot.mattermost._socket import Backoff, EventStream
+from bot.memory import WorkingMemory
+from bot.settings import MattermostSettings
+from planner.turn import ThreadMessage, Turn
+
+log = structlog.get_logger(__name__)
+
+Role = Literal["engineer", "admin"]
+PROGRESS_TEXT = "_Investigating… reading the sources, the answer will replace this message._"
+MAX_THREAD_MESSAGES = 50
+MAX_MESSAGE_CHARS = 4000
+
+
+class Answerer(Protocol):
+    memory: WorkingMemory
+
+    async def answer(self, turn: Turn) -> Any: ...  # TurnOutcome (has .answer)
+
+
+class MattermostListener:
+    def __init__(
+        self,
+        *,
+        api: MattermostApi,
+        settings: MattermostSettings,
+        conversation: Answerer,
+        role_of: Callable[[str], Role],
+        clock: Callable[[], datetime],
+        desk: KnowledgeDesk | None = None,
+        backoff: Backoff | None = None,
+        max_concurrent: int = 4,
+        typing_every_s: float = 4.0,
+        long_answer_chars: int = 12_000,
+        seen_limit: int = 4096,
+    ) -> None:
+        self.api = api
+        self.settings = settings
+        self.conversation = conversation
+        self.role_of = role_of
+        self.clock = clock
+        self.desk = desk
+        self._backoff = backoff or Backoff()
+        self._slots = asyncio.Semaphore(max_concurrent)
+        self._typing_every = typing_every_s
+        self._long = long_answer_chars
+        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._seen_limit = seen_limit
+        self._member: dict[str, bool] = {}
+        self._channel_types: dict[str, str] = {}
+        self._allowed: set[str] | None = None  # channel ids from settings.channels
+        self._locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._last_post_ms = 0
+        self.stream: EventStream | None = None
+        self.me: dict[str, Any] = {}
+
+    # --- start-up ------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Log in (retrying while the server is down) and resolve the configured channels."""
+        attempt = 0
+        while True:
+            try:
+                self.me = await self.api.login()
+                break
+            except MattermostAuthError:
+                raise
+            except MattermostError as exc:
+                delay = self._backoff.delay(attempt)
+                attempt += 1
+                log.warning("mattermost.login_retry", error=str(exc), in_s=round(delay, 2))
+                await asyncio.sleep(delay)
+        self._allowed = None
+        if self.settings.channels:
+            team = await self.api.team_by_name(self.settings.team)
+            self._allowed = set()
+            for name in self.settings.channels:
+                try:
+                    channel = await self.api.channel_by_name(team["id"], name)
+                except MattermostError as exc:
+                    log.warning("mattermost.channel_unknown", channel=name, error=str(exc))
+                    continue
+                self._allowed.add(channel["id"])
+        log.info("mattermost.started", user=self.me.get("username"), channels=self._allowed)
+
+    async def run(self) -> None:
+        """Until cancelled: listen, answer, reconnect. Cancelling also ends answer tasks."""
+        await self.start()
+        self.stream = EventStream(
+            websocket_url(self.api.url),
+            self.api.token,
+            on_event=self.on_event,
+            on_connect=self._on_connect,
+            backoff=self._backoff,
+        )
+        try:
+            await self.stream.run()
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def idle(self) -> None:
+        """Wait until every accepted post has been handled (tests)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- events --------------------------------------------------------------------
+
+    async def on_event(self, event: Mapping[str, Any]) -> None:
+        kind = event.get("event")
+        data = event.get("data") or {}
+        broadcast = event.get("broadcast") or {}
+        if kind == "posted":
+            post = _json(data.get("post"))
+            if post is not None:
+                self._accept(post, data)
+        elif kind == "reaction_added" and self.desk is not None:
+            reaction = _json(data.get("reaction"))
+            if reaction is not None:
+                self._spawn(self._on_reaction(reaction))
+        elif kind in ("user_added", "user_removed", "channel_deleted", "channel_updated"):
+            self._member.pop(str(broadcast.get("channel_id") or data.get("channel_id")), None)
+
+    def _accept(self, post: dict[str, Any], data: Mapping[str, Any]) -> None:
+        post_id = str(post.get("id") or "")
+        channel_id = str(post.get("channel_id") or "")
+        if not post_id or not channel_id:
+            return
+        if data.get("channel_type"):
+            self._channel_types[channel_id] = str(data["channel_type"])
+        self._last_post_ms = max(self._last_post_ms, int(post.get("create_at") or 0))
+        props = post.get("props") or {}
+        if (
+            post.get("user_id") == self.me.get("id")
+            or str(props.get("from_bot")).lower() == "true"
+            or str(props.get("from_webhook")).lower() == "true"
+            or post.get("type")
+        ):
+            return
+        if post_id in self._seen:
+            log.debug("mattermost.duplicate", post=post_id)
+            return
+        self._seen[post_id] = None
+        while len(self._seen) > self._seen_limit:
+            self._seen.popitem(last=False)
+        mentions = _json(data.get("mentions"), default=[])
+        self._spawn(
+            self._handle(post, mentioned_ids=mentions if isinstance(mentions, list) else [])
+        )
+
+    async def _on_connect(self, reconnected: bool) -> None:
+        """After a reconnect, read what was posted meanwhile in the channels we answer in;
+        post-id dedupe keeps an already answered post from being answered again."""
+        if not reconnected or not self._last_post_ms:
+            return
+        since = self._last_post_ms
+        for channel_id, member in list(self._member.items()):
+            if not member:
+                continue
+            try:
+                posts = await self.api.channel_posts(channel_id, since_ms=since)
+            except MattermostError as exc:
+                log.warning("mattermost.catch_up_failed", channel=channel_id, error=str(exc))
+                continue
+            for post in posts:
+                if int(post.get("create_at") or 0) > since and not post.get("delete_at"):
+                    channel_type = self._channel_types.get(channel_id, "O")
+                    self._accept(post, {"channel_type": channel_type})
+
+    async def _is_member(self, channel_id: str) -> bool:
+        if channel_id not in self._member:
+            self._member[channel_id] = await self.api.is_member(channel_id)
+        return self._member[channel_id]
+
+    def _mentioned(self, text: str, mentioned_ids: list[Any]) -> bool:
+        if self.me.get("id") in mentioned_ids:
+            return True
+        name = re.escape(str(self.me.get("username") or self.settings.bot_username))
+        return re.search(rf"(?<![\w.-])@{name}(?![\w-])", text, re.IGNORECASE) is not None
+
+    def _strip_mention(self, text: str) -> str:
+        name = re.escape(str(self.me.get("username") or self.settings.bot_username))
+        return " ".join(re.sub(rf"(?<![\w.-])@{name}(?![\w-])[,:]?", " ", text, flags=re.I).split())
+
+    # --- one post --------------------------------------------------------------------
+
+    async def _handle(self, post: dict[str, Any], *, mentioned_ids: list[Any]) -> None:
+        channel_id = str(post["channel_id"])
+        root_id = str(post.get("root_id") or post["id"])
+        text = str(post.get("message") or "")
+        try:
+            direct = self._channel_types.get(channel_id) == "D"
+            if not direct and self._allowed is not None and channel_id not in self._allowed:
+                return
+            if not await self._is_member(channel_id):
+                log.info("mattermost.not_member", channel=channel_id)
+                return
+            author = await self.api.user(str(post.get("user_id")))
+            if author.get("is_bot"):
+                return
+            username = str(author.get("username") or "")
+            role = self.role_of(username)
+            if self.desk is not None:
+                reply = self.desk.answer(
+                    channel=channel_id, root_id=root_id, user=username, role=role, text=text
+                )
+                if reply is not None:
+                    await self._post_desk_reply(channel_id, root_id, reply)
+                    return
+            if not (direct or self._mentioned(text, mentioned_ids)):
+                return
+            question = self._strip_mention(text)
+            log.info("mattermost.mention", post=post["id"], user=username, channel=channel_id)
+            if not question:
+                await self.api.create_post(
+                    channel_id,
+                    "Ask me about a service, an environment and a time, e.g. "
+                    '"why did service-a return 502 at 14:11 in dc-a?"',
+                    root_id=root_id,
+                )
+                return
+            thread = await self._thread(root_id, post)
+            if self.desk is not None and is_remember_request(question):
+                await self._remember(channel_id, root_id, username, role, question, thread)
+                return
+            await self._answer(channel_id, root_id, username, role, question, thread)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # one bad post never stops the listener
+            log.error("mattermost.post_failed", post=post.get("id"), error=repr(exc)[:300])
+
+    async def _thread(self, root_id: str, post: Mapping[str, Any]) -> list[ThreadMessage]:
+        """Humans' messages and the bot's own earlier answers before this post."""
+        try:
+            posts = await self.api.thread(root_id)
+        except MattermostError as exc:
+            log.warning("mattermost.thread_unreadable", root=root_id, error=str(exc))
+            return []
+        created = int(post.get("create_at") or 0)
+        out: list[ThreadMessage] = []
+        for p in posts:
+            if p.get("id") == post.get("id") or p.get("type") or p.get("delete_at"):
+                continue
+            if created and int(p.get("create_at") or 0) > created:
+                continue
+            at = datetime.fromtimestamp(int(p.get("create_at") or 0) / 1000, tz=UTC)
+            text = str(p.get("message") or "")[:MAX_MESSAGE_CHARS]
+            props = p.get("props") or {}
+            if p.get("user_id") == self.me.get("id"):
+                if props.get("infrabot") in ("answer", "draft", "knowledge"):
+                    name = str(self.me.get("username") or self.settings.bot_username)
+                    out.append(ThreadMessage(author=name, text=text, is_bot=True, at=at))
+                continue
+            if str(props.get("from_bot")).lower() == "true" or props.get("from_webhook"):
+                continue
+            try:
+                user = await self.api.user(str(p.get("user_id")))
+            except MattermostError:
+                continue
+            if user.get("is_bot"):
+                continue
+            out.append(ThreadMessage(author=str(user.get("username")), text=text, at=at))
+        return out[-MAX_THREAD_MESSAGES:]
+
+    async def _typing(self, channel_id: str, root_id: str) -> None:
+        while True:
+            with contextlib.suppress(MattermostError):
+                await self.api.typing(channel_id, root_id)
+            await asyncio.sleep(self._typing_every)
+
+    async def _answer(
+        self,
+        channel_id: str,
+        root_id: str,
+        user: str,
+        role: Role,
+        question: str,
+        thread: list[ThreadMessage],
+    ) -> None:
+        key = (channel_id, root_id)
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        async with lock, self._slots:
+            typing = asyncio.create_task(self._typing(channel_id, root_id))
+            progress_id: str | None = None
+            try:
+                progress = await self.api.create_post(
+                    channel_id, PROGRESS_TEXT, root_id=root_id, props={"infrabot": "progress"}
+                )
+                progress_id = str(progress["id"])
+                turn = Turn(
+                    question=question,
+                    user=user,
+                    role=role,
+                    channel=channel_id,
+                    root_id=root_id,
+                    now=self.clock(),
+                    thread=thread,
+                )
+                outcome = await self.conversation.answer(turn)
+                await self._post_answer(channel_id, root_id, progress_id, outcome.answer)
+            except Exception as exc:
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+                log.error("mattermost.answer_failed", root=root_id, error=repr(exc)[:300])
+                text = (
+                    "I could not finish this investigation (internal error: "
+                    f"{type(exc).__name__}). Nothing was changed; please ask again."
+                )
+                await self._say(channel_id, root_id, text, progress_id, {"infrabot": "error"})
+            finally:
+                typing.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await typing
+
+    async def _post_answer(
+        self, channel_id: str, root_id: str, progress_id: str, answer: Any
+    ) -> None:
+        reply = render_reply(answer, limit=self._long)
+        props = {"infrabot": "answer"}
+        if reply.attachment is None:
+            await self._say(channel_id, root_id, reply.message, progress_id, props)
+            return
+        file_id = await self.api.upload(
+            channel_id, REPORT_NAME, reply.attachment.encode(), "text/markdown"
+        )
+        try:
+            await self.api.patch_post(progress_id, reply.message, props=props, file_ids=[file_id])
+        except MattermostError:
+            await self.api.create_post(
+                channel_id, reply.message, root_id=root_id, props=props, file_ids=[file_id]
+            )
+
+    async def _say(
+        self, channel_id: str, root_id: str, text: str, replace: str | None, props: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Edit the progress post into `text`, or post it anew when that is impossible."""
+        if replace is not None:
+            try:
+                return await self.api.patch_post(replace, text, props=props)
+            except MattermostError as exc:
+                log.warning("mattermost.patch_failed", post=replace, error=str(exc))
+        return await self.api.create_post(channel_id, text, root_id=root_id, props=props)
+
+    # --- confirmed knowledge ---------------------------------------------------------
+
+    async def _remember(
+        self,
+        channel_id: str,
+        root_id: str,
+        user: str,
+        role: Role,
+        text: str,
+        thread: list[ThreadMessage],
+    ) -> None:
+        assert self.desk is not None
+        context = self.conversation.memory.last_context(channel_id, root_id)
+        scope = context.scope.model_dump(mode="json") if context is not None else {}
+        reply = self.desk.request(
+            channel=channel_id,
+            root_id=root_id,
+            user=user,
+            role=role,
+            text=text,
+            thread=thread,
+            scope=scope,
+            source=self.api.permalink(self.settings.team, root_id),
+        )
+        post = await self._post_desk_reply(channel_id, root_id, reply)
+        if reply.kind == "draft":
+            self.desk.attach_post(channel_id, root_id, str(post["id"]))
+
+    async def _post_desk_reply(
+        self, channel_id: str, root_id: str, reply: DeskReply
+    ) -> dict[str, Any]:
+        props: dict[str, Any] = {"infrabot": "draft" if reply.kind == "draft" else "desk"}
+        if reply.kind == "saved" and reply.entry is not None:
+            props = {
+                "infrabot": "knowledge",
+                "infrabot_knowledge": reply.entry.model_dump(mode="json"),
+            }
+        return await self.api.create_post(
+            channel_id, quiet_mentions(reply.text), root_id=root_id, props=props
+        )
+
+    async def _on_reaction(self, reaction: Mapping[str, Any]) -> None:
+        assert self.desk is not None
+        if reaction.get("emoji_name") not in CONFIRM_REACTIONS:
+            return
+        if reaction.get("user_id") == self.me.get("id"):
+            return
+        try:
+            user = await self.api.user(str(reaction.get("user_id")))
+            username = str(user.get("username") or "")
+            reply = self.desk.confirm_post(
+                str(reaction.get("post_id")), user=username, role=self.role_of(username)
+            )
+            if reply is None or reply.kind == "refused":
+                return
+            draft_entry = reply.entry
+            if draft_entry is not None:
+                await self._post_desk_reply(draft_entry.channel, draft_entry.root_id, reply)
+        except MattermostError as exc:
+            log.warning("mattermost.reaction_failed", error=str(exc))
+
+    async def rebuild_knowledge(self, *, max_pages: int = 50) -> int:
+        """Rebuild the knowledge base from the bot's own "saved" posts in its channels."""
+        assert self.desk is not None
+        entries: list[KnowledgeEntry] = []
+        for channel_id in sorted(self._allowed or ()):
+            for page in range(max_pages):
+                posts = await self.api.channel_posts(channel_id, page=page, per_page=200)
+                for p in posts:
+                    props = p.get("props") or {}
+                    if p.get("user_id") != self.me.get("id") or not props.get("infrabot_knowledge"):
+                        continue
+                    try:
+                        entries.append(KnowledgeEntry.model_validate(props["infrabot_knowledge"]))
+                    except ValueError:
+                        log.warning("knowledge.bad_post", post=p.get("id"))
+                if len(posts) < 200:
+                    break
+        return await asyncio.to_thread(self.desk.kb.rebuild, entries)
+
+
+def _json(value: Any, default: Any = None) -> Any:
+    if isinstance(value, dict | list):
+        return value
+    if not isinstance(value, str | bytes):
+        return default
+    try:
+        return json.loads(value)
+    except ValueError:
+        return default
