@@ -121,8 +121,12 @@ class World(BaseModel):
                     problems.append(f"kubernetes.{env}[{i}].metadata: missing name")
         for env, streams in self.pod_logs.items():
             for key in streams:
-                if key.count("/") != 2:
-                    problems.append(f"pod_logs.{env}.{key}: expected namespace/pod/container")
+                parts = key.split("/")
+                if not (len(parts) == 3 or (len(parts) == 4 and parts[3] == "previous")):
+                    problems.append(
+                        f"pod_logs.{env}.{key}: expected namespace/pod/container"
+                        " or namespace/pod/container/previous"
+                    )
         for env, docs_by_index in self.logs.items():
             for index, docs in docs_by_index.items():
                 for i, doc in enumerate(docs):

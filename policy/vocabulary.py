@@ -67,6 +67,7 @@ FACT_KINDS: dict[str, str] = {
     "k8s.node_condition": "attrs: node, condition, status, reason",
     "k8s.quota": "attrs: quota, resource, used, hard, ratio",
     "k8s.audit": "attrs: actor, verb, code, resource, name, user_agent",
+    "k8s.log": "attrs: line, message, level, request_id, pod, container, node, previous",
     "metrics.restarts": "attrs: pod, container, increase",
     "metrics.usage": "attrs: pod, resource (cpu|memory), usage, request, limit",
     "node.network": "attrs: node, metric (retransmits|softnet_squeezes), value, peer_median",

@@ -20,10 +20,11 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 import structlog
 
+from bot.conversation import Conversation
 from bot.knowledge import (
     CONFIRM_REACTIONS,
     DeskReply,
@@ -39,7 +40,6 @@ from bot.mattermost._api import (
 )
 from bot.mattermost._render import REPORT_NAME, quiet_mentions, render_reply
 from bot.mattermost._socket import Backoff, EventStream
-from bot.memory import WorkingMemory
 from bot.settings import MattermostSettings
 from planner.turn import ThreadMessage, Turn
 
@@ -51,19 +51,13 @@ MAX_THREAD_MESSAGES = 50
 MAX_MESSAGE_CHARS = 4000
 
 
-class Answerer(Protocol):
-    memory: WorkingMemory
-
-    async def answer(self, turn: Turn) -> Any: ...  # TurnOutcome (has .answer)
-
-
 class MattermostListener:
     def __init__(
         self,
         *,
         api: MattermostApi,
         settings: MattermostSettings,
-        conversation: Answerer,
+        conversation: Conversation,
         role_of: Callable[[str], Role],
         clock: Callable[[], datetime],
         desk: KnowledgeDesk | None = None,
@@ -269,6 +263,7 @@ class MattermostListener:
                     "Ask me about a service, an environment and a time, e.g. "
                     '"why did service-a return 502 at 14:11 in dc-a?"',
                     root_id=root_id,
+                    props={"infrabot": "help"},
                 )
                 return
             thread = await self._thread(root_id, post)

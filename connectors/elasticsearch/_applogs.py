@@ -15,7 +15,7 @@ from connectors.elasticsearch._common import (
     window,
 )
 from connectors.elasticsearch._facts import Graph, app_facts
-from connectors.elasticsearch._reader import LogReader, any_of, kw_term, time_range
+from connectors.elasticsearch._reader import LogReader, any_of, kw_term, lacks_all, time_range
 from connectors.elasticsearch._settings import iso_utc
 from policy.contracts import AgentMeta, ToolContract
 from policy.results import ResultFact, ToolResult
@@ -24,6 +24,12 @@ from policy.vocabulary import ARGUMENT_NAMES
 
 NAME = "logs.app_logs"
 Level = Literal["debug", "info", "warn", "warning", "error", "fatal", "critical"]
+SERVICE_FIELDS = (
+    "service",
+    "service.name",
+    "kubernetes.labels.app",
+    "kubernetes.labels.app_kubernetes_io/name",
+)
 _LEVELS: dict[str, list[str]] = {"warn": ["warn", "warning"], "warning": ["warn", "warning"]}
 
 
@@ -84,21 +90,13 @@ def _query(args: AppLogsArgs) -> tuple[list[dict[str, Any]], list[str]]:
         )
         lucene.append(f'kubernetes.namespace:"{args.namespace}"')
     if args.service:
-        filters.append(
-            any_of(
-                *(
-                    kw_term(f, args.service)
-                    for f in (
-                        "service",
-                        "service.name",
-                        "kubernetes.labels.app",
-                        "kubernetes.labels.app_kubernetes_io/name",
-                        "kubernetes.container",
-                    )
-                ),
-                {"prefix": {"kubernetes.pod": f"{args.service}-"}},
-            )
-        )
+        by_pod = {
+            "bool": {
+                "filter": [{"prefix": {"kubernetes.pod": f"{args.service}-"}}],
+                "must_not": lacks_all(SERVICE_FIELDS)["bool"]["must_not"],
+            }
+        }
+        filters.append(any_of(*(kw_term(f, args.service) for f in SERVICE_FIELDS), by_pod))
         lucene.append(f'service:"{args.service}"')
     if args.request_id:
         filters.append(kw_term("request_id", args.request_id))
@@ -135,10 +133,22 @@ async def app_logs(
     warnings = []
     if read is not None and not read.complete:
         warnings.append(f"showing the first {len(hits)} lines in time order; {read.describe()}")
+    sub = SubRead("app.log", f"application log ({t.app_index})", read, err, found=bool(hits))
+    if args.service and read is not None and not hits:
+        others, _ = _query(args.model_copy(update={"service": None}))
+        probe = {"bool": {"filter": [*others, time_range(start, end), lacks_all(SERVICE_FIELDS)]}}
+        ((unplaced, _err),) = await attempt_all(reader.search(t.app_index, probe, limit=0))
+        if unplaced is None or unplaced.total:
+            sub.complete_override = False
+            count = unplaced.total if unplaced is not None else "some"
+            warnings.append(
+                f"no line names service {args.service}, but {count} lines in the window carry "
+                "no service field, so absence is not proven"
+            )
     return build_result(
         NAME,
         scope_of(args, ctx),
-        [SubRead("app.log", f"application log ({t.app_index})", read, err, found=bool(hits))],
+        [sub],
         facts,
         entities=graph.entities,
         relations=graph.relations,

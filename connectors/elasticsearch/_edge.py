@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import Field
@@ -16,9 +16,9 @@ from connectors.elasticsearch._common import (
     unknown_env,
     window,
 )
-from connectors.elasticsearch._errorlog import ErrorLine, error_line
+from connectors.elasticsearch._errorlog import ErrorLine, error_line, parse_line
 from connectors.elasticsearch._facts import SRC_ACCESS, SRC_ERROR, Graph, access_fact
-from connectors.elasticsearch._reader import LogReader, any_of, kw_term, time_range
+from connectors.elasticsearch._reader import LogReader, any_of, kw_term, lacks_all, time_range
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.contracts import AgentMeta, ToolContract
 from policy.results import ResultFact, ToolResult
@@ -112,6 +112,8 @@ def _access_facts(
         query += f' AND host:"{args.host}"'
     link = t.discover_link(t.edge_access_index, query, start, end)
     bound = "" if read.exact else "at least "
+    last = (read.aggs.get("last_seen") or {}).get("value")
+    last_seen = datetime.fromtimestamp(last / 1000, tz=UTC) if last else end
     facts = []
     for name, attr, label in (
         ("by_status", "status", "status"),
@@ -125,7 +127,7 @@ def _access_facts(
                     f"with {label} {key}",
                     kind="edge.access",
                     source=SRC_ACCESS,
-                    observed_at=end,
+                    observed_at=last_seen,
                     link=link,
                     attrs={
                         attr: key,
@@ -144,7 +146,7 @@ def _access_facts(
                 text=f"edge {what} responses per {word} in {args.env}: {shown}",
                 kind="edge.access",
                 source=SRC_ACCESS,
-                observed_at=end,
+                observed_at=last_seen,
                 link=link,
                 attrs={"timeline": [{"at": k, "count": c} for k, c in timeline], "interval": word},
             )
@@ -169,11 +171,14 @@ def _error_facts(
         example, index = group[0]
         upstreams = Counter(line.upstream for line, _ in group if line.upstream)
         hosts = Counter(line.host for line, _ in group if line.host)
-        link = t.discover_link(t.edge_error_index, f'"{example.message[:80]}"', start, end)
+        core = str(parse_line(example.message).get("text") or example.message)
+        phrase = core.split(" while ")[0].split(" (")[0].replace('"', "")[:80]
+        link = t.discover_link(t.edge_error_index, f'message:"{phrase}"', start, end)
+        where = ", ".join(f"{h} ({n})" for h, n in hosts.most_common(5)) or "no host"
         facts.append(
             ResultFact(
                 text=f"edge error log {env} {iso_utc(start)}..{iso_utc(end)}: {bound}{count} "
-                f"line(s) of class {error_class}; hosts {dict(hosts.most_common(5))}; e.g. "
+                f"line(s) of class {error_class} on {where}; e.g. "
                 f"{example.message}",
                 kind="edge.error",
                 source=SRC_ERROR,
@@ -209,6 +214,7 @@ async def edge_errors(
         "by_status": {"terms": {"field": "status", "size": 10}},
         "by_host": {"terms": {"field": "host", "size": 10}},
         "by_upstream": {"terms": {"field": "upstream_addr", "size": 10}},
+        "last_seen": {"max": {"field": "@timestamp"}},
         "timeline": {
             "date_histogram": {
                 "field": "@timestamp",
@@ -247,17 +253,16 @@ async def edge_errors(
                 f"{len(access.hits)} are shown as examples"
             )
     if args.service and access is not None and not access.total:
-        probe_args = args.model_copy(update={"service": None})
-        ((unfiltered, _err),) = await attempt_all(
-            reader.search(t.edge_access_index, _access_query(probe_args, start, end), limit=0)
-        )
-        if unfiltered is not None and unfiltered.total:
+        probe = _access_query(args.model_copy(update={"service": None}), start, end)
+        probe["bool"]["filter"].append(lacks_all(_SERVICE_FIELDS))
+        ((unplaced, _err),) = await attempt_all(reader.search(t.edge_access_index, probe, limit=0))
+        if unplaced is None or unplaced.total:
             access_sub.complete_override = False
+            count = unplaced.total if unplaced is not None else "some"
             warnings.append(
-                f"no edge record names service {args.service}, yet there are "
-                f"{unfiltered.total} matching edge records in the window without "
-                "such a service field: the edge log may not name services; "
-                "filter by host instead"
+                f"no edge record names service {args.service}, but {count} matching edge "
+                "records in the window carry no service field at all, so absence is not "
+                "proven: the edge log may not name services; filter by host instead"
             )
     lines: list[tuple[ErrorLine, str | None]] = []
     if errors is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 CORRELATION_SLACK = timedelta(seconds=2.5)
@@ -113,7 +113,7 @@ def parse_time(value: Any) -> datetime | None:
         moment = datetime.fromisoformat(value.strip())
     except ValueError:
         return None
-    return moment if moment.tzinfo is not None else None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)  # as ES reads it
 
 
 @dataclass(frozen=True)

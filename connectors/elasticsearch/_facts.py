@@ -88,11 +88,13 @@ def access_fact(hit: dict[str, Any], link: str, graph: Graph) -> ResultFact:
             f"connection {a['connection']}" if "connection" in a else None,
         ]
     )
+    request = " ".join(
+        str(p) for p in (a.get("method"), f"{a.get('host', '')}{a.get('path', '')}") if p
+    )
     text = (
-        f"{a.get('edge_node', 'edge')} access log {src.get('@timestamp')}: "
-        f"{a.get('method', '')} {a.get('host', '')}{a.get('path', '')} returned "
-        f"{a.get('status', '?')}" + (f" ({detail})" if detail else "")
-    ).replace(":  ", ": ")
+        f"{a.get('edge_node', 'edge')} access log {src.get('@timestamp')}: edge status "
+        f"{a.get('status', '?')} for {request}" + (f" ({detail})" if detail else "")
+    )
     if "request_id" in a:
         text += f"; request_id {a['request_id']}"
     graph.entity("host", a.get("host"))

@@ -58,9 +58,9 @@ class Read:
 
     def describe(self) -> str:
         if self.total is None:
-            return f"{self.index}: read {len(self.hits)} of an unknown total"
+            return f"read {len(self.hits)} of an unknown total"
         bound = "" if self.exact else ">= "
-        return f"{self.index}: read {len(self.hits)} of {bound}{self.total}"
+        return f"read {len(self.hits)} of {bound}{self.total}"
 
 
 def time_range(start: datetime, end: datetime, field_name: str = "@timestamp") -> dict[str, Any]:
@@ -81,6 +81,11 @@ def kw_term(field_name: str, value: Any) -> dict[str, Any]:
 
 def any_of(*clauses: dict[str, Any]) -> dict[str, Any]:
     return {"bool": {"should": list(clauses), "minimum_should_match": 1}}
+
+
+def lacks_all(fields: tuple[str, ...]) -> dict[str, Any]:
+    """Docs that carry none of these fields (so a filter on them cannot place them)."""
+    return {"bool": {"must_not": [{"exists": {"field": f}} for f in fields]}}
 
 
 def _reason(exc: ApiError) -> str:
@@ -182,7 +187,7 @@ class LogReader:
                     .search(**kwargs)
                     .body
                 )
-            except Exception as exc:  # every client failure becomes a SourceError
+            except (ApiError, TransportError) as exc:  # every client failure: ours
                 err = map_error(exc, self.target, index)
                 log.info("es.search_failed", env=self.target.env, index=index, kind=err.kind)
                 raise err from exc

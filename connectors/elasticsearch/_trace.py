@@ -17,7 +17,7 @@ from connectors.elasticsearch._common import (
 from connectors.elasticsearch._errorlog import RequestKey, belongs, error_line, request_key
 from connectors.elasticsearch._facts import Graph, access_fact, app_facts, error_fact
 from connectors.elasticsearch._reader import LogReader, any_of, kw_term, time_range
-from connectors.elasticsearch._settings import iso_utc
+from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.contracts import AgentMeta, ToolContract
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
@@ -97,6 +97,76 @@ def _describe(key: RequestKey) -> str:
     return ", ".join(p for p in parts if p)
 
 
+def _failed_request(status: Any) -> bool:
+    try:
+        return int(status) >= 400
+    except (TypeError, ValueError):
+        return True
+
+
+def _tie_errors(
+    t: ElasticsearchTarget,
+    hit: dict[str, Any],
+    key: RequestKey,
+    sub: SubRead,
+    facts: list[ResultFact],
+    warnings: list[str],
+    raw: dict[str, Any],
+) -> None:
+    """Attach the error lines of one request; say so when none belongs to it."""
+    source = hit.get("_source") or {}
+    status, rid = source.get("status"), source.get("request_id")
+    unexplained = f"; the error log does not establish the cause of its {status}"
+    if not _failed_request(status):
+        unexplained = ""
+    if sub.read is None:
+        warnings.append(f"the edge error log could not be read for request {rid}{unexplained}")
+        return
+    w_start, w_end = key.window()
+    conn_q = " AND ".join(
+        p
+        for p in (
+            f"connection:{key.connection}" if key.connection else "",
+            f'edge_node:"{key.edge_node}"' if key.edge_node else "",
+        )
+        if p
+    )
+    link = t.discover_link(t.edge_error_index, conn_q or "*", w_start, w_end)
+    matched, others = [], 0
+    for ehit in sub.read.hits:
+        line = error_line(ehit.get("_source") or {})
+        ok, tied = belongs(key, line)
+        if ok:
+            matched.append(ehit.get("_id"))
+            facts.append(error_fact(line, ehit.get("_index"), link, request_id=rid, tied=tied))
+        else:
+            others += 1
+    sub.found = bool(matched)
+    raw["errors"].append(
+        {
+            "request_id": rid,
+            "window": [iso_utc(w_start), iso_utc(w_end)],
+            "hits": sub.read.hits,
+            "matched": matched,
+        }
+    )
+    decoys = (
+        f"{others} other line(s) in that window belong to other connections or paths and "
+        "were not attached"
+        if others
+        else ""
+    )
+    if not matched:
+        partly = "" if sub.read.complete else " (and the window was not read completely)"
+        warnings.append(
+            f"no edge error-log line matched request {rid} ({_describe(key)}){partly}"
+            + (f"; {decoys}" if decoys else "")
+            + unexplained
+        )
+    elif decoys:
+        warnings.append(f"request {rid}: {decoys}")
+
+
 async def request_trace(
     readers: dict[str, LogReader], args: RequestTraceArgs, ctx: CallContext
 ) -> ToolResult:
@@ -168,65 +238,9 @@ async def request_trace(
             )
         )
         for (hit, key), (read, err) in zip(keyed, reads, strict=True):
-            status = (hit.get("_source") or {}).get("status")
             sub = SubRead("edge.error_log", f"{label} around {iso_utc(key.time)}", read, err)
             subs.append(sub)
-            rid = (hit.get("_source") or {}).get("request_id")
-            if read is None:
-                warnings.append(
-                    f"the edge error log could not be read for request {rid}: the "
-                    f"cause of its {status} is not established"
-                )
-                continue
-            w_start, w_end = key.window()
-            conn_q = (
-                " AND ".join(
-                    p
-                    for p in (
-                        f"connection:{key.connection}" if key.connection else "",
-                        f'edge_node:"{key.edge_node}"' if key.edge_node else "",
-                    )
-                    if p
-                )
-                or "*"
-            )
-            link = t.discover_link(t.edge_error_index, conn_q, w_start, w_end)
-            matched, others = [], 0
-            for ehit in read.hits:
-                line = error_line(ehit.get("_source") or {})
-                ok, tied = belongs(key, line)
-                if ok:
-                    matched.append(ehit.get("_id"))
-                    facts.append(
-                        error_fact(line, ehit.get("_index"), link, request_id=rid, tied=tied)
-                    )
-                else:
-                    others += 1
-            sub.found = bool(matched)
-            raw["errors"].append(
-                {
-                    "request_id": rid,
-                    "window": [iso_utc(w_start), iso_utc(w_end)],
-                    "hits": read.hits,
-                    "matched": matched,
-                }
-            )
-            skipped = (
-                (
-                    f"; {others} other line(s) in that window belong to other connections "
-                    "or paths and were not attached"
-                )
-                if others
-                else ""
-            )
-            if not matched:
-                verdict = "" if read.complete else " (and the window was not read completely)"
-                warnings.append(
-                    f"no edge error-log line matched request {rid} ({_describe(key)}){verdict}"
-                    f"{skipped}; the error log does not establish the cause of its {status}"
-                )
-            elif skipped:
-                warnings.append(f"request {rid}: {skipped[2:]}")
+            _tie_errors(t, hit, key, sub, facts, warnings, raw)
 
     app_hits = app.hits if app else []
     app_link = t.discover_link(t.app_index, rid_lucene, start, end)

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from connectors.kubernetes._client import KubeReader
-from connectors.kubernetes._common import Findings, meta, name_of, owned_by, selector_string
+from connectors.kubernetes._common import (
+    Findings,
+    belongs_to,
+    meta,
+    name_of,
+    owned_by,
+    selector_string,
+)
 from connectors.kubernetes._pods import pod_facts
 from policy.errors import SourceError
 from policy.results import ResultFact, ToolResult
@@ -17,6 +24,13 @@ _WORKLOADS = (
     ("DaemonSet", "daemonsets"),
 )
 _BAD_CONDITIONS = {"Available": "False", "Progressing": "False", "ReplicaFailure": "True"}
+
+
+def _rs_owner_belongs(pod: dict[str, Any], service: str) -> bool:
+    return any(
+        ref.get("kind") == "ReplicaSet" and belongs_to(str(ref.get("name", "")), service)
+        for ref in meta(pod).get("ownerReferences") or []
+    )
 
 
 def _counts(kind: str, obj: dict[str, Any]) -> tuple[int, int]:
@@ -171,6 +185,9 @@ async def workload_status(reader: KubeReader, args: Any, ctx: CallContext) -> To
         for p in found.took(await reader.list("pods", ns, label_selector=selector))
         if not meta(p).get("ownerReferences")
         or any(owned_by(p, k, o, None) for o in owners for k in ("ReplicaSet", kind))
+        # a ReplicaSet we could not read (deleted, or not listed) still names its
+        # Deployment: <deployment>-<pod-template-hash>
+        or (kind == "Deployment" and _rs_owner_belongs(p, service))
     ]
     found.facts.append(_workload_fact(reader, kind, obj, replicasets, ctx))
     ready, desired = _counts(kind, obj)

@@ -10,6 +10,7 @@ import itertools
 from datetime import datetime
 from typing import Any
 
+from connectors.victoriametrics._client import Series
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
@@ -29,7 +30,7 @@ MAX_QUOTA_FACTS = 15
 
 
 class EndpointsArgs(WindowArgs):
-    namespace: str = k8s_name("Kubernetes namespace of the service")
+    namespace: str | None = optional_k8s_name("namespace of the service (any when omitted)")
     service: str = k8s_name("service name (the Endpoints object)")
 
 
@@ -45,38 +46,103 @@ def _gaps(run: Run, stamps: list[datetime]) -> list[tuple[datetime, datetime]]:
 
 
 async def endpoints_ready(run: Run, args: EndpointsArgs) -> ToolResult:
-    matchers: list[Matcher] = [("namespace", "=", args.namespace), ("endpoint", "=", args.service)]
+    matchers: list[Matcher] = [("endpoint", "=", args.service)]
+    if args.namespace:
+        matchers.insert(0, ("namespace", "=", args.namespace))
     sel, w = selector(ENDPOINTS, matchers), run.window.seconds
-    curve_expr = f"sum by (ready) ({sel})"
-    addr_expr = f"max by (ip, ready) (max_over_time({sel}[{w}s]))"
+    curve_expr = f"sum by (namespace, ready) ({sel})"
+    addr_expr = f"max by (namespace, ip, ready) (max_over_time({sel}[{w}s]))"
     curves, addresses = await gather(run.range(curve_expr), run.instant(addr_expr))
-    by_state: dict[str, dict[datetime, float]] = {"true": {}, "false": {}}
-    for s in curves.series:
-        by_state.setdefault(s.labels.get("ready", ""), {}).update(dict(s.points))
-    stamps = sorted(set(by_state["true"]) | set(by_state["false"]))
-    if not stamps:
+    namespaces = sorted({s.labels.get("namespace", "") for s in curves.series})
+    if not namespaces:
+        where = f" in namespace {args.namespace}" if args.namespace else ""
         return run.result(
             found=False,
             exists=False,
             warnings=[
-                f"{ENDPOINTS} has no series for service {args.service} in namespace "
-                f"{args.namespace} ({run.env}) {run.span()}: no data, which does not mean "
-                "no endpoints"
+                f"{ENDPOINTS} has no series for service {args.service}{where} ({run.env}) "
+                f"{run.span()}: no data, which does not mean no endpoints"
             ],
             note="no data for the scope",
         )
+    facts: list[ResultFact] = []
+    entities: list[Entity] = []
+    relations: list[Relation] = []
+    warnings: list[str] = []
+    holes = False
+    for ns in namespaces:
+        fact, found_gaps = _endpoints_fact(
+            run,
+            args.service,
+            ns,
+            [s for s in curves.series if s.labels.get("namespace", "") == ns],
+            [s.labels for s in addresses.series if s.labels.get("namespace", "") == ns],
+            curve_expr,
+        )
+        facts.append(fact)
+        holes = holes or bool(found_gaps)
+        warnings += [
+            f"{ENDPOINTS} of {ns}/{args.service} has no samples from {run.time(a)} to {run.time(b)}"
+            for a, b in found_gaps
+        ]
+        entities.append(Entity(kind="service", name=args.service, env=run.env, namespace=ns))
+        for state, key in (("true", "ready_ips"), ("false", "not_ready_ips")):
+            for ip in fact.attrs[key]:
+                entities.append(
+                    Entity(
+                        kind="endpoint",
+                        name=ip,
+                        env=run.env,
+                        namespace=ns,
+                        attrs={"ready": state == "true"},
+                    )
+                )
+                relations.append(
+                    Relation(
+                        src=f"service/{args.service}",
+                        rel="routes_to",
+                        dst=f"endpoint/{ip}",
+                        source=run.source,
+                        observed_at=datetime.fromisoformat(fact.attrs["covered_to"]),
+                    )
+                )
+    if len(namespaces) > 1:
+        warnings.append(
+            f"service {args.service} exists in several namespaces ({', '.join(namespaces)}); "
+            "name the namespace to read one"
+        )
+    return run.result(
+        found=True,
+        exists=True,
+        partial=holes,
+        facts=facts,
+        warnings=warnings,
+        entities=entities,
+        relations=relations,
+    )
+
+
+def _endpoints_fact(
+    run: Run,
+    service: str,
+    ns: str,
+    curves: list[Series],
+    addresses: list[dict[str, str]],
+    expr: str,
+) -> tuple[ResultFact, list[tuple[datetime, datetime]]]:
+    by_state: dict[str, dict[datetime, float]] = {"true": {}, "false": {}}
+    for s in curves:
+        by_state.setdefault(s.labels.get("ready", ""), {}).update(dict(s.points))
+    stamps = sorted(set(by_state["true"]) | set(by_state["false"]))
     ready = [by_state["true"].get(t, 0.0) for t in stamps]
     not_ready = [by_state["false"].get(t, 0.0) for t in stamps]
     first_bad = next((t for t, n in zip(stamps, not_ready, strict=True) if n > 0), None)
     first_zero = next((t for t, r in zip(stamps, ready, strict=True) if r == 0), None)
-    ips: dict[str, list[str]] = {"true": [], "false": []}
-    for s in addresses.series:
-        ips.setdefault(s.labels.get("ready", ""), []).append(s.labels.get("ip", "?"))
-    for values in ips.values():
-        values.sort()
-    who = f"service {args.service} ({args.namespace}) in {run.env}"
-    gaps = _gaps(run, stamps)
-    warnings = [f"{ENDPOINTS} has no samples from {run.time(a)} to {run.time(b)}" for a, b in gaps]
+    ips = {
+        state: sorted(a.get("ip", "?") for a in addresses if a.get("ready") == state)
+        for state in ("true", "false")
+    }
+    who = f"service {service} ({ns}) in {run.env}"
     if first_bad is None and first_zero is None:
         text = (
             f"{who}: {fmt_num(min(ready))} ready endpoint address(es) "
@@ -100,10 +166,10 @@ async def endpoints_ready(run: Run, args: EndpointsArgs) -> ToolResult:
     fact = run.fact(
         text,
         "k8s.endpoints",
-        curve_expr,
+        expr,
         first_zero or first_bad or stamps[-1],
-        service=args.service,
-        namespace=args.namespace,
+        service=service,
+        namespace=ns,
         ready=min(ready),
         not_ready=max(not_ready),
         ready_max=max(ready),
@@ -116,37 +182,7 @@ async def endpoints_ready(run: Run, args: EndpointsArgs) -> ToolResult:
         covered_from=stamps[0].isoformat(),
         covered_to=stamps[-1].isoformat(),
     )
-    service = Entity(kind="service", name=args.service, env=run.env, namespace=args.namespace)
-    endpoints = [
-        Entity(
-            kind="endpoint",
-            name=ip,
-            env=run.env,
-            namespace=args.namespace,
-            attrs={"ready": state == "true"},
-        )
-        for state in ("true", "false")
-        for ip in ips[state]
-    ]
-    relations = [
-        Relation(
-            src=f"service/{args.service}",
-            rel="routes_to",
-            dst=f"endpoint/{e.name}",
-            source=run.source,
-            observed_at=stamps[-1],
-        )
-        for e in endpoints
-    ]
-    return run.result(
-        found=True,
-        exists=True,
-        partial=bool(gaps),
-        facts=[fact],
-        warnings=warnings,
-        entities=[service, *endpoints],
-        relations=relations,
-    )
+    return fact, _gaps(run, stamps)
 
 
 def _amount(resource: str, value: float) -> str:

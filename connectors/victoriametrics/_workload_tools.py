@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic import model_validator
+
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
@@ -13,7 +15,6 @@ from connectors.victoriametrics._common import (
     fmt_bytes,
     fmt_num,
     gather,
-    k8s_name,
     max_point,
     name_regex,
     optional_k8s_name,
@@ -32,14 +33,20 @@ MAX_FACTS = 10
 
 
 class PodScopeArgs(WindowArgs):
-    namespace: str = k8s_name("Kubernetes namespace")
+    namespace: str | None = optional_k8s_name("Kubernetes namespace (any when omitted)")
     service: str | None = optional_k8s_name("workload name; its pods are <service>-<hash>")
     pod: str | None = optional_k8s_name("one pod (wins over service)")
     container: str | None = optional_k8s_name("one container")
 
+    @model_validator(mode="after")
+    def _bounded(self) -> PodScopeArgs:
+        if not (self.namespace or self.service or self.pod):
+            raise ValueError("name a namespace, a service or a pod")
+        return self
+
 
 def pod_matchers(args: PodScopeArgs) -> list[Matcher]:
-    matchers: list[Matcher] = [("namespace", "=", args.namespace)]
+    matchers: list[Matcher] = [("namespace", "=", args.namespace)] if args.namespace else []
     if args.pod:
         matchers.append(("pod", "=", args.pod))
     elif args.service:

@@ -67,7 +67,10 @@ async def test_request_trace_on_the_public_example():
         result = await trace(gate)
     assert result.status == "ok", result.error
     assert result.evidence == {
-        "edge.access_log": "found", "edge.error_log": "found", "app.log": "found"}
+        "edge.access_log": "found",
+        "edge.error_log": "found",
+        "app.log": "found",
+    }
     assert result.coverage.complete_for_negative and not result.coverage.truncated
 
     (access,) = facts_of(result, "edge.access")
@@ -79,7 +82,8 @@ async def test_request_trace_on_the_public_example():
     assert error.attrs["error_class"] == "too_big_header"
     assert error.attrs["connection"] == 884213
     assert "upstream sent too big header while reading response header from upstream" in (
-        error.text)
+        error.text
+    )
     assert error.observed_at == datetime.fromisoformat("2026-07-20T11:11:04+00:00")
     assert not any("too large body" in f.text or "timed out" in f.text for f in result.facts)
 
@@ -91,10 +95,14 @@ async def test_request_trace_on_the_public_example():
     assert any("Location header 1191 bytes" in f.text for f in facts_of(result, "app.log"))
     assert {f.kind for f in result.facts} <= set(FACT_KINDS)
     assert ("pod/service-a-5d8f7c9b4-x2k9p", "runs_on", "node/worker-04") in {
-        (r.src, r.rel, r.dst) for r in result.relations}
+        (r.src, r.rel, r.dst) for r in result.relations
+    }
     reads = sims.query_log.matches(source="logs", env="dc-a")
     assert {r.path for r in reads} == {
-        "/edge-access-*/_search", "/edge-error-*/_search", "/app-*/_search"}
+        "/edge-access-*/_search",
+        "/edge-error-*/_search",
+        "/app-*/_search",
+    }
 
 
 async def test_request_id_prefix_and_unknown_request_id():
@@ -104,8 +112,10 @@ async def test_request_id_prefix_and_unknown_request_id():
     assert facts_of(short, "edge.access")[0].attrs["request_id"] == RID
     assert missing.status == "empty" and missing.coverage.complete_for_negative
     assert missing.evidence == {
-        "edge.access_log": "none_complete", "edge.error_log": "none_partial",
-        "app.log": "none_complete"}
+        "edge.access_log": "none_complete",
+        "edge.error_log": "none_partial",
+        "app.log": "none_complete",
+    }
     assert any("cannot be tied" in w for w in missing.warnings)
 
 
@@ -113,59 +123,107 @@ async def test_request_id_prefix_and_unknown_request_id():
 
 CLASS_MESSAGES = [
     ("too_big_header", "upstream sent too big header while reading response header from upstream"),
-    ("timeout", "upstream timed out (110: Connection timed out) while reading response header "
-     "from upstream"),
-    ("connection_refused", "connect() failed (111: Connection refused) while connecting to "
-     "upstream"),
-    ("connection_reset", "recv() failed (104: Connection reset by peer) while reading response "
-     "header from upstream"),
-    ("premature_close", "upstream prematurely closed connection while reading response header "
-     "from upstream"),
-    ("invalid_header", "upstream sent invalid header while reading response header from "
-     "upstream"),
-    ("upstream_tls", "SSL_do_handshake() failed (SSL: error:0A000086:SSL routines::certificate "
-     "verify failed) while SSL handshaking to upstream"),
-    ("upstream_tls", "upstream SSL certificate verify error: (10:certificate has expired) while "
-     "SSL handshaking to upstream"),
+    (
+        "timeout",
+        "upstream timed out (110: Connection timed out) while reading response header "
+        "from upstream",
+    ),
+    (
+        "connection_refused",
+        "connect() failed (111: Connection refused) while connecting to upstream",
+    ),
+    (
+        "connection_reset",
+        "recv() failed (104: Connection reset by peer) while reading response header from upstream",
+    ),
+    (
+        "premature_close",
+        "upstream prematurely closed connection while reading response header from upstream",
+    ),
+    ("invalid_header", "upstream sent invalid header while reading response header from upstream"),
+    (
+        "upstream_tls",
+        "SSL_do_handshake() failed (SSL: error:0A000086:SSL routines::certificate "
+        "verify failed) while SSL handshaking to upstream",
+    ),
+    (
+        "upstream_tls",
+        "upstream SSL certificate verify error: (10:certificate has expired) while "
+        "SSL handshaking to upstream",
+    ),
     ("no_live_upstreams", "no live upstreams while connecting to upstream"),
     ("client_body_too_large", "client intended to send too large body: 10485761 bytes"),
-    ("other", "upstream server temporarily disabled while reading response header from "
-     "upstream"),
+    ("other", "upstream server temporarily disabled while reading response header from upstream"),
 ]
 
 
 def _line(conn: int, text: str, request: str, *, at: str = "11:11:04") -> str:
-    return (f"2026/07/20 {at} [error] 2817#2817: *{conn} {text}, client: 198.51.100.23, "
-            f'server: pay.example.com, request: "{request}", upstream: '
-            f'"http://10.42.3.17:8080/checkout/confirm", host: "pay.example.com"')
+    return (
+        f"2026/07/20 {at} [error] 2817#2817: *{conn} {text}, client: 198.51.100.23, "
+        f'server: pay.example.com, request: "{request}", upstream: '
+        f'"http://10.42.3.17:8080/checkout/confirm", host: "pay.example.com"'
+    )
 
 
-def edge_world(text: str | None, *, parsed_fields: bool = True,
-               faults: list[dict[str, Any]] | None = None) -> World:
-    access = {"@timestamp": "2026-07-20T11:11:04.387Z", "request_id": RID, "edge_node": "edge-02",
-              "connection": 5001, "host": "pay.example.com", "method": "POST",
-              "path": "/checkout/confirm", "status": 502, "upstream_status": "502",
-              "upstream_addr": "10.42.3.17:8080", "request_time": 0.046}
-    decoy_text = ("upstream timed out (110: Connection timed out) while reading response header"
-                  if text and "too large body" in text else "client intended to send too large "
-                  "body: 10485761 bytes")
-    errors = [{"@timestamp": "2026-07-20T11:11:05.000Z", "edge_node": "edge-02", "connection": 5002,
-               "host": "pay.example.com", "request": "POST /upload HTTP/1.1",
-               "message": _line(5002, decoy_text, "POST /upload HTTP/1.1", at="11:11:05")}]
+def edge_world(
+    text: str | None, *, parsed_fields: bool = True, faults: list[dict[str, Any]] | None = None
+) -> World:
+    access = {
+        "@timestamp": "2026-07-20T11:11:04.387Z",
+        "request_id": RID,
+        "edge_node": "edge-02",
+        "connection": 5001,
+        "host": "pay.example.com",
+        "method": "POST",
+        "path": "/checkout/confirm",
+        "status": 502,
+        "upstream_status": "502",
+        "upstream_addr": "10.42.3.17:8080",
+        "request_time": 0.046,
+    }
+    decoy_text = (
+        "upstream timed out (110: Connection timed out) while reading response header"
+        if text and "too large body" in text
+        else "client intended to send too large body: 10485761 bytes"
+    )
+    errors = [
+        {
+            "@timestamp": "2026-07-20T11:11:05.000Z",
+            "edge_node": "edge-02",
+            "connection": 5002,
+            "host": "pay.example.com",
+            "request": "POST /upload HTTP/1.1",
+            "message": _line(5002, decoy_text, "POST /upload HTTP/1.1", at="11:11:05"),
+        }
+    ]
     if text is not None:
-        doc: dict[str, Any] = {"@timestamp": "2026-07-20T11:11:04.000Z",
-                               "message": _line(5001, text, "POST /checkout/confirm HTTP/1.1")}
+        doc: dict[str, Any] = {
+            "@timestamp": "2026-07-20T11:11:04.000Z",
+            "message": _line(5001, text, "POST /checkout/confirm HTTP/1.1"),
+        }
         if parsed_fields:
-            doc.update({"edge_node": "edge-02", "connection": 5001, "host": "pay.example.com",
-                        "request": "POST /checkout/confirm HTTP/1.1"})
+            doc.update(
+                {
+                    "edge_node": "edge-02",
+                    "connection": 5001,
+                    "host": "pay.example.com",
+                    "request": "POST /checkout/confirm HTTP/1.1",
+                }
+            )
         errors.append(doc)
-    return world_from_data({
-        "environments": {"dc-a": ["logs"]},
-        "logs": {"dc-a": {"edge-access-2026.07.20": [access],
-                          "edge-error-2026.07.20": errors,
-                          "app-payments-2026.07.20": []}},
-        "faults": faults or [],
-    })
+    return world_from_data(
+        {
+            "environments": {"dc-a": ["logs"]},
+            "logs": {
+                "dc-a": {
+                    "edge-access-2026.07.20": [access],
+                    "edge-error-2026.07.20": errors,
+                    "app-payments-2026.07.20": [],
+                }
+            },
+            "faults": faults or [],
+        }
+    )
 
 
 @pytest.mark.parametrize(("error_class", "text"), CLASS_MESSAGES)
@@ -182,8 +240,10 @@ async def test_every_edge_error_class_is_classified_and_decoys_stay_out(error_cl
 
 def test_classifier_covers_the_vocabulary_and_parses_nginx_lines():
     assert {c for c, _ in CLASS_MESSAGES} == set(EDGE_ERROR_CLASSES)
-    tls_reset = ("peer closed connection in SSL handshake (104: Connection reset by peer) while "
-                 "SSL handshaking to upstream")
+    tls_reset = (
+        "peer closed connection in SSL handshake (104: Connection reset by peer) while "
+        "SSL handshaking to upstream"
+    )
     assert classify(tls_reset) == "upstream_tls"
     parsed = parse_line(_line(884213, CLASS_MESSAGES[0][1], "POST /checkout/confirm HTTP/1.1"))
     assert parsed["connection"] == 884213 and parsed["host"] == "pay.example.com"
@@ -212,9 +272,12 @@ async def test_unreadable_error_log_is_a_failed_sub_read_not_an_empty_one():
         result = await trace(gate)
     assert result.status == "partial" and not result.coverage.complete_for_negative
     assert result.evidence == {
-        "edge.access_log": "found", "edge.error_log": "failed", "app.log": "found"}
+        "edge.access_log": "found",
+        "edge.error_log": "failed",
+        "app.log": "found",
+    }
     assert any("index pattern edge-error-* is not served in dc-a" in w for w in result.warnings)
-    assert any("not established" in w for w in result.warnings)
+    assert any("does not establish the cause of its 502" in w for w in result.warnings)
     assert facts_of(result, "edge.error") == []
 
 
@@ -287,15 +350,42 @@ async def test_app_logs_limit_is_honest_about_what_was_left():
     assert errors.status == "empty" and errors.coverage.complete_for_negative
 
 
+async def test_app_logs_service_absence_is_proven_only_when_every_line_names_a_service():
+    unnamed = [
+        {
+            "@timestamp": "2026-07-20T11:11:00Z",
+            "message": "boom",
+            "level": "ERROR",
+            "kubernetes": {"pod": "worker-7c9f-abcde", "namespace": "payments"},
+        }
+    ]
+    world = world_from_data(
+        {"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": {"app-1": unnamed}}}
+    )
+    with gate_for(example_world()) as (gate, _):
+        named = await gate.call("logs.app_logs", {"env": "dc-a", "service": "service-z"}, ctx())
+    with gate_for(world) as (gate, _):
+        unknown = await gate.call("logs.app_logs", {"env": "dc-a", "service": "service-z"}, ctx())
+        by_pod = await gate.call("logs.app_logs", {"env": "dc-a", "service": "worker"}, ctx())
+    assert named.status == "empty" and named.coverage.complete_for_negative
+    assert unknown.status == "partial" and not unknown.coverage.complete_for_negative
+    assert unknown.evidence == {"app.log": "none_partial"}
+    assert any("absence is not proven" in w for w in unknown.warnings)
+    assert [f.attrs["pod"] for f in by_pod.facts] == ["worker-7c9f-abcde"]
+
+
 async def test_edge_errors_counts_and_classifies_the_window():
     with gate_for(example_world()) as (gate, _):
         result = await gate.call("logs.edge_errors", {"env": "dc-a"}, ctx())
-        pay = await gate.call("logs.edge_errors", {"env": "dc-a", "host": "pay.example.com"},
-                              ctx())
-        by_service = await gate.call("logs.edge_errors", {"env": "dc-a", "service": "service-a"},
-                                     ctx())
-    statuses = {f.attrs["status"]: f.attrs["count"] for f in facts_of(result, "edge.access")
-                if "status" in f.attrs and "count" in f.attrs}
+        pay = await gate.call("logs.edge_errors", {"env": "dc-a", "host": "pay.example.com"}, ctx())
+        by_service = await gate.call(
+            "logs.edge_errors", {"env": "dc-a", "service": "service-a"}, ctx()
+        )
+    statuses = {
+        f.attrs["status"]: f.attrs["count"]
+        for f in facts_of(result, "edge.access")
+        if "status" in f.attrs and "count" in f.attrs
+    }
     assert statuses == {502: 1, 504: 1}
     classes = {f.attrs["error_class"]: f.attrs["count"] for f in facts_of(result, "edge.error")}
     assert classes == {"too_big_header": 1, "timeout": 1, "client_body_too_large": 1}
@@ -307,34 +397,58 @@ async def test_edge_errors_counts_and_classifies_the_window():
 
 
 async def test_edge_errors_spike_across_two_hosts():
-    access = [{"@timestamp": f"2026-07-20T11:11:{s:02d}Z", "host": host, "status": 502,
-               "upstream_addr": addr, "edge_node": "edge-01", "connection": 100 + s}
-              for s, host, addr in [(1, "a.example.com", "10.0.0.1:80"),
-                                    (2, "b.example.com", "10.0.0.2:80"),
-                                    (3, "a.example.com", "10.0.0.1:80")]]
-    world = world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": {
-        "edge-access-1": access, "edge-error-1": [], "app-1": []}}})
+    access = [
+        {
+            "@timestamp": f"2026-07-20T11:11:{s:02d}Z",
+            "host": host,
+            "status": 502,
+            "upstream_addr": addr,
+            "edge_node": "edge-01",
+            "connection": 100 + s,
+        }
+        for s, host, addr in [
+            (1, "a.example.com", "10.0.0.1:80"),
+            (2, "b.example.com", "10.0.0.2:80"),
+            (3, "a.example.com", "10.0.0.1:80"),
+        ]
+    ]
+    world = world_from_data(
+        {
+            "environments": {"dc-a": ["logs"]},
+            "logs": {"dc-a": {"edge-access-1": access, "edge-error-1": [], "app-1": []}},
+        }
+    )
     with gate_for(world) as (gate, _):
         result = await gate.call("logs.edge_errors", {"env": "dc-a", "limit": 1}, ctx())
-    hosts = {f.attrs["host"]: f.attrs["count"] for f in facts_of(result, "edge.access")
-             if "count" in f.attrs and "host" in f.attrs}
+    hosts = {
+        f.attrs["host"]: f.attrs["count"]
+        for f in facts_of(result, "edge.access")
+        if "count" in f.attrs and "host" in f.attrs
+    }
     assert hosts == {"a.example.com": 2, "b.example.com": 1}
     timeline = next(f for f in result.facts if "timeline" in f.attrs)
     assert timeline.attrs["timeline"] == [{"at": "2026-07-20T11:11:00.000Z", "count": 3}]
+    assert timeline.observed_at == datetime.fromisoformat("2026-07-20T11:11:03+00:00")
     assert result.evidence == {"edge.access_log": "found", "edge.error_log": "none_complete"}
     assert result.coverage.complete_for_negative  # counts are exact; examples are not all
 
 
 async def test_log_search_is_bounded_to_configured_patterns():
     with gate_for(example_world()) as (gate, _):
-        hit = await gate.call("logs.search", {"env": "dc-a", "index": "edge-error-*",
-                                              "query": 'message:"too big header"'}, ctx())
-        denied = await gate.call("logs.search", {"env": "dc-a", "index": ".security-*",
-                                                 "query": "*"}, ctx())
-        too_many = await gate.call("logs.search", {"env": "dc-a", "index": "app-*",
-                                                   "query": "*", "limit": 500}, ctx())
-        broken = await gate.call("logs.search", {"env": "dc-a", "index": "app-*",
-                                                 "query": "message:("}, ctx())
+        hit = await gate.call(
+            "logs.search",
+            {"env": "dc-a", "index": "edge-error-*", "query": 'message:"too big header"'},
+            ctx(),
+        )
+        denied = await gate.call(
+            "logs.search", {"env": "dc-a", "index": ".security-*", "query": "*"}, ctx()
+        )
+        too_many = await gate.call(
+            "logs.search", {"env": "dc-a", "index": "app-*", "query": "*", "limit": 500}, ctx()
+        )
+        broken = await gate.call(
+            "logs.search", {"env": "dc-a", "index": "app-*", "query": "message:("}, ctx()
+        )
     (fact,) = hit.facts
     assert fact.kind == "logs.hit" and "upstream sent too big header" in fact.text
     assert denied.status == "denied" and "index" in (denied.error or "")
@@ -343,8 +457,9 @@ async def test_log_search_is_bounded_to_configured_patterns():
 
 
 async def test_missing_index_pattern_and_missing_env_are_unsupported():
-    world = world_from_data({"environments": {"dc-a": ["logs"], "dc-b": []},
-                             "logs": {"dc-a": {"edge-access-1": []}}})
+    world = world_from_data(
+        {"environments": {"dc-a": ["logs"], "dc-b": []}, "logs": {"dc-a": {"edge-access-1": []}}}
+    )
     with gate_for(world) as (gate, sims):
         app = await gate.call("logs.app_logs", {"env": "dc-a"}, ctx())
         base = sims.endpoints.envs["dc-a"].logs.rsplit("/logs/", 1)[0]
@@ -361,7 +476,11 @@ async def test_contracts_are_valid_and_truthful():
     gate = PolicyGate(ToolSet(build_tools([target])))
     contracts = gate.contracts(ctx())
     assert {c.name for c in contracts} == {
-        "logs.request_trace", "logs.edge_errors", "logs.app_logs", "logs.search"}
+        "logs.request_trace",
+        "logs.edge_errors",
+        "logs.app_logs",
+        "logs.search",
+    }
     for contract in contracts:
         schema = contract.input_schema()
         jsonschema.Draft202012Validator.check_schema(schema)
@@ -369,11 +488,13 @@ async def test_contracts_are_valid_and_truthful():
         assert schema["properties"]["env"]["enum"] == ["dc-a"]
         assert set(contract.agent.evidence) <= set(EVIDENCE_KINDS)
         assert contract.agent.read_only is True
-    extra = await gate.call("logs.request_trace", {"env": "dc-a", "request_id": RID, "x": 1},
-                            ctx())
+    extra = await gate.call("logs.request_trace", {"env": "dc-a", "request_id": RID, "x": 1}, ctx())
     assert extra.status == "denied"
-    backwards = await gate.call("logs.app_logs", {"env": "dc-a", "start": "2026-07-20T12:00:00Z",
-                                                  "end": "2026-07-20T11:00:00Z"}, ctx())
+    backwards = await gate.call(
+        "logs.app_logs",
+        {"env": "dc-a", "start": "2026-07-20T12:00:00Z", "end": "2026-07-20T11:00:00Z"},
+        ctx(),
+    )
     assert backwards.status == "denied"
     with pytest.raises(ValueError):
         ElasticsearchTarget(env="x", url="http://h", discover_url_template="{nope}")

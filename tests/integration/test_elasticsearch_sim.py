@@ -23,22 +23,50 @@ from evals.world import World, world_from_data
 
 DOCS: dict[str, list[dict[str, Any]]] = {
     "app-x-2026.07.20": [
-        {"_id": "d1", "@timestamp": "2026-07-20T11:00:00.000Z", "level": "INFO",
-         "message": "request finished ok", "latency_ms": 12,
-         "kubernetes": {"pod": "api-1", "namespace": "shop"}, "http": {"status": 200}},
-        {"_id": "d2", "@timestamp": "2026-07-20T11:01:30.000Z", "level": "ERROR",
-         "message": "upstream sent too big header while reading response header",
-         "latency_ms": 45, "kubernetes": {"pod": "api-2", "namespace": "shop"},
-         "http.status": 502},
-        {"_id": "d3", "@timestamp": "2026-07-20T14:02:00+03:00", "level": "WARN",
-         "message": "slow request", "latency_ms": 900, "tags": ["slow", "checkout"],
-         "kubernetes": {"pod": "api-1", "namespace": "shop"}, "http": {"status": 200}},
+        {
+            "_id": "d1",
+            "@timestamp": "2026-07-20T11:00:00.000Z",
+            "level": "INFO",
+            "message": "request finished ok",
+            "latency_ms": 12,
+            "kubernetes": {"pod": "api-1", "namespace": "shop"},
+            "http": {"status": 200},
+        },
+        {
+            "_id": "d2",
+            "@timestamp": "2026-07-20T11:01:30.000Z",
+            "level": "ERROR",
+            "message": "upstream sent too big header while reading response header",
+            "latency_ms": 45,
+            "kubernetes": {"pod": "api-2", "namespace": "shop"},
+            "http.status": 502,
+        },
+        {
+            "_id": "d3",
+            "@timestamp": "2026-07-20T14:02:00+03:00",
+            "level": "WARN",
+            "message": "slow request",
+            "latency_ms": 900,
+            "tags": ["slow", "checkout"],
+            "kubernetes": {"pod": "api-1", "namespace": "shop"},
+            "http": {"status": 200},
+        },
     ],
     "edge-x-2026.07.20": [
-        {"_id": "d4", "@timestamp": "2026-07-20T11:03:00Z", "host": "pay.example.com",
-         "status": 502, "upstream_status": "502", "request_id": "abc123"},
-        {"_id": "d5", "@timestamp": "2026-07-20T11:05:00Z", "host": "shop.example.net",
-         "status": 200},
+        {
+            "_id": "d4",
+            "@timestamp": "2026-07-20T11:03:00Z",
+            "host": "pay.example.com",
+            "status": 502,
+            "upstream_status": "502",
+            "request_id": "abc123",
+        },
+        {
+            "_id": "d5",
+            "@timestamp": "2026-07-20T11:05:00Z",
+            "host": "shop.example.net",
+            "status": 200,
+        },
     ],
 }
 
@@ -103,42 +131,84 @@ QUERIES: list[tuple[str, dict[str, Any], set[str]]] = [
     ("term number as string", {"term": {"http.status": "200"}}, {"d1", "d3"}),
     ("terms", {"terms": {"level": ["ERROR", "WARN"]}}, {"d2", "d3"}),
     ("match or", {"match": {"message": "header slow"}}, {"d2", "d3"}),
-    ("match and", {"match": {"message": {"query": "too big header", "operator": "and"}}},
-     {"d2"}),
+    ("match and", {"match": {"message": {"query": "too big header", "operator": "and"}}}, {"d2"}),
     ("match_phrase", {"match_phrase": {"message": "too big header"}}, {"d2"}),
     ("match_phrase order", {"match_phrase": {"message": "big too"}}, set()),
-    ("range iso offsets",
-     {"range": {"@timestamp": {"gte": "2026-07-20T14:01:00+03:00",
-                               "lt": "2026-07-20T11:03:00Z"}}}, {"d2", "d3"}),
-    ("range epoch_millis",
-     {"range": {"@timestamp": {"gte": _ms("2026-07-20T11:02:00+00:00"),
-                               "format": "epoch_millis"}}}, {"d3", "d4", "d5"}),
+    (
+        "range iso offsets",
+        {
+            "range": {
+                "@timestamp": {"gte": "2026-07-20T14:01:00+03:00", "lt": "2026-07-20T11:03:00Z"}
+            }
+        },
+        {"d2", "d3"},
+    ),
+    (
+        "range epoch_millis",
+        {
+            "range": {
+                "@timestamp": {"gte": _ms("2026-07-20T11:02:00+00:00"), "format": "epoch_millis"}
+            }
+        },
+        {"d3", "d4", "d5"},
+    ),
     ("range number", {"range": {"latency_ms": {"gt": 40}}}, {"d2", "d3"}),
     ("prefix", {"prefix": {"host": "pay."}}, {"d4"}),
     ("wildcard", {"wildcard": {"host": {"value": "*.example.*"}}}, {"d4", "d5"}),
     ("exists", {"exists": {"field": "upstream_status"}}, {"d4"}),
-    ("bool filter + must_not",
-     {"bool": {"filter": [{"term": {"kubernetes.namespace": "shop"}}],
-               "must_not": [{"exists": {"field": "tags"}}]}}, {"d1", "d2"}),
-    ("bool minimum_should_match",
-     {"bool": {"should": [{"term": {"level": "ERROR"}}, {"term": {"level": "WARN"}},
-                          {"term": {"http.status": 200}}], "minimum_should_match": 2}},
-     {"d3"}),
+    (
+        "bool filter + must_not",
+        {
+            "bool": {
+                "filter": [{"term": {"kubernetes.namespace": "shop"}}],
+                "must_not": [{"exists": {"field": "tags"}}],
+            }
+        },
+        {"d1", "d2"},
+    ),
+    (
+        "bool minimum_should_match",
+        {
+            "bool": {
+                "should": [
+                    {"term": {"level": "ERROR"}},
+                    {"term": {"level": "WARN"}},
+                    {"term": {"http.status": 200}},
+                ],
+                "minimum_should_match": 2,
+            }
+        },
+        {"d3"},
+    ),
     ("bool should alone needs one", {"bool": {"should": [{"term": {"status": 200}}]}}, {"d5"}),
-    ("bool must + optional should",
-     {"bool": {"must": [{"term": {"level": "INFO"}}],
-               "should": [{"term": {"level": "nope"}}]}}, {"d1"}),
-    ("query_string fields AND",
-     {"query_string": {"query": "level:ERROR AND kubernetes.namespace:shop"}}, {"d2"}),
+    (
+        "bool must + optional should",
+        {"bool": {"must": [{"term": {"level": "INFO"}}], "should": [{"term": {"level": "nope"}}]}},
+        {"d1"},
+    ),
+    (
+        "query_string fields AND",
+        {"query_string": {"query": "level:ERROR AND kubernetes.namespace:shop"}},
+        {"d2"},
+    ),
     ("query_string phrase any field", {"query_string": {"query": '"too big header"'}}, {"d2"}),
     ("query_string range", {"query_string": {"query": "status:>=500"}}, {"d4"}),
-    ("query_string default AND",
-     {"query_string": {"query": "slow checkout", "default_operator": "AND"}}, {"d3"}),
+    (
+        "query_string default AND",
+        {"query_string": {"query": "slow checkout", "default_operator": "AND"}},
+        {"d3"},
+    ),
     ("query_string default OR", {"query_string": {"query": "slow abc123"}}, {"d3", "d4"}),
-    ("query_string NOT",
-     {"query_string": {"query": "NOT level:INFO AND kubernetes.pod:api-1"}}, {"d3"}),
-    ("query_string brackets",
-     {"query_string": {"query": "latency_ms:[10 TO 50] AND -level:ERROR"}}, {"d1"}),
+    (
+        "query_string NOT",
+        {"query_string": {"query": "NOT level:INFO AND kubernetes.pod:api-1"}},
+        {"d3"},
+    ),
+    (
+        "query_string brackets",
+        {"query_string": {"query": "latency_ms:[10 TO 50] AND -level:ERROR"}},
+        {"d1"},
+    ),
 ]
 
 
@@ -151,6 +221,7 @@ def test_index_expressions(es: Elasticsearch):
     assert ids(es.search(index="app-*,edge-*", size=50)) == {"d1", "d2", "d3", "d4", "d5"}
     assert ids(es.search(index="*,-app-*", size=50)) == {"d4", "d5"}
     assert ids(es.search(size=50)) == {"d1", "d2", "d3", "d4", "d5"}
+    assert es.count(index="app-*", query={"term": {"level": "ERROR"}})["count"] == 1
     assert es.search(index="nope-*")["hits"]["total"] == {"value": 0, "relation": "eq"}
     with pytest.raises(NotFoundError) as exc:
         es.search(index="nope-*", allow_no_indices=False)
@@ -191,9 +262,13 @@ def test_search_after_pages_through_everything_once(es: Elasticsearch):
 
 def test_track_total_hits(es: Elasticsearch):
     assert es.search(index="*", track_total_hits=True)["hits"]["total"] == {
-        "value": 5, "relation": "eq"}
+        "value": 5,
+        "relation": "eq",
+    }
     assert es.search(index="*", track_total_hits=3)["hits"]["total"] == {
-        "value": 3, "relation": "gte"}
+        "value": 3,
+        "relation": "gte",
+    }
     assert "total" not in es.search(index="*", track_total_hits=False)["hits"]
 
 
@@ -215,8 +290,9 @@ def test_aggregations(es: Elasticsearch):
             "pods": {"terms": {"field": "kubernetes.pod", "size": 1}},
             "levels": {
                 "terms": {"field": "level"},
-                "aggs": {"per_min": {"date_histogram": {"field": "@timestamp",
-                                                        "fixed_interval": "1m"}}},
+                "aggs": {
+                    "per_min": {"date_histogram": {"field": "@timestamp", "fixed_interval": "1m"}}
+                },
             },
         },
     )
@@ -226,28 +302,47 @@ def test_aggregations(es: Elasticsearch):
     error = next(b for b in resp["aggregations"]["levels"]["buckets"] if b["key"] == "ERROR")
     assert error["per_min"]["buckets"][0]["key_as_string"] == "2026-07-20T11:01:00.000Z"
     timeline = es.search(
-        index="*", size=0,
+        index="*",
+        size=0,
         aggs={"t": {"date_histogram": {"field": "@timestamp", "fixed_interval": "1m"}}},
     )["aggregations"]["t"]["buckets"]
     assert [b["doc_count"] for b in timeline] == [1, 1, 1, 1, 0, 1]  # 11:04 empty, filled
     hourly = es.search(
-        index="*", size=0,
-        aggs={"h": {"date_histogram": {"field": "@timestamp", "calendar_interval": "hour",
-                                       "time_zone": "+03:00"}},
-              "s": {"terms": {"field": "status"}}},
+        index="*",
+        size=0,
+        aggs={
+            "h": {
+                "date_histogram": {
+                    "field": "@timestamp",
+                    "calendar_interval": "hour",
+                    "time_zone": "+03:00",
+                }
+            },
+            "s": {"terms": {"field": "status"}},
+        },
     )["aggregations"]
-    assert hourly["h"]["buckets"] == [{"key_as_string": "2026-07-20T14:00:00.000+03:00",
-                                       "key": _ms("2026-07-20T11:00:00+00:00"),
-                                       "doc_count": 5}]
+    assert hourly["h"]["buckets"] == [
+        {
+            "key_as_string": "2026-07-20T14:00:00.000+03:00",
+            "key": _ms("2026-07-20T11:00:00+00:00"),
+            "doc_count": 5,
+        }
+    ]
     assert {b["key"]: b["doc_count"] for b in hourly["s"]["buckets"]} == {502: 1, 200: 1}
 
 
 def test_source_filtering(es: Elasticsearch):
-    hit = es.search(index="app-*", query={"ids": {"values": ["d1"]}},
-                    source={"includes": ["kubernetes.pod", "level"]})["hits"]["hits"][0]
+    hit = es.search(
+        index="app-*",
+        query={"ids": {"values": ["d1"]}},
+        source={"includes": ["kubernetes.pod", "level"]},
+    )["hits"]["hits"][0]
     assert hit["_source"] == {"level": "INFO", "kubernetes": {"pod": "api-1"}}
-    hit = es.search(index="app-*", query={"ids": {"values": ["d1"]}},
-                    source={"excludes": ["message", "kubernetes.*"]})["hits"]["hits"][0]
+    hit = es.search(
+        index="app-*",
+        query={"ids": {"values": ["d1"]}},
+        source={"excludes": ["message", "kubernetes.*"]},
+    )["hits"]["hits"][0]
     assert "message" not in hit["_source"] and hit["_source"]["kubernetes"] == {}
     hit = es.search(index="app-*", query={"ids": {"values": ["d1"]}}, source=False)
     assert "_source" not in hit["hits"]["hits"][0]
@@ -289,14 +384,14 @@ def test_query_log_records_every_request(sims: WorldSimulators, es: Elasticsearc
 
 
 def _faulty(fault: dict[str, Any]) -> WorldSimulators:
-    return WorldSimulators(make_world([{"source": "logs", "env": "dc-a", **fault}]),
-                           stall_seconds=2)
+    return WorldSimulators(
+        make_world([{"source": "logs", "env": "dc-a", **fault}]), stall_seconds=2
+    )
 
 
 def test_fault_timeout():
     with _faulty({"kind": "timeout"}) as running:
-        es = Elasticsearch(running.endpoints.envs["dc-a"].logs, request_timeout=0.5,
-                           max_retries=0)
+        es = Elasticsearch(running.endpoints.envs["dc-a"].logs, request_timeout=0.5, max_retries=0)
         with pytest.raises(ConnectionTimeout):
             es.search(index="app-*")
         assert [r.status for r in running.query_log.matches("logs", "dc-a")] == [504]

@@ -124,6 +124,12 @@ async def test_endpoints_were_ready_throughout_the_incident(edge: MetricsSimulat
     assert fact.attrs["ready_ips"] == ["10.42.3.17", "10.42.5.22"]
     assert "throughout" in fact.text and "no ready endpoints" not in fact.text.lower()
     assert {r.dst for r in result.relations} == {"endpoint/10.42.3.17", "endpoint/10.42.5.22"}
+    # the planner may not know the namespace yet: the service is found in whichever it is
+    unscoped = await _gate(edge).call(
+        "metrics.endpoints_ready", {"env": "dc-a", "service": "service-a"}, ctx
+    )
+    assert [f.attrs["namespace"] for f in unscoped.facts] == ["payments"]
+    assert unscoped.facts[0].attrs["ready"] == 2
 
 
 @vm_only
@@ -138,6 +144,12 @@ async def test_zero_restarts_are_reported_as_zero(edge: MetricsSimulator) -> Non
     ]
     assert all(f.attrs["increase"] == 0 and "no restarts" in f.text for f in result.facts)
     assert "OOMKilled" not in _texts(result)
+    unscoped = await _gate(edge).call(
+        "metrics.restarts", {"env": "dc-a", "service": "service-a"}, ctx
+    )
+    assert len(unscoped.facts) == 2 and unscoped.status == "ok"
+    unbounded = await _gate(edge).call("metrics.restarts", {"env": "dc-a"}, ctx)
+    assert unbounded.status == "denied" and "name a namespace" in (unbounded.error or "")
 
 
 # --- an inline incident world ---------------------------------------------------------

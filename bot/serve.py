@@ -1,0 +1,87 @@
+"""`infrabot serve`: the Mattermost listener and the web chat, from configuration.
+
+Both surfaces share one Conversation (so one working memory) and one knowledge base. The
+web chat has no login: everyone there is an engineer; admins act through Mattermost,
+where the server vouches for the user name. Stops on Ctrl+C/SIGTERM (uvicorn's signal
+handling), cancelling the listener and its running answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import structlog
+
+from bot.conversation import Conversation
+from bot.knowledge import KnowledgeBase, KnowledgeDesk
+from bot.mattermost import MattermostApi, MattermostAuthError, MattermostListener
+from bot.memory import WorkingMemory
+from bot.settings import ConfigFileError, InfrabotConfig, Secrets
+from bot.web import bind, build_web_app, url_of, uvicorn_server
+from bot.wiring import build_gate
+
+log = structlog.get_logger(__name__)
+
+
+def run_serve(config: InfrabotConfig, args: argparse.Namespace) -> int:
+    try:
+        asyncio.run(serve(config, Secrets()))
+    except MattermostAuthError as exc:
+        print(f"Mattermost refused the bot token (INFRABOT_MM_TOKEN): {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+async def serve(config: InfrabotConfig, secrets: Secrets) -> None:
+    zone = ZoneInfo(config.timezone)
+
+    def clock() -> datetime:
+        return datetime.now(zone)
+
+    token = secrets.mm_token.get_secret_value() if secrets.mm_token else None
+    if config.mattermost is not None and not token:
+        raise ConfigFileError("mattermost: configured, but INFRABOT_MM_TOKEN is not set")
+    memory = WorkingMemory.from_settings(config.memory, clock=clock)
+    conversation = Conversation(config=config, gate=build_gate(config), memory=memory)
+    kb = await asyncio.to_thread(KnowledgeBase.load, config.memory.knowledge_path)
+    desk = KnowledgeDesk(kb, clock=clock, allowed_hosts=config.allowed_link_hosts)
+    app = build_web_app(
+        conversation=conversation, role_of=lambda _user: "engineer", clock=clock, desk=desk,
+        environments=list(config.environments),
+    )
+    sock = bind(config.web.host, config.web.port)
+    print(f"infrabot: web chat on {url_of(sock)}", flush=True)
+    tasks = [asyncio.create_task(uvicorn_server(app).serve(sockets=[sock]), name="web")]
+    if config.mattermost is not None and token:
+        listener = MattermostListener(
+            api=MattermostApi(config.mattermost.url, token), settings=config.mattermost,
+            conversation=conversation, role_of=config.role_of, clock=clock, desk=desk,
+        )
+        tasks.append(asyncio.create_task(_listen(listener, kb), name="mattermost"))
+        print(f"infrabot: listening to Mattermost at {config.mattermost.url}", flush=True)
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        sock.close()
+    for task in done:
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
+
+
+async def _listen(listener: MattermostListener, kb: KnowledgeBase) -> None:
+    """Run the listener; an empty knowledge cache is first rebuilt from the channels."""
+    if len(kb) == 0 and listener.settings.channels:
+        await listener.start()
+        try:
+            count = await listener.rebuild_knowledge()
+            log.info("knowledge.rebuilt_from_channels", entries=count)
+        except Exception as exc:  # the bot still answers without its knowledge cache
+            log.warning("knowledge.rebuild_failed", error=repr(exc)[:300])
+    await listener.run()

@@ -1,0 +1,316 @@
+"""Fallback web chat: one page (threads, the rendered answer, expandable evidence and tool
+calls) and a JSON API, on Starlette.
+
+    POST /api/ask   {thread_id, question, user} -> {thread_id, kind, answer, markdown}
+    GET  /api/threads/{thread_id}               -> {thread_id, messages: [...]}
+    GET  /api/info                              -> {title, questions, environments}
+
+The page renders the structured answer with DOM text nodes (never HTML from the answer:
+log lines are untrusted) and only makes http(s) links clickable. The API accepts JSON
+only, so a cross-site form cannot post a question on a user's behalf.
+
+Identity: the web chat has no login of its own. `role_of` decides what a claimed user name
+may see: `infrabot serve` passes a function that makes everyone an engineer (an admin must
+use Mattermost), `infrabot demo` uses the demo config's admins.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import socket
+import sys
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from importlib import resources
+from typing import Literal
+
+import structlog
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from bot.conversation import Conversation
+from bot.knowledge import KnowledgeDesk, is_remember_request
+from planner.render import render_markdown
+from planner.turn import ThreadMessage, Turn
+
+log = structlog.get_logger(__name__)
+
+Role = Literal["engineer", "admin"]
+WEB_CHANNEL = "web"
+_THREAD_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_USER_RE = re.compile(r"^[\w.@-]{1,64}$")
+MAX_QUESTION_CHARS = 4000
+MAX_BODY_BYTES = 64 * 1024
+_STATIC = {
+    "app.js": "text/javascript; charset=utf-8",
+    "app.css": "text/css; charset=utf-8",
+}
+_SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def _asset(name: str) -> str:
+    return resources.files("bot").joinpath("static", name).read_text(encoding="utf-8")
+
+
+class WebThreads:
+    """Thread history kept by the server (bounded): the web chat's "Mattermost thread"."""
+
+    def __init__(self, *, max_threads: int = 500, max_messages: int = 40) -> None:
+        self._threads: OrderedDict[str, list[ThreadMessage]] = OrderedDict()
+        self._max_threads = max_threads
+        self._max_messages = max_messages
+
+    def get(self, thread_id: str) -> list[ThreadMessage]:
+        return list(self._threads.get(thread_id, []))
+
+    def add(self, thread_id: str, *messages: ThreadMessage) -> None:
+        items = self._threads.setdefault(thread_id, [])
+        items.extend(messages)
+        del items[: -self._max_messages]
+        self._threads.move_to_end(thread_id)
+        while len(self._threads) > self._max_threads:
+            self._threads.popitem(last=False)
+
+
+class _BadRequest(Exception):
+    pass
+
+
+async def _read_request(request: Request) -> tuple[str, str, str]:
+    if "application/json" not in request.headers.get("content-type", ""):
+        raise _BadRequest("send JSON (Content-Type: application/json)")
+    body = await request.body()
+    if len(body) > MAX_BODY_BYTES:
+        raise _BadRequest(f"request body over {MAX_BODY_BYTES} bytes")
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise _BadRequest("the body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise _BadRequest("the body must be a JSON object")
+    thread_id = data.get("thread_id")
+    question = data.get("question")
+    user = data.get("user") or "web"
+    if not isinstance(thread_id, str) or not _THREAD_RE.match(thread_id):
+        raise _BadRequest("thread_id: 1-64 letters, digits, '-' or '_'")
+    if not isinstance(question, str) or not question.strip():
+        raise _BadRequest("question: a non-empty string")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise _BadRequest(f"question: at most {MAX_QUESTION_CHARS} characters")
+    if not isinstance(user, str) or not _USER_RE.match(user):
+        raise _BadRequest("user: 1-64 letters, digits, '.', '@', '-' or '_'")
+    return thread_id, " ".join(question.split()), user
+
+
+def build_web_app(
+    *,
+    conversation: Conversation,
+    role_of: Callable[[str], Role],
+    clock: Callable[[], datetime],
+    desk: KnowledgeDesk | None = None,
+    questions: Sequence[str] = (),
+    environments: Sequence[str] = (),
+    title: str = "infrabot",
+    max_concurrent: int = 4,
+) -> Starlette:
+    threads = WebThreads()
+    slots = asyncio.Semaphore(max_concurrent)
+    locks: dict[str, asyncio.Lock] = {}
+
+    def secured(response: Response) -> Response:
+        response.headers.update(_SECURITY_HEADERS)
+        return response
+
+    async def index(request: Request) -> Response:
+        return secured(Response(_asset("index.html"), media_type="text/html; charset=utf-8"))
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in _STATIC:
+            return secured(Response("not found", status_code=404))
+        return secured(Response(_asset(name), media_type=_STATIC[name]))
+
+    async def info(request: Request) -> Response:
+        return secured(
+            JSONResponse(
+                {"title": title, "questions": list(questions), "environments": list(environments)}
+            )
+        )
+
+    async def thread(request: Request) -> Response:
+        thread_id = request.path_params["thread_id"]
+        if not _THREAD_RE.match(thread_id):
+            return secured(JSONResponse({"error": "bad thread_id"}, status_code=400))
+        messages = [m.model_dump(mode="json") for m in threads.get(thread_id)]
+        return secured(JSONResponse({"thread_id": thread_id, "messages": messages}))
+
+    async def ask(request: Request) -> Response:
+        try:
+            thread_id, question, user = await _read_request(request)
+        except _BadRequest as exc:
+            return secured(JSONResponse({"error": str(exc)}, status_code=400))
+        role = role_of(user)
+        lock = locks.setdefault(thread_id, asyncio.Lock())
+        async with lock, slots:
+            history = threads.get(thread_id)
+            asked = ThreadMessage(author=user, text=question, at=clock())
+            if desk is not None:
+                reply = desk.answer(
+                    channel=WEB_CHANNEL, root_id=thread_id, user=user, role=role, text=question
+                )
+                if reply is None and is_remember_request(question):
+                    context = conversation.memory.last_context(WEB_CHANNEL, thread_id)
+                    reply = desk.request(
+                        channel=WEB_CHANNEL,
+                        root_id=thread_id,
+                        user=user,
+                        role=role,
+                        text=question,
+                        thread=history,
+                        scope=context.scope.model_dump(mode="json") if context else {},
+                        source=f"{str(request.base_url).rstrip('/')}/#thread={thread_id}",
+                    )
+                if reply is not None:
+                    said = ThreadMessage(author=title, text=reply.text, is_bot=True, at=clock())
+                    threads.add(thread_id, asked, said)
+                    return secured(
+                        JSONResponse(
+                            {
+                                "thread_id": thread_id,
+                                "kind": reply.kind,
+                                "answer": None,
+                                "markdown": reply.text,
+                            }
+                        )
+                    )
+            turn = Turn(
+                question=question,
+                user=user,
+                role=role,
+                channel=WEB_CHANNEL,
+                root_id=thread_id,
+                now=clock(),
+                thread=history,
+            )
+            try:
+                outcome = await conversation.answer(turn)
+            except Exception as exc:
+                log.error("web.answer_failed", thread=thread_id, error=repr(exc)[:300])
+                return secured(
+                    JSONResponse(
+                        {
+                            "error": f"the investigation failed ({type(exc).__name__}); "
+                            "nothing was changed, please ask again"
+                        },
+                        status_code=500,
+                    )
+                )
+            markdown = render_markdown(outcome.answer, max_facts=max(len(outcome.answer.facts), 1))
+            threads.add(
+                thread_id,
+                asked,
+                ThreadMessage(author=title, text=markdown, is_bot=True, at=clock()),
+            )
+            return secured(
+                JSONResponse(
+                    {
+                        "thread_id": thread_id,
+                        "kind": "answer",
+                        "answer": outcome.answer.model_dump(mode="json"),
+                        "markdown": markdown,
+                    }
+                )
+            )
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    return Starlette(
+        routes=[
+            Route("/", index),
+            Route("/static/{name}", static),
+            Route("/api/info", info),
+            Route("/api/threads/{thread_id}", thread),
+            Route("/api/ask", ask, methods=["POST"]),
+            Route("/healthz", health),
+        ]
+    )
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket (port 0: any free port), so the URL can be printed before serving."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    return f"http://{shown}:{port}/"
+
+
+def uvicorn_server(app: Starlette) -> uvicorn.Server:
+    return uvicorn.Server(
+        uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+        )
+    )
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """`infrabot demo`: the demo world's simulators, the real conversation path, the web chat.
+
+    The one place in `bot` (besides the CLI) that reaches `evals`: it is part of the
+    command-line composition root (see pyproject's import contract)."""
+    from pathlib import Path
+
+    from bot.knowledge import KnowledgeBase
+    from evals.session import WorldSession, read_world_file
+
+    world_file = read_world_file(Path(args.world) if args.world else None)
+    with WorldSession(
+        world_file.world, timezone=world_file.timezone, now=world_file.now
+    ) as session:
+        assert session.conversation is not None and session.config is not None
+        config = session.config
+        desk = KnowledgeDesk(
+            KnowledgeBase(None), clock=session.clock, allowed_hosts=config.allowed_link_hosts
+        )
+        app = build_web_app(
+            conversation=session.conversation,
+            role_of=config.role_of,
+            clock=session.clock,
+            desk=desk,
+            questions=world_file.questions,
+            environments=list(config.environments),
+            title="infrabot demo",
+        )
+        sock = bind(args.host, args.port)
+        print(f"infrabot demo: web chat on {url_of(sock)}  (Ctrl+C to stop)")
+        envs = ", ".join(config.environments)
+        print(f"environments: {envs}; clock: {session.clock():%Y-%m-%d %H:%M %Z}")
+        if world_file.questions:
+            print("try asking:")
+            for q in world_file.questions:
+                print(f"  - {q}")
+        sys.stdout.flush()
+        uvicorn_server(app).run(sockets=[sock])
+    return 0
