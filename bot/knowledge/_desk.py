@@ -29,10 +29,10 @@ log = structlog.get_logger(__name__)
 
 _REMEMBER_RE = re.compile(
     r"\b(?:remember (?:this|that|it)\b|remember\s*:|please remember|memori[sz]e (?:this|that|it)"
-    r"|save (?:this|that|it)\b|save for (?:next time|later)|for next time|note (?:this|that)\b"
+    r"|save (?:this|that|it)\b|save for (?:next time|later)|for next time"
     r"|keep (?:this|that|it) in mind|add (?:this|that|it) to (?:the )?knowledge)"
     r"|(?<![а-яё])(?:запомни|запомните|сохрани|сохраните|запиши себе|запиши это|учти на будущее"
-    r"|на будущее|занеси в базу)",
+    r"|на будущее|занеси в базу)(?![а-яё])",
     re.IGNORECASE,
 )
 _MENTION_RE = re.compile(r"(?<![\w@])@[\w.-]+")
@@ -139,11 +139,7 @@ def build_entry(
     bots = [i for i, m in enumerate(thread) if m.is_bot]
 
     def humans_after(index: int) -> list[int]:
-        return [
-            i
-            for i, m in enumerate(thread)
-            if i > index and not m.is_bot and not is_remember_request(m.text)
-        ]
+        return [i for i, m in enumerate(thread) if i > index and not m.is_bot]
 
     picked = humans_after(bots[-1] if bots else -1)
     if not picked and bots:

@@ -126,7 +126,8 @@ _SPECS = (
         "Bounded raw PromQL (instant or range) when no other metrics tool fits; selectors "
         "must name a metric; at most max_series series come back.",
         PromqlArgs,
-        agent(["metrics.query"], "none"),
+        # raw PromQL can read any series (tenant labels, business metrics): admins only
+        agent(["metrics.query"], "none", admin_only=True),
         promql,
     ),
 )

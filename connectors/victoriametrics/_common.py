@@ -336,7 +336,9 @@ def metrics_tool(
     return FunctionTool(contract, run)
 
 
-def agent(evidence: list[str], negative: str, *, output_kind: str = "series") -> AgentMeta:
+def agent(
+    evidence: list[str], negative: str, *, output_kind: str = "series", admin_only: bool = False
+) -> AgentMeta:
     return AgentMeta(
         evidence=evidence,
         sources=["victoriametrics"],
@@ -346,4 +348,5 @@ def agent(evidence: list[str], negative: str, *, output_kind: str = "series") ->
         supports_history=True,
         current_only=False,
         read_only=True,
+        admin_only=admin_only,
     )

@@ -22,22 +22,33 @@ def _deployment(env: str) -> dict[str, Any]:
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {
-            "name": "catalog-api", "namespace": "catalog", "uid": f"uid-{env}",
-            "resourceVersion": "1", "generation": 4,
-            "creationTimestamp": "2025-04-14T07:30:12Z", "labels": labels,
+            "name": "catalog-api",
+            "namespace": "catalog",
+            "uid": f"uid-{env}",
+            "resourceVersion": "1",
+            "generation": 4,
+            "creationTimestamp": "2025-04-14T07:30:12Z",
+            "labels": labels,
         },
         "spec": {
             "replicas": n,
             "selector": {"matchLabels": labels},
             "template": {
                 "metadata": {"labels": labels},
-                "spec": {"containers": [
-                    {"name": "api", "image": "registry.example.com/catalog/catalog-api:7.3.0"}
-                ]},
+                "spec": {
+                    "containers": [
+                        {"name": "api", "image": "registry.example.com/catalog/catalog-api:7.3.0"}
+                    ]
+                },
             },
         },
-        "status": {"observedGeneration": 4, "replicas": n, "updatedReplicas": n,
-                   "readyReplicas": n, "availableReplicas": n},
+        "status": {
+            "observedGeneration": 4,
+            "replicas": n,
+            "updatedReplicas": n,
+            "readyReplicas": n,
+            "availableReplicas": n,
+        },
     }
 
 
@@ -46,9 +57,15 @@ def _requests(env: str) -> dict[str, Any]:
     values = [1_000_000 + round(RPS[env] * 60 * i) for i in range(91)]
     return {
         "labels": {
-            "__name__": "nginx_ingress_controller_requests", "job": "ingress-nginx",
-            "namespace": "catalog", "ingress": "catalog-api", "service": "catalog-api",
-            "host": "catalog.example.com", "path": "/", "method": "GET", "status": "200",
+            "__name__": "nginx_ingress_controller_requests",
+            "job": "ingress-nginx",
+            "namespace": "catalog",
+            "ingress": "catalog-api",
+            "service": "catalog-api",
+            "host": "catalog.example.com",
+            "path": "/",
+            "method": "GET",
+            "status": "200",
         },
         "start": datetime(2026, 7, 22, 12, 0, tzinfo=UTC).isoformat(),
         "step": "60s",

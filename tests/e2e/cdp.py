@@ -47,11 +47,21 @@ class Chromium:
             raise CdpError("chromium is not installed")
         profile.mkdir(parents=True, exist_ok=True)
         proc = await asyncio.create_subprocess_exec(
-            exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
-            "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
-            f"--user-data-dir={profile}", "--window-size=1280,900", "about:blank",
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--remote-debugging-port=0",
+            "--remote-debugging-address=127.0.0.1",
+            f"--user-data-dir={profile}",
+            "--window-size=1280,900",
+            "about:blank",
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         port_file = profile / "DevToolsActivePort"
         try:
@@ -66,8 +76,9 @@ class Chromium:
                         if pages:
                             break
                         await asyncio.sleep(0.05)
-            ws = await connect(pages[0]["webSocketDebuggerUrl"], max_size=64 * 1024 * 1024,
-                               ping_interval=None)
+            ws = await connect(
+                pages[0]["webSocketDebuggerUrl"], max_size=64 * 1024 * 1024, ping_interval=None
+            )
         except BaseException:
             proc.kill()
             await proc.wait()
@@ -96,8 +107,9 @@ class Chromium:
         return message.get("result", {})
 
     async def evaluate(self, expression: str) -> Any:
-        result = await self.send("Runtime.evaluate", expression=expression,
-                                 awaitPromise=True, returnByValue=True)
+        result = await self.send(
+            "Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True
+        )
         if "exceptionDetails" in result:
             raise CdpError(f"{expression[:80]}: {result['exceptionDetails']}")
         return result.get("result", {}).get("value")
@@ -127,8 +139,14 @@ class Chromium:
         if not box:
             raise CdpError(f"no element {selector}")
         for kind in ("mousePressed", "mouseReleased"):
-            await self.send("Input.dispatchMouseEvent", type=kind, x=box["x"], y=box["y"],
-                            button="left", clickCount=1)
+            await self.send(
+                "Input.dispatchMouseEvent",
+                type=kind,
+                x=box["x"],
+                y=box["y"],
+                button="left",
+                clickCount=1,
+            )
 
     async def type_into(self, selector: str, text: str) -> None:
         await self.evaluate(f"document.querySelector({json.dumps(selector)}).focus()")

@@ -77,8 +77,14 @@ class MattermostSim:
     def add_user(self, username: str, *, is_bot: bool = False) -> str:
         user_id = _new_id()
         with self._lock:
-            self.users[user_id] = {"id": user_id, "username": username, "is_bot": is_bot,
-                                   "first_name": "", "last_name": "", "roles": "system_user"}
+            self.users[user_id] = {
+                "id": user_id,
+                "username": username,
+                "is_bot": is_bot,
+                "first_name": "",
+                "last_name": "",
+                "roles": "system_user",
+            }
             self.tokens[f"token-{username}"] = user_id
         return user_id
 
@@ -92,7 +98,10 @@ class MattermostSim:
         channel_id = _new_id()
         with self._lock:
             self.channels[channel_id] = {
-                "id": channel_id, "name": name, "display_name": name, "type": kind,
+                "id": channel_id,
+                "name": name,
+                "display_name": name,
+                "type": kind,
                 "team_id": self.team["id"] if kind in "OP" else "",
                 "members": {self.user_id(m) for m in members},
             }
@@ -102,8 +111,14 @@ class MattermostSim:
         ids = sorted([self.user_id(a), self.user_id(b)])
         return self.add_channel(f"{ids[0]}__{ids[1]}", [a, b], kind="D")
 
-    def user_post(self, username: str, channel_id: str, message: str, root_id: str = "",
-                  props: dict[str, Any] | None = None) -> dict[str, Any]:
+    def user_post(
+        self,
+        username: str,
+        channel_id: str,
+        message: str,
+        root_id: str = "",
+        props: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         return self._create(self.user_id(username), channel_id, message, root_id, props or {})
 
     def replay(self, post_id: str) -> None:
@@ -115,10 +130,15 @@ class MattermostSim:
     def react(self, username: str, post_id: str, emoji: str) -> None:
         with self._lock:
             post = self.posts[post_id]
-        reaction = {"user_id": self.user_id(username), "post_id": post_id,
-                    "emoji_name": emoji, "create_at": _now_ms()}
-        self._broadcast("reaction_added", {"reaction": json.dumps(reaction)},
-                        {"channel_id": post["channel_id"]})
+        reaction = {
+            "user_id": self.user_id(username),
+            "post_id": post_id,
+            "emoji_name": emoji,
+            "create_at": _now_ms(),
+        }
+        self._broadcast(
+            "reaction_added", {"reaction": json.dumps(reaction)}, {"channel_id": post["channel_id"]}
+        )
 
     def drop_sockets(self) -> None:
         """Close every websocket, as a server restart does."""
@@ -139,21 +159,41 @@ class MattermostSim:
     def posts_by(self, username: str) -> list[dict[str, Any]]:
         uid = self.user_id(username)
         with self._lock:
-            return sorted((dict(p) for p in self.posts.values() if p["user_id"] == uid),
-                          key=lambda p: (p["create_at"], p["id"]))
+            return sorted(
+                (dict(p) for p in self.posts.values() if p["user_id"] == uid),
+                key=lambda p: (p["create_at"], p["id"]),
+            )
 
     # --- internals -------------------------------------------------------------------
 
-    def _create(self, user_id: str, channel_id: str, message: str, root_id: str,
-                props: dict[str, Any], file_ids: list[str] | None = None) -> dict[str, Any]:
+    def _create(
+        self,
+        user_id: str,
+        channel_id: str,
+        message: str,
+        root_id: str,
+        props: dict[str, Any],
+        file_ids: list[str] | None = None,
+    ) -> dict[str, Any]:
         with self._lock:
             now = max([_now_ms(), *(p["create_at"] + 1 for p in self.posts.values())])
             post = {
-                "id": _new_id(), "create_at": now, "update_at": now, "edit_at": 0,
-                "delete_at": 0, "is_pinned": False, "user_id": user_id,
-                "channel_id": channel_id, "root_id": root_id, "original_id": "",
-                "message": message, "type": "", "props": props, "hashtags": "",
-                "file_ids": file_ids or [], "pending_post_id": "",
+                "id": _new_id(),
+                "create_at": now,
+                "update_at": now,
+                "edit_at": 0,
+                "delete_at": 0,
+                "is_pinned": False,
+                "user_id": user_id,
+                "channel_id": channel_id,
+                "root_id": root_id,
+                "original_id": "",
+                "message": message,
+                "type": "",
+                "props": props,
+                "hashtags": "",
+                "file_ids": file_ids or [],
+                "pending_post_id": "",
             }
             self.posts[post["id"]] = post
         self._emit_posted(post)
@@ -166,9 +206,12 @@ class MattermostSim:
             names = set(re.findall(r"@([\w.-]+)", post["message"]))
             mentions = [u["id"] for u in self.users.values() if u["username"] in names]
         data = {
-            "channel_display_name": channel["display_name"], "channel_name": channel["name"],
-            "channel_type": channel["type"], "post": json.dumps(post),
-            "sender_name": "@" + sender["username"], "set_online": True,
+            "channel_display_name": channel["display_name"],
+            "channel_name": channel["name"],
+            "channel_type": channel["type"],
+            "post": json.dumps(post),
+            "sender_name": "@" + sender["username"],
+            "set_online": True,
             "team_id": channel["team_id"],
         }
         if mentions:
@@ -179,9 +222,11 @@ class MattermostSim:
         with self._lock:
             sockets = list(self._sockets)
         for s in sockets:
-            message = {"event": event, "data": data,
-                       "broadcast": {"omit_users": None, "user_id": "", "team_id": "",
-                                     **broadcast}}
+            message = {
+                "event": event,
+                "data": data,
+                "broadcast": {"omit_users": None, "user_id": "", "team_id": "", **broadcast},
+            }
             s.loop.call_soon_threadsafe(s.queue.put_nowait, message)
 
     def _auth(self, request: Request) -> str | None:
@@ -233,8 +278,13 @@ class MattermostSim:
     async def _typing(self, request: Request, me: str) -> Response:
         body = await request.json()
         with self._lock:
-            self.typing.append({"user_id": me, "channel_id": body.get("channel_id", ""),
-                                "parent_id": body.get("parent_id", "")})
+            self.typing.append(
+                {
+                    "user_id": me,
+                    "channel_id": body.get("channel_id", ""),
+                    "parent_id": body.get("parent_id", ""),
+                }
+            )
         return JSONResponse({"status": "OK"})
 
     async def _team(self, request: Request, me: str) -> Response:
@@ -271,8 +321,9 @@ class MattermostSim:
             page = int(request.query_params.get("page", 0))
             per_page = int(request.query_params.get("per_page", 60))
             posts = posts[page * per_page : (page + 1) * per_page]
-        return JSONResponse({"order": [p["id"] for p in posts],
-                             "posts": {p["id"]: p for p in posts}})
+        return JSONResponse(
+            {"order": [p["id"] for p in posts], "posts": {p["id"]: p for p in posts}}
+        )
 
     async def _post_create(self, request: Request, me: str) -> Response:
         body = await request.json()
@@ -284,8 +335,14 @@ class MattermostSim:
             return _error(400, "Invalid RootId parameter")
         if len(body.get("message", "")) > 16383:
             return _error(400, "message too long")
-        post = self._create(me, channel["id"], body.get("message", ""), root_id,
-                            body.get("props") or {}, body.get("file_ids") or [])
+        post = self._create(
+            me,
+            channel["id"],
+            body.get("message", ""),
+            root_id,
+            body.get("props") or {},
+            body.get("file_ids") or [],
+        )
         return JSONResponse(post, status_code=201)
 
     async def _post_patch(self, request: Request, me: str) -> Response:
@@ -318,8 +375,9 @@ class MattermostSim:
         if post is None:
             return _error(404, "no post")
         posts = self.thread(post["root_id"] or post["id"])
-        return JSONResponse({"order": [p["id"] for p in reversed(posts)],
-                             "posts": {p["id"]: p for p in posts}})
+        return JSONResponse(
+            {"order": [p["id"] for p in reversed(posts)], "posts": {p["id"]: p for p in posts}}
+        )
 
     async def _upload(self, request: Request, me: str) -> Response:
         body = await request.body()
@@ -335,8 +393,13 @@ class MattermostSim:
             payload = part.get_payload(decode=True) or b""
             if filename:
                 file_id = _new_id()
-                info = {"id": file_id, "name": filename, "size": len(payload),
-                        "mime_type": part.get_content_type(), "user_id": me}
+                info = {
+                    "id": file_id,
+                    "name": filename,
+                    "size": len(payload),
+                    "mime_type": part.get_content_type(),
+                    "user_id": me,
+                }
                 with self._lock:
                     self.files[file_id] = {**info, "content": payload}
                 infos.append(info)
@@ -356,14 +419,25 @@ class MattermostSim:
             token = (challenge.get("data") or {}).get("token", "")
             user_id = self.tokens.get(token)
             if challenge.get("action") != "authentication_challenge" or user_id is None:
-                await websocket.send_json({"status": "FAIL", "seq_reply": challenge.get("seq"),
-                                           "error": {"id": "api.web_socket_router.not_authenticated"}})
+                await websocket.send_json(
+                    {
+                        "status": "FAIL",
+                        "seq_reply": challenge.get("seq"),
+                        "error": {"id": "api.web_socket_router.not_authenticated"},
+                    }
+                )
                 await websocket.close()
                 return
             await websocket.send_json({"status": "OK", "seq_reply": challenge.get("seq")})
             sock = _Socket(asyncio.get_running_loop(), asyncio.Queue(), user_id)
-            await websocket.send_json({"event": "hello", "data": {"server_version": "sim"},
-                                       "broadcast": {"user_id": user_id}, "seq": sock.seq})
+            await websocket.send_json(
+                {
+                    "event": "hello",
+                    "data": {"server_version": "sim"},
+                    "broadcast": {"user_id": user_id},
+                    "seq": sock.seq,
+                }
+            )
         except (WebSocketDisconnect, ValueError):
             return
         with self._lock:

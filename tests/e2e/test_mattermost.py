@@ -59,7 +59,8 @@ def channel(sim: MattermostSim, name: str) -> str:
 
 def answers(sim: MattermostSim, root_id: str) -> list[dict[str, Any]]:
     return [
-        p for p in sim.thread(root_id)
+        p
+        for p in sim.thread(root_id)
         if p["user_id"] == sim.user_id("infrabot") and p["props"].get("infrabot") == "answer"
     ]
 
@@ -69,18 +70,26 @@ def bot_posts(sim: MattermostSim, root_id: str) -> list[dict[str, Any]]:
 
 
 @contextlib.asynccontextmanager
-async def running(sim: MattermostSim, session: WorldSession, kb_path: Any,
-                  **kw: Any) -> AsyncIterator[MattermostListener]:
+async def running(
+    sim: MattermostSim, session: WorldSession, kb_path: Any, **kw: Any
+) -> AsyncIterator[MattermostListener]:
     assert session.conversation is not None and session.config is not None
     base_url = sim.base_url  # type: ignore[attr-defined]
-    desk = KnowledgeDesk(KnowledgeBase.load(kb_path), clock=session.clock,
-                         allowed_hosts=session.config.allowed_link_hosts)
+    desk = KnowledgeDesk(
+        KnowledgeBase.load(kb_path),
+        clock=session.clock,
+        allowed_hosts=session.config.allowed_link_hosts,
+    )
     listener = MattermostListener(
         api=MattermostApi(base_url, sim.token_for("infrabot"), timeout_s=5),
         settings=MattermostSettings(url=base_url, team="ops", bot_username="infrabot"),
-        conversation=session.conversation, role_of=session.config.role_of,
-        clock=session.clock, desk=desk, backoff=Backoff(min_s=0.05, max_s=0.2),
-        typing_every_s=0.2, **kw,
+        conversation=session.conversation,
+        role_of=session.config.role_of,
+        clock=session.clock,
+        desk=desk,
+        backoff=Backoff(min_s=0.05, max_s=0.2),
+        typing_every_s=0.2,
+        **kw,
     )
     task = asyncio.create_task(listener.run())
     try:
@@ -93,8 +102,9 @@ async def running(sim: MattermostSim, session: WorldSession, kb_path: Any,
 
 
 @pytest.fixture
-async def bot(sim: MattermostSim, session: WorldSession, tmp_path: Any
-              ) -> AsyncIterator[MattermostListener]:
+async def bot(
+    sim: MattermostSim, session: WorldSession, tmp_path: Any
+) -> AsyncIterator[MattermostListener]:
     async with running(sim, session, tmp_path / "knowledge.jsonl") as listener:
         yield listener
 
@@ -120,8 +130,9 @@ async def test_mention_is_answered_in_the_thread_with_facts_and_a_follow_up(
     assert PROGRESS_TEXT not in answer["message"]
     assert any(t["parent_id"] == question["id"] for t in sim.typing)
 
-    follow = sim.user_post("alice", channel(sim, "incidents"), "@infrabot the same in dc-b",
-                           root_id=question["id"])
+    follow = sim.user_post(
+        "alice", channel(sim, "incidents"), "@infrabot the same in dc-b", root_id=question["id"]
+    )
     second = await eventually(lambda: answers(sim, question["id"])[1:])
     assert "137" in second[0]["message"] and "dc-b" in second[0]["message"]
     assert "412" not in second[0]["message"]
@@ -133,7 +144,9 @@ async def test_direct_message_is_answered_without_a_mention(
     sim: MattermostSim, bot: MattermostListener
 ) -> None:
     dm = sim.direct("alice", "infrabot")
-    question = sim.user_post("alice", dm, "what is the RPS of catalog-api in dc-b in the last hour?")
+    question = sim.user_post(
+        "alice", dm, "what is the RPS of catalog-api in dc-b in the last hour?"
+    )
     [answer] = await eventually(lambda: answers(sim, question["id"]))
     assert "137" in answer["message"]
 
@@ -153,8 +166,9 @@ async def test_posts_by_bots_and_in_foreign_channels_are_ignored(
     sim: MattermostSim, bot: MattermostListener
 ) -> None:
     by_bot = sim.user_post("deploybot", channel(sim, "incidents"), RPS_A)
-    webhook = sim.user_post("alice", channel(sim, "incidents"), RPS_A,
-                            props={"from_webhook": "true"})
+    webhook = sim.user_post(
+        "alice", channel(sim, "incidents"), RPS_A, props={"from_webhook": "true"}
+    )
     foreign = sim.user_post("alice", channel(sim, "random"), RPS_A)
     await barrier(sim, bot)
 
@@ -213,12 +227,19 @@ async def test_remember_this_drafts_and_saves_only_after_an_admin_confirms(
     question = sim.user_post("alice", incidents, RPS_A)
     await eventually(lambda: answers(sim, question["id"]))
     root = question["id"]
-    sim.user_post("alice", incidents, "This rate counts only GET /; for all methods see "
-                  "https://wiki.example.com/catalog/rps and not https://paste.evil.org/x "
-                  "(password=hunter2)", root_id=root)
+    sim.user_post(
+        "alice",
+        incidents,
+        "This rate counts only GET /; for all methods see "
+        "https://wiki.example.com/catalog/rps and not https://paste.evil.org/x "
+        "(password=hunter2)",
+        root_id=root,
+    )
 
     refused = sim.user_post("alice", incidents, "@infrabot remember this", root_id=root)
-    await eventually(lambda: [p for p in bot_posts(sim, root) if p["create_at"] > refused["create_at"]])
+    await eventually(
+        lambda: [p for p in bot_posts(sim, root) if p["create_at"] > refused["create_at"]]
+    )
     assert "Only an admin" in bot_posts(sim, root)[-1]["message"]
 
     ask = sim.user_post("boss", incidents, "@infrabot запомни это", root_id=root)
@@ -259,8 +280,12 @@ async def test_a_reaction_by_an_admin_confirms_a_draft(
     sim: MattermostSim, bot: MattermostListener, tmp_path: Any
 ) -> None:
     incidents = channel(sim, "incidents")
-    root = sim.user_post("alice", incidents, "catalog-api RPS in dc-b is measured on the "
-                         "ingress only, the sidecar traffic is not counted")["id"]
+    root = sim.user_post(
+        "alice",
+        incidents,
+        "catalog-api RPS in dc-b is measured on the "
+        "ingress only, the sidecar traffic is not counted",
+    )["id"]
     sim.user_post("boss", incidents, "@infrabot save this for next time", root_id=root)
     [draft] = await eventually(
         lambda: [p for p in bot_posts(sim, root) if p["props"].get("infrabot") == "draft"]

@@ -30,8 +30,10 @@ def web_url() -> Iterator[str]:
     with WorldSession(catalog_world(), timezone=TIMEZONE, now=NOW) as session:
         assert session.conversation is not None and session.config is not None
         app = build_web_app(
-            conversation=session.conversation, role_of=lambda _user: "engineer",
-            clock=session.clock, questions=["what is the RPS of catalog-api in dc-a?"],
+            conversation=session.conversation,
+            role_of=lambda _user: "engineer",
+            clock=session.clock,
+            questions=["what is the RPS of catalog-api in dc-a?"],
             environments=list(session.config.environments),
         )
         with BackgroundServer(app) as server:

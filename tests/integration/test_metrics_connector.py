@@ -51,7 +51,13 @@ def _gate(sim: MetricsSimulator, **target: Any) -> PolicyGate:
     return PolicyGate(ToolSet(build_tools(targets)))
 
 
-def _ctx(now: str, *, at: str | None = None, window: timedelta = timedelta(minutes=15)) -> Any:
+def _ctx(
+    now: str,
+    *,
+    at: str | None = None,
+    window: timedelta = timedelta(minutes=15),
+    role: str = "engineer",
+) -> Any:
     time = TimeSpec(
         at=datetime.fromisoformat(at) if at else None,
         window=window,
@@ -59,7 +65,7 @@ def _ctx(now: str, *, at: str | None = None, window: timedelta = timedelta(minut
     )
     return CallContext(
         user="alice",
-        role="engineer",
+        role=role,
         scope=Scope(time=time),
         now=datetime.fromisoformat(now),
         timezone="Europe/Moscow",
@@ -288,7 +294,11 @@ INCIDENT_NOW = "2026-07-20T14:40:00+03:00"
 
 
 async def _call(sim: MetricsSimulator, tool: str, **args: Any) -> ToolResult:
-    return await _gate(sim).call(tool, {"env": "dc-a", **INCIDENT, **args}, _ctx(INCIDENT_NOW))
+    # metrics.promql is admin-only; the other tools are the same for both roles
+    role = "admin" if tool == "metrics.promql" else "engineer"
+    return await _gate(sim).call(
+        tool, {"env": "dc-a", **INCIDENT, **args}, _ctx(INCIDENT_NOW, role=role)
+    )
 
 
 @vm_only
@@ -441,7 +451,7 @@ async def test_promql_bounded_raw_queries(incident: MetricsSimulator) -> None:
     capped = await _gate(incident, max_series=2).call(
         "metrics.promql",
         {"env": "dc-a", **INCIDENT, "query": "rate(node_netstat_Tcp_RetransSegs[5m])"},
-        _ctx(INCIDENT_NOW),
+        _ctx(INCIDENT_NOW, role="admin"),
     )
     assert capped.status == "partial" and capped.coverage.truncated
     assert capped.coverage.returned == 2 and capped.coverage.total == 5
@@ -574,7 +584,9 @@ async def test_contracts_are_closed_and_declare_evidence() -> None:
     gate = _mock_gate(lambda request: httpx.Response(500))
     ctx = _ctx(INCIDENT_NOW)
     contracts = {c.name: c for c in gate.contracts(ctx)}
-    assert len(contracts) == 9
+    assert len(contracts) == 8 and "metrics.promql" not in contracts  # admin-only, hidden
+    admin = {c.name for c in gate.contracts(_ctx(INCIDENT_NOW, role="admin"))}
+    assert "metrics.promql" in admin and len(admin) == 9
     assert contracts["metrics.endpoints_ready"].agent.evidence == ["k8s.ready_endpoints"]
     assert contracts["metrics.endpoints_ready"].agent.supports_history
     schema = contracts["metrics.http_errors"].input_schema()
