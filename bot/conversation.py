@@ -174,7 +174,7 @@ def _own_hosts(config: InfrabotConfig) -> frozenset[str]:
                 urls.append(src.url)
                 urls += [
                     getattr(src, a) or ""
-                    for a in ("grafana_url", "discover_url_template", "link_template")
+                    for a in ("grafana_url", "discover_url_template", "kibana_url", "link_template")
                     if hasattr(src, a)
                 ]
     if config.gitlab is not None:

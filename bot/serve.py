@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -36,11 +37,13 @@ def run_serve(config: InfrabotConfig, args: argparse.Namespace) -> int:
     return 0
 
 
-async def serve(config: InfrabotConfig, secrets: Secrets) -> None:
+async def serve(
+    config: InfrabotConfig, secrets: Secrets, *, clock: Callable[[], datetime] | None = None
+) -> None:
+    """Run until cancelled (or until the web server stops on a signal). `clock` is the
+    wall clock in the configured timezone unless a test injects another."""
     zone = ZoneInfo(config.timezone)
-
-    def clock() -> datetime:
-        return datetime.now(zone)
+    clock = clock or (lambda: datetime.now(zone))
 
     token = secrets.mm_token.get_secret_value() if secrets.mm_token else None
     if config.mattermost is not None and not token:
@@ -50,7 +53,10 @@ async def serve(config: InfrabotConfig, secrets: Secrets) -> None:
     kb = await asyncio.to_thread(KnowledgeBase.load, config.memory.knowledge_path)
     desk = KnowledgeDesk(kb, clock=clock, allowed_hosts=config.allowed_link_hosts)
     app = build_web_app(
-        conversation=conversation, role_of=lambda _user: "engineer", clock=clock, desk=desk,
+        conversation=conversation,
+        role_of=lambda _user: "engineer",
+        clock=clock,
+        desk=desk,
         environments=list(config.environments),
     )
     sock = bind(config.web.host, config.web.port)
@@ -58,8 +64,12 @@ async def serve(config: InfrabotConfig, secrets: Secrets) -> None:
     tasks = [asyncio.create_task(uvicorn_server(app).serve(sockets=[sock]), name="web")]
     if config.mattermost is not None and token:
         listener = MattermostListener(
-            api=MattermostApi(config.mattermost.url, token), settings=config.mattermost,
-            conversation=conversation, role_of=config.role_of, clock=clock, desk=desk,
+            api=MattermostApi(config.mattermost.url, token),
+            settings=config.mattermost,
+            conversation=conversation,
+            role_of=config.role_of,
+            clock=clock,
+            desk=desk,
         )
         tasks.append(asyncio.create_task(_listen(listener, kb), name="mattermost"))
         print(f"infrabot: listening to Mattermost at {config.mattermost.url}", flush=True)

@@ -42,6 +42,7 @@ class LogsSourceSettings(_Strict):
     edge_error_index: str = "edge-error-*"
     app_index: str = "app-*"
     discover_url_template: str | None = None
+    kibana_url: str | None = None  # Kibana / OpenSearch Dashboards base for Discover links
     timeout_s: float = Field(default=10.0, gt=0, le=120)
     max_hits: int = Field(default=500, ge=1, le=10000)
 

@@ -55,6 +55,7 @@ def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None
                     app_index=lg.app_index,
                     timeout_s=lg.timeout_s,
                     max_hits=lg.max_hits,
+                    kibana_url=lg.kibana_url,
                     **(
                         {"discover_url_template": lg.discover_url_template}
                         if lg.discover_url_template

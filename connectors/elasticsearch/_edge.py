@@ -16,9 +16,18 @@ from connectors.elasticsearch._common import (
     unknown_env,
     window,
 )
-from connectors.elasticsearch._errorlog import ErrorLine, error_line, parse_line
+from connectors.elasticsearch._errorlog import (
+    CORRELATION_SLACK,
+    MAX_REQUEST_SPAN,
+    ErrorLine,
+    RequestKey,
+    belongs,
+    error_line,
+    parse_line,
+    request_key,
+)
 from connectors.elasticsearch._facts import SRC_ACCESS, SRC_ERROR, Graph, access_fact
-from connectors.elasticsearch._reader import LogReader, any_of, kw_term, lacks_all, time_range
+from connectors.elasticsearch._reader import LogReader, Read, any_of, kw_term, lacks_all, time_range
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.contracts import AgentMeta, ToolContract
 from policy.results import ResultFact, ToolResult
@@ -151,7 +160,7 @@ def _access_facts(
                 attrs={"timeline": [{"at": k, "count": c} for k, c in timeline], "interval": word},
             )
         )
-    facts.extend(access_fact(hit, link, graph) for hit in read.hits)
+    facts.extend(access_fact(hit, link, graph) for hit in read.hits[: args.limit])
     return facts
 
 
@@ -162,6 +171,7 @@ def _error_facts(
     exact: bool,
     start: datetime,
     end: datetime,
+    what: str,
 ) -> list[ResultFact]:
     by_class = Counter(line.error_class for line, _ in lines)
     bound = "" if exact else "at least "
@@ -178,7 +188,7 @@ def _error_facts(
         facts.append(
             ResultFact(
                 text=f"edge error log {env} {iso_utc(start)}..{iso_utc(end)}: {bound}{count} "
-                f"line(s) of class {error_class} on {where}; e.g. "
+                f"line(s) of class {error_class} {what}, on {where}; e.g. "
                 f"{example.message}",
                 kind="edge.error",
                 source=SRC_ERROR,
@@ -199,6 +209,26 @@ def _error_facts(
             )
         )
     return facts
+
+
+def _tie_lines(access: Read, errors: Read) -> tuple[list[tuple[ErrorLine, str | None]], int]:
+    """Error lines that belong to one of the matching access records, and how many did not."""
+    keys_by_conn: dict[str | None, list[RequestKey]] = {}
+    for source in access.sources():
+        key = request_key(source)
+        if key is not None:
+            keys_by_conn.setdefault(key.connection, []).append(key)
+    tied, loose = [], 0
+    for hit in errors.hits:
+        line = error_line(hit.get("_source") or {})
+        candidates = keys_by_conn.get(line.connection, []) + keys_by_conn.get(None, [])
+        if line.connection is None:
+            candidates = [k for group in keys_by_conn.values() for k in group]
+        if any(belongs(key, line)[0] for key in candidates):
+            tied.append((line, hit.get("_index")))
+        else:
+            loose += 1
+    return tied, loose
 
 
 async def edge_errors(
@@ -223,12 +253,19 @@ async def edge_errors(
             }
         },
     }
-    error_filters: list[dict[str, Any]] = [time_range(start, end)]
+    # With a filter (host, service, status) only the error lines of the matching requests
+    # count, tied to them like request_trace does; without one, the whole window's lines.
+    tied_mode = bool(args.host or args.service or args.status)
+    error_start = start - MAX_REQUEST_SPAN - CORRELATION_SLACK if tied_mode else start
+    error_filters: list[dict[str, Any]] = [time_range(error_start, end + CORRELATION_SLACK)]
     if args.host:
         error_filters.append(any_of(kw_term("host", args.host), kw_term("server", args.host)))
     (access, access_err), (errors, errors_err) = await attempt_all(
         reader.search(
-            t.edge_access_index, _access_query(args, start, end), limit=args.limit, aggs=aggs
+            t.edge_access_index,
+            _access_query(args, start, end),
+            limit=t.max_hits if tied_mode else args.limit,
+            aggs=aggs,
         ),
         reader.search(t.edge_error_index, {"bool": {"filter": error_filters}}, limit=t.max_hits),
     )
@@ -243,14 +280,12 @@ async def edge_errors(
         found=bool(access and access.total),
         complete_override=access.counted if access else None,
     )
-    hosts: set[str] = set()
     if access is not None:
         facts.extend(_access_facts(t, args, access, start, end, word, graph))
-        hosts = {str(k).lower() for k, _ in _buckets(access.aggs, "by_host")}
-        if access.total and len(access.hits) < access.total:
+        if access.total and args.limit < access.total:
             warnings.append(
                 f"counts cover all {access.total} matching access records; "
-                f"{len(access.hits)} are shown as examples"
+                f"{min(args.limit, len(access.hits))} are shown as examples"
             )
     if args.service and access is not None and not access.total:
         probe = _access_query(args.model_copy(update={"service": None}), start, end)
@@ -264,26 +299,27 @@ async def edge_errors(
                 "records in the window carry no service field at all, so absence is not "
                 "proven: the edge log may not name services; filter by host instead"
             )
-    lines: list[tuple[ErrorLine, str | None]] = []
-    if errors is not None:
-        for hit in errors.hits:
-            line = error_line(hit.get("_source") or {})
-            if args.service and not args.host and hosts and (line.host or "").lower() not in hosts:
-                continue  # the error log names hosts, not services: keep the service's hosts
-            lines.append((line, hit.get("_index")))
-        facts.extend(_error_facts(t, args.env, lines, errors.complete, start, end))
-        if args.service and not args.host and not hosts:
-            warnings.append(
-                "error-log lines are not filtered by service: the error log names "
-                "hosts and upstreams, not services"
-            )
     error_sub = SubRead(
-        "edge.error_log",
-        f"edge error log ({t.edge_error_index})",
-        errors,
-        errors_err,
-        found=bool(lines),
+        "edge.error_log", f"edge error log ({t.edge_error_index})", errors, errors_err
     )
+    lines: list[tuple[ErrorLine, str | None]] = []
+    if errors is not None and not tied_mode:
+        lines = [(error_line(h.get("_source") or {}), h.get("_index")) for h in errors.hits]
+    elif errors is not None and access is not None:
+        lines, loose = _tie_lines(access, errors)
+        error_sub.complete_override = errors.complete and access.complete and access_sub.complete
+        if loose:
+            warnings.append(
+                f"{loose} other edge error-log line(s) in the window belong to other "
+                "requests and were not counted"
+            )
+    elif errors is not None:
+        error_sub.skipped = "the access records could not be read to tie error lines to"
+    if errors is not None:
+        what = "tied to the matching requests" if tied_mode else "in the window"
+        complete = bool(error_sub.complete)
+        facts.extend(_error_facts(t, args.env, lines, complete, start, end, what))
+    error_sub.found = bool(lines)
     return build_result(
         NAME,
         scope_of(args, ctx),

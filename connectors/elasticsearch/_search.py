@@ -57,6 +57,8 @@ def contract(envs: list[str], patterns: list[str]) -> ToolContract:
             supports_history=True,
             current_only=False,
             read_only=True,
+            # any index, any query: it can surface data outside the question's scope
+            admin_only=True,
         ),
         enums={"env": envs, "index": patterns},
     )

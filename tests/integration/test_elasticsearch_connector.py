@@ -25,9 +25,9 @@ NOW = datetime.fromisoformat("2026-07-20T14:40:00+03:00")
 AT = datetime.fromisoformat("2026-07-20T14:11:00+03:00")
 
 
-def ctx(env: str = "dc-a") -> CallContext:
+def ctx(env: str = "dc-a", role: str = "engineer") -> CallContext:
     scope = Scope(env=env, time=TimeSpec(at=AT, mode="historical"))
-    return CallContext(user="alice", role="engineer", scope=scope, now=NOW)
+    return CallContext(user="alice", role=role, scope=scope, now=NOW)  # type: ignore[arg-type]
 
 
 def example_world(faults: list[dict[str, Any]] | None = None) -> World:
@@ -379,8 +379,9 @@ async def test_edge_errors_counts_and_classifies_the_window():
         result = await gate.call("logs.edge_errors", {"env": "dc-a"}, ctx())
         pay = await gate.call("logs.edge_errors", {"env": "dc-a", "host": "pay.example.com"}, ctx())
         by_service = await gate.call(
-            "logs.edge_errors", {"env": "dc-a", "service": "service-a"}, ctx()
+            "logs.edge_errors", {"env": "dc-a", "service": "service-a", "status": 502}, ctx()
         )
+        timeouts = await gate.call("logs.edge_errors", {"env": "dc-a", "status": 504}, ctx())
     statuses = {
         f.attrs["status"]: f.attrs["count"]
         for f in facts_of(result, "edge.access")
@@ -390,10 +391,19 @@ async def test_edge_errors_counts_and_classifies_the_window():
     classes = {f.attrs["error_class"]: f.attrs["count"] for f in facts_of(result, "edge.error")}
     assert classes == {"too_big_header": 1, "timeout": 1, "client_body_too_large": 1}
     assert result.coverage.complete_for_negative
+    # with a filter, only the error lines tied to the matching requests count: the 413's
+    # line on the same host, and the other host's lines, stay out
     pay_classes = {f.attrs["error_class"] for f in facts_of(pay, "edge.error")}
-    assert pay_classes == {"too_big_header", "client_body_too_large"}
+    assert pay_classes == {"too_big_header"}
+    assert pay.coverage.complete_for_negative
+    assert {f.attrs["error_class"] for f in facts_of(timeouts, "edge.error")} == {"timeout"}
     assert by_service.status == "partial"  # the edge log names no service: not a negative
     assert any("filter by host instead" in w for w in by_service.warnings)
+    assert facts_of(by_service, "edge.error") == []
+    assert by_service.evidence == {
+        "edge.access_log": "none_partial",
+        "edge.error_log": "none_partial",
+    }
 
 
 async def test_edge_errors_spike_across_two_hosts():
@@ -438,17 +448,25 @@ async def test_log_search_is_bounded_to_configured_patterns():
         hit = await gate.call(
             "logs.search",
             {"env": "dc-a", "index": "edge-error-*", "query": 'message:"too big header"'},
-            ctx(),
+            ctx(role="admin"),
         )
         denied = await gate.call(
-            "logs.search", {"env": "dc-a", "index": ".security-*", "query": "*"}, ctx()
+            "logs.search", {"env": "dc-a", "index": ".security-*", "query": "*"}, ctx(role="admin")
         )
         too_many = await gate.call(
-            "logs.search", {"env": "dc-a", "index": "app-*", "query": "*", "limit": 500}, ctx()
+            "logs.search",
+            {"env": "dc-a", "index": "app-*", "query": "*", "limit": 500},
+            ctx(role="admin"),
         )
         broken = await gate.call(
-            "logs.search", {"env": "dc-a", "index": "app-*", "query": "message:("}, ctx()
+            "logs.search",
+            {"env": "dc-a", "index": "app-*", "query": "message:("},
+            ctx(role="admin"),
         )
+        engineer = await gate.call(
+            "logs.search", {"env": "dc-a", "index": "app-*", "query": "*"}, ctx()
+        )
+    assert engineer.status == "denied" and "admins only" in (engineer.error or "")
     (fact,) = hit.facts
     assert fact.kind == "logs.hit" and "upstream sent too big header" in fact.text
     assert denied.status == "denied" and "index" in (denied.error or "")
@@ -474,7 +492,12 @@ async def test_missing_index_pattern_and_missing_env_are_unsupported():
 async def test_contracts_are_valid_and_truthful():
     target = ElasticsearchTarget(env="dc-a", url="http://127.0.0.1:9")
     gate = PolicyGate(ToolSet(build_tools([target])))
-    contracts = gate.contracts(ctx())
+    assert {c.name for c in gate.contracts(ctx())} == {
+        "logs.request_trace",
+        "logs.edge_errors",
+        "logs.app_logs",
+    }  # logs.search is admin-only: hidden from an engineer
+    contracts = gate.contracts(ctx(role="admin"))
     assert {c.name for c in contracts} == {
         "logs.request_trace",
         "logs.edge_errors",

@@ -118,9 +118,8 @@ def _terms(spec: Any, docs: list[StoredDoc], sub: Any, typed: bool) -> tuple[dic
         buckets.append(bucket)
     other = sum(counts[k] for k in keys[size:])
     prefix = "sterms" if any(isinstance(k, str) for k in shown) else "lterms"
-    return {"doc_count_error_upper_bound": 0, "sum_other_doc_count": other, "buckets": buckets}, (
-        prefix
-    )
+    result = {"doc_count_error_upper_bound": 0, "sum_other_doc_count": other, "buckets": buckets}
+    return result, prefix
 
 
 def _parse_fixed(text: str) -> int:

@@ -1,0 +1,74 @@
+"""`infrabot serve` from configuration: the web chat and the Mattermost listener together."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from bot.serve import serve
+from bot.settings import ConfigFileError, MattermostSettings, MemorySettings, Secrets, WebSettings
+from evals.session import WorldSession
+from evals.simulators.server import BackgroundServer
+from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
+from tests.e2e.mattermost_sim import MattermostSim
+from tests.e2e.test_mattermost import RPS_A, answers, eventually
+
+
+@pytest.fixture
+def session() -> Iterator[WorldSession]:
+    with WorldSession(catalog_world(), timezone=TIMEZONE, now=NOW) as s:
+        yield s
+
+
+async def test_serve_runs_the_web_chat_and_answers_in_mattermost(
+    session: WorldSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim = MattermostSim(team_name="ops")
+    sim.add_user("infrabot", is_bot=True)
+    sim.add_user("alice")
+    incidents = sim.add_channel("incidents", ["infrabot", "alice"])
+    assert session.config is not None
+    with BackgroundServer(sim.app) as server:
+        config = session.config.model_copy(
+            update={
+                "mattermost": MattermostSettings(
+                    url=server.base_url, team="ops", channels=["incidents"]
+                ),
+                "web": WebSettings(host="127.0.0.1", port=0),
+                "memory": MemorySettings(knowledge_path=tmp_path / "kb.jsonl"),
+            }
+        )
+        task = asyncio.create_task(
+            serve(config, Secrets(mm_token=SecretStr("token-infrabot")), clock=session.clock)
+        )
+        try:
+            url = await eventually(lambda: re.search(r"web chat on (\S+)", capsys.readouterr().out))
+            async with httpx.AsyncClient() as http:
+                health = await http.get(url.group(1) + "healthz")
+            assert health.json() == {"status": "ok"}
+            await eventually(lambda: sim.open_sockets() == 1)
+            question = sim.user_post("alice", incidents, RPS_A)
+            [answer] = await eventually(lambda: answers(sim, question["id"]))
+            assert "412" in answer["message"]
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+async def test_mattermost_without_a_token_stops_with_the_reason(session: WorldSession) -> None:
+    assert session.config is not None
+    config = session.config.model_copy(
+        update={
+            "mattermost": MattermostSettings(url="http://127.0.0.1:9", team="ops"),
+        }
+    )
+    with pytest.raises(ConfigFileError, match="INFRABOT_MM_TOKEN"):
+        await serve(config, Secrets(mm_token=None))
