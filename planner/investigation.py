@@ -27,6 +27,7 @@ from planner.guard import EnvOutcome, outcome_for
 from planner.model import ModelClient
 from planner.objectives import Objective, QuestionPlan, plan_for
 from planner.routing import (
+    DEFER,
     Discovered,
     PlannedCall,
     bind_arguments,
@@ -92,6 +93,14 @@ def _discover(records: list[CallRecord], discovered: Discovered) -> None:
         for fact in rec.result.facts:
             if fact.attrs.get("node") and fact.kind in ("app.response", "k8s.pod"):
                 discovered.add_node(env, str(fact.attrs["node"]))
+            if fact.kind == "k8s.endpoints":
+                # pod IPs behind the service: the edge log names upstreams by address
+                attrs = fact.attrs
+                for ip in [*(attrs.get("ready_ips") or []), *(attrs.get("not_ready_ips") or [])]:
+                    discovered.add_address(env, str(ip))
+                for row in attrs.get("endpoints") or []:
+                    for ip in row.get("addresses") or []:
+                        discovered.add_address(env, str(ip))
 
 
 def _covers(contract: ToolContract | None, objective: Objective) -> bool:
@@ -167,6 +176,7 @@ async def investigate(
     async def rounds() -> None:
         for round_no in range(settings.max_rounds):
             wanted: dict[str, tuple[PlannedCall, set[str]]] = {}
+            deferred = False
             for objective in plan.objectives:
                 for env in context.envs:
                     current = outcome(objective, env)
@@ -191,8 +201,11 @@ async def investigate(
                     for contract in cands:
                         source = contract.agent.sources[0]
                         arg_sets, why = bind_arguments(
-                            contract, objective, env, context, turn.now, discovered
+                            contract, objective, env, context, turn.now, discovered, round_no
                         )
+                        if why and why.startswith(DEFER):
+                            deferred = True
+                            break
                         if why:
                             reasons.append(why)
                             continue
@@ -227,6 +240,8 @@ async def investigate(
                         if reasons:
                             blocked[(objective.id, env)] = "; ".join(dict.fromkeys(reasons))
             if not wanted:
+                if deferred and round_no == 0:
+                    continue  # only calls that wait for round-one entities: go on
                 return
             calls = [
                 PlannedCall(c.tool, c.arguments_json, c.env, c.source, tuple(sorted(objs)))

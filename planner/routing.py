@@ -21,6 +21,7 @@ from planner.objectives import Objective
 from policy.contracts import ToolContract
 
 MAX_NODES = 3
+DEFER = "DEFER:"
 MAX_PODS = 2
 
 
@@ -46,12 +47,18 @@ class Discovered:
     """Entities observed so far in the turn, by env, that later calls may need."""
 
     nodes: dict[str, list[str]] = field(default_factory=dict)
+    addresses: dict[str, list[str]] = field(default_factory=dict)  # pod IPs behind the service
     pods: dict[str, list[tuple[str, str | None, bool]]] = field(default_factory=dict)
 
     def add_node(self, env: str, node: str) -> None:
         lst = self.nodes.setdefault(env, [])
         if node not in lst:
             lst.append(node)
+
+    def add_address(self, env: str, address: str) -> None:
+        lst = self.addresses.setdefault(env, [])
+        if address and address not in lst:
+            lst.append(address)
 
     def add_pod(self, env: str, pod: str, namespace: str | None, failing: bool) -> None:
         lst = self.pods.setdefault(env, [])
@@ -98,8 +105,13 @@ def bind_arguments(
     context: ContextState,
     now: datetime,
     discovered: Discovered,
+    round_no: int = 0,
 ) -> tuple[list[dict[str, Any]], str | None]:
-    """Argument sets for this tool (several for per-node/per-pod tools), or why none."""
+    """Argument sets for this tool (several for per-node/per-pod tools), or why none.
+
+    A reason starting with DEFER means: call it next round, once the entities it can use
+    (a service's upstream addresses) have been observed.
+    """
     schema = contract.input_schema()
     props: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
@@ -129,6 +141,12 @@ def bind_arguments(
     for name, value in values.items():
         if name in props and value is not None:
             base[name] = _coerce(props[name], value)
+    if "upstreams" in props and scope.object:
+        addresses = discovered.addresses.get(env, [])
+        if addresses:
+            base["upstreams"] = addresses[:20]
+        elif round_no == 0:
+            return [], f"{DEFER} {contract.name} waits for the upstream addresses of {scope.object}"
     fan: list[dict[str, Any]] = [base]
     if "node" in props:
         nodes = discovered.nodes.get(env, [])[:MAX_NODES]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -43,6 +43,13 @@ class EdgeErrorsArgs(WindowArgs):
     service: str | None = Field(default=None, max_length=253, description=ARGUMENT_NAMES["service"])
     status: int | None = Field(
         default=None, ge=400, le=599, description="one HTTP status; default: every 5xx"
+    )
+    upstreams: list[Annotated[str, Field(pattern=r"^[0-9A-Fa-f.:\[\]]{3,64}$")]] | None = Field(
+        default=None,
+        max_length=20,
+        description="upstream addresses of the service (pod IPs, optionally ip:port): edge "
+        "records whose upstream_addr is one of them belong to the service even when the edge "
+        "log does not name services",
     )
     limit: int = Field(default=10, ge=1, le=50, description="example records to return")
 
@@ -100,8 +107,16 @@ def _access_query(args: EdgeErrorsArgs, start: datetime, end: datetime) -> dict[
         filters.append({"range": {"status": {"gte": 500, "lte": 599}}})
     if args.host:
         filters.append(kw_term("host", args.host))
+    placed: list[dict[str, Any]] = []
     if args.service:
-        filters.append(any_of(*(kw_term(f, args.service) for f in _SERVICE_FIELDS)))
+        placed += [kw_term(f, args.service) for f in _SERVICE_FIELDS]
+    for addr in args.upstreams or []:
+        # upstream_addr is "ip:port" (or "ip:port, ip:port" after a retry)
+        placed.append(
+            {"wildcard": {"upstream_addr": f"*{addr}:*" if ":" not in addr else f"*{addr}*"}}
+        )
+    if placed:
+        filters.append(any_of(*placed))
     return {"bool": {"filter": filters}}
 
 
@@ -255,7 +270,7 @@ async def edge_errors(
     }
     # With a filter (host, service, status) only the error lines of the matching requests
     # count, tied to them like request_trace does; without one, the whole window's lines.
-    tied_mode = bool(args.host or args.service or args.status)
+    tied_mode = bool(args.host or args.service or args.status or args.upstreams)
     error_start = start - MAX_REQUEST_SPAN - CORRELATION_SLACK if tied_mode else start
     error_filters: list[dict[str, Any]] = [time_range(error_start, end + CORRELATION_SLACK)]
     if args.host:
@@ -287,7 +302,7 @@ async def edge_errors(
                 f"counts cover all {access.total} matching access records; "
                 f"{min(args.limit, len(access.hits))} are shown as examples"
             )
-    if args.service and access is not None and not access.total:
+    if args.service and not args.upstreams and access is not None and not access.total:
         probe = _access_query(args.model_copy(update={"service": None}), start, end)
         probe["bool"]["filter"].append(lacks_all(_SERVICE_FIELDS))
         ((unplaced, _err),) = await attempt_all(reader.search(t.edge_access_index, probe, limit=0))

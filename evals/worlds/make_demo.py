@@ -1031,16 +1031,17 @@ def story_quota(cl: Cluster) -> None:
     why = ("is forbidden: exceeded quota: notifications-quota, requested: requests.cpu=250m, "
            "used: requests.cpu=3800m, limited: requests.cpu=4")  # fmt: skip
     failed_at = z(SCALE_PUSH + secs(1))
+    stuck = z(SCALE_PUSH + secs(601))  # no progress for progressDeadlineSeconds
     w.conditions = [
-        {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable",
-         "message": 'ReplicaSet "notify-push-5c8d7f6b9" has successfully progressed.',
-         "lastUpdateTime": z(d("07-19 16:05:03")), "lastTransitionTime": z(w.created)},
-        {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
-         "message": "Deployment has minimum availability.",
-         "lastUpdateTime": z(SCALE_PUSH), "lastTransitionTime": z(d("07-19 16:05:01"))},
+        {"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable",
+         "message": "Deployment does not have minimum availability.",
+         "lastUpdateTime": failed_at, "lastTransitionTime": failed_at},
         {"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate",
          "message": f'pods "{refused}" {why}', "lastUpdateTime": failed_at,
          "lastTransitionTime": failed_at},
+        {"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded",
+         "message": 'ReplicaSet "notify-push-5c8d7f6b9" has timed out progressing.',
+         "lastUpdateTime": stuck, "lastTransitionTime": stuck},
     ]  # fmt: skip
     dep = ref("Deployment", "notify-push", w.uid, "apps/v1")
     rs_ref = ref("ReplicaSet", "notify-push-5c8d7f6b9", rs.uid, "apps/v1")
@@ -1956,8 +1957,6 @@ def gitlab() -> dict[str, Any]:
                        "is_shared": runner[2]} if begun else None,
             "web_url": f"{GITLAB}/{PROJECTS[pipe['project_id']][0]}/-/jobs/{jid}",
         }  # fmt: skip
-        if name.startswith("deploy:"):
-            job["when"] = "manual"
         if status == "failed":
             job["failure_reason"] = "script_failure"
         jobs.append(job)
@@ -2070,9 +2069,9 @@ def audit() -> dict[str, list[dict[str, Any]]]:
     laptop = "kubectl/v1.30.2 (darwin/arm64) kubernetes/9c7a1f3"
     dc_a = ci_release(
         "dc-a", "service-a", CI[("dc-a", "service-a")], d("07-17 09:40:50.918")
-    ) + ci_release("dc-a", "service-c", CI[("dc-a", "service-c")], d("07-17 10:57:47.604"))
+    ) + ci_release("dc-a", "service-c", CI[("dc-a", "service-c")], d("07-17 10:57:47.958"))
     dc_b = (
-        ci_release("dc-b", "service-c", CI[("dc-b", "service-c")], d("07-17 11:02:39.871"))
+        ci_release("dc-b", "service-c", CI[("dc-b", "service-c")], d("07-17 11:02:39.944"))
         + ci_release("dc-b", "service-d", NEW_D, DEPLOY_D - secs(0.083))
         + [
             audit_event(
@@ -2090,7 +2089,11 @@ def audit() -> dict[str, list[dict[str, Any]]]:
             )
         ]
     )
-    return {"dc-a": dc_a, "dc-b": dc_b}
+
+    def by_time(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return sorted(events, key=lambda e: e["requestReceivedTimestamp"])
+
+    return {"dc-a": by_time(dc_a), "dc-b": by_time(dc_b)}
 
 
 # --- assembly --------------------------------------------------------------------------------
