@@ -98,7 +98,7 @@ class WebSettings(_Strict):
 
 
 class InvestigationLimits(_Strict):
-    max_rounds: int = Field(default=3, ge=1, le=10)
+    max_rounds: int = Field(default=4, ge=1, le=10)
     turn_deadline_s: float = Field(default=90.0, gt=0, le=1800)
     facts_per_source: int = Field(default=12, ge=1, le=200)
 

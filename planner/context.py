@@ -43,6 +43,13 @@ class InventoryItem(BaseModel):
     kind: str  # namespace | deployment | statefulset | daemonset | service | project
 
 
+class ObjectRef(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    namespace: str | None = None
+
+
 class ContextState(BaseModel):
     """The decided scope of one turn, and why."""
 
@@ -51,6 +58,9 @@ class ContextState(BaseModel):
     scope: Scope
     envs: list[str] = Field(description="environments to read (fan-out when env is unknown)")
     intent: Intent | None = None
+    objects: list[ObjectRef] = Field(
+        default_factory=list, description="every object named, in order; scope.object is the first"
+    )
     identifiers: Identifiers = Field(default_factory=Identifiers)
     explicit: list[str] = Field(default_factory=list, description="fields stated in this message")
     follow_up: bool = False
@@ -91,21 +101,32 @@ def _unknown_envs(text: str, envs: list[str], aliases: dict[str, list[str]]) -> 
     return list(dict.fromkeys(out))
 
 
-def _objects_in(
+def _mentions(
     text_norm: str, inventory: list[InventoryItem], env_names: set[str]
-) -> list[InventoryItem]:
-    hits: list[tuple[int, int, InventoryItem]] = []
+) -> tuple[list[tuple[str, list[InventoryItem]]], str]:
+    """Objects named in the text, in order, without overlaps (the longest mention wins:
+    "service-ab" over "service-a"); and the text with those mentions blanked, so that a
+    namespace is not read out of an object's name ("auth" in "auth-api")."""
+    hits: list[tuple[int, int, str]] = []
+    by_name: dict[str, list[InventoryItem]] = {}
     for item in inventory:
         if item.kind == "namespace" or len(item.name) < 3 or item.name in env_names:
             continue
-        for m in re_finditer(item.name, text_norm):
-            hits.append((m.start(), -(m.end() - m.start()), item))
-    if not hits:
-        return []
-    hits.sort(key=lambda h: (h[1], h[0]))
-    longest = -hits[0][1]
-    # the longest mention wins ("service-ab" over "service-a"), then earliest
-    return [h[2] for h in hits if -h[1] == longest]
+        by_name.setdefault(item.name, []).append(item)
+    for name in by_name:
+        for m in re_finditer(name, text_norm):
+            hits.append((m.start(), m.end(), name))
+    hits.sort(key=lambda h: (-(h[1] - h[0]), h[0]))
+    taken: list[tuple[int, int, str]] = []
+    for start, end, name in hits:
+        if all(end <= s or start >= e for s, e, _ in taken):
+            taken.append((start, end, name))
+    taken.sort()
+    blanked = text_norm
+    for start, end, _ in taken:
+        blanked = blanked[:start] + " " * (end - start) + blanked[end:]
+    names = list(dict.fromkeys(name for _, _, name in taken))
+    return [(n, by_name[n]) for n in names], blanked
 
 
 def _namespace_in(text_norm: str, inventory: list[InventoryItem]) -> str | None:
@@ -149,7 +170,13 @@ def build_context(
         env = None
 
     # Object and namespace
-    candidates = _objects_in(text_norm, inventory, set(envs))
+    mentioned, blanked = _mentions(text_norm, inventory, set(envs))
+    objects: list[ObjectRef] = []
+    for name, items in mentioned:
+        in_env = [c for c in items if env is None or c.env == env] or items
+        spaces = sorted({c.namespace for c in in_env if c.namespace})
+        objects.append(ObjectRef(name=name, namespace=spaces[0] if len(spaces) == 1 else None))
+    candidates = mentioned[0][1] if mentioned else []
     if env is not None:
         in_env = [c for c in candidates if c.env == env]
         candidates = in_env or candidates
@@ -168,13 +195,14 @@ def build_context(
             if len(obj_envs) == 1 and len(envs) > 1:
                 env = obj_envs[0]
                 notes.append(f"{obj} exists only in {env}")
-    ns_explicit = _namespace_in(text_norm, inventory)
+    ns_explicit = _namespace_in(blanked, inventory)
     if ns_explicit:
         namespace = ns_explicit
         explicit.append("namespace")
     if obj is None and previous is not None and follow_up:
         obj = previous.scope.object
         namespace = namespace or previous.scope.namespace
+        objects = list(previous.objects)
     if intent is None and previous is not None and follow_up:
         intent = previous.intent
     if previous is not None and follow_up and not ids.request_ids and same:
@@ -205,6 +233,7 @@ def build_context(
         scope=Scope(env=env, namespace=namespace, object=obj, subject=intent, time=time),
         envs=read_envs,
         intent=intent,
+        objects=objects,
         identifiers=ids,
         explicit=explicit,
         follow_up=follow_up,

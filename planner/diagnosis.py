@@ -110,22 +110,57 @@ def _edge(facts: list[IndexedFact]) -> list[Finding]:
     return out
 
 
+ANOMALY_RATIO = 5.0  # a node this many times worse than its peers' median stands out
+NETWORKY_EDGE = {"premature_close", "connection_reset", "timeout"}
+
+
+def _anomalous(f: IndexedFact) -> bool:
+    if _a(f, "anomalous"):
+        return True
+    ratio = _a(f, "ratio")
+    return isinstance(ratio, (int, float)) and ratio >= ANOMALY_RATIO
+
+
+def _workload_of(pod: str, owner: object) -> str:
+    """service-a-5d8f7c9b4-x2k9p -> service-a (from the ReplicaSet owner when known)."""
+    if isinstance(owner, str) and owner:
+        parts = owner.rsplit("-", 1)
+        return parts[0] if len(parts) == 2 and len(parts[1]) >= 8 else owner
+    parts = pod.rsplit("-", 2)
+    return parts[0] if len(parts) == 3 else pod
+
+
 def _node_network(facts: list[IndexedFact]) -> list[Finding]:
+    """A node far worse than its peers, hosting pods behind the errors. Strong when two
+    independent services on it failed together; no kernel knob is ever named."""
     out = []
     by_node: dict[str, list[IndexedFact]] = {}
     for f in _of(facts, "node.network"):
-        if _a(f, "anomalous"):
+        if _anomalous(f):
             by_node.setdefault(str(_a(f, "node")), []).append(f)
+    edge_classes = {str(_a(f, "error_class")) for f in _of(facts, "edge.error")}
+    network_edge = sorted(edge_classes & NETWORKY_EDGE)
     for node, fs in by_node.items():
         metrics = sorted({str(_a(f, "metric")) for f in fs})
         hosted = [
-            f for f in _of(facts, "k8s.pod") + _of(facts, "app.response") if _a(f, "node") == node
+            f
+            for f in _of(facts, "k8s.pod")
+            + _of(facts, "app.response")
+            + _of(facts, "k8s.placement")
+            if _a(f, "node") == node and not _a(f, "created_after_moment")
         ]
-        services = sorted({str(_a(f, "service") or _a(f, "pod")) for f in hosted})
+        services = sorted(
+            {_workload_of(str(_a(f, "pod") or ""), _a(f, "owner")) for f in hosted if _a(f, "pod")}
+        )
         conf: Literal["low", "medium", "high"] = "medium" if len(services) < 2 else "high"
         text = (
-            f"Node {node} shows network trouble ({', '.join(metrics)}) well above its peers"
+            f"Node {node} shows network trouble ({', '.join(metrics)}) far above its peers"
             + (f"; it hosts pods of {', '.join(services)}" if services else "")
+            + (
+                f", consistent with the edge errors ({', '.join(network_edge)})"
+                if network_edge
+                else ""
+            )
             + ". No specific kernel setting is established by the evidence."
         )
         out.append(
@@ -138,7 +173,8 @@ def _node_network(facts: list[IndexedFact]) -> list[Finding]:
                     f"Check {node}'s NIC, softnet backlog and the hypervisor it runs on "
                     "before changing any setting."
                 ],
-                weight=20,
+                # the node explains the edge symptoms; it leads when both are present
+                weight=5 if network_edge else 20,
             )
         )
     return out

@@ -10,6 +10,30 @@ from dataclasses import dataclass, field
 
 from policy.results import ResultFact, ToolResult
 
+# The order a reader needs, and what a per-source budget keeps first: the symptom and its
+# direct cause, then context. Unknown kinds rank 50.
+FACT_ORDER: dict[str, int] = {
+    "edge.error": 0,
+    "edge.access": 1,
+    "app.response": 2,
+    "k8s.termination": 3,
+    "k8s.waiting": 4,
+    "k8s.event": 5,
+    "node.network": 6,
+    "http.rate": 7,
+    "ci.job": 8,
+    "ci.commit": 9,
+    "k8s.audit": 10,
+    "k8s.quota": 11,
+    "metrics.usage": 12,
+    "k8s.endpoints": 13,
+    "k8s.pod": 14,
+    "metrics.restarts": 15,
+    "app.log": 30,
+    "k8s.log": 31,
+    "negative": 40,
+}
+
 
 @dataclass
 class PacketEntry:
@@ -41,7 +65,7 @@ def build_packet(
     priority: dict[str, int] | None = None,
 ) -> EvidencePacket:
     """Group facts by (source, env); keep the `per_source` most important of each."""
-    prio = priority or {}
+    prio = FACT_ORDER if priority is None else priority
     groups: dict[str, list[PacketEntry]] = {}
     for call_id, result in results:
         for fact in result.facts:

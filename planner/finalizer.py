@@ -11,7 +11,7 @@ from __future__ import annotations
 from planner.answer import Answer, AnswerFact, Gap, Hypothesis, ObjectiveReport, Timings
 from planner.context import ContextState
 from planner.diagnosis import IndexedFact, diagnose
-from planner.evidence import EvidencePacket
+from planner.evidence import FACT_ORDER, EvidencePacket
 from planner.executor import CallRecord
 from planner.guard import EnvOutcome
 from planner.objectives import QuestionPlan
@@ -20,28 +20,6 @@ from policy.redaction import redact
 from policy.results import ResultFact
 
 MAX_RECOMMENDATIONS = 4
-# The order a reader needs: the symptom and its direct cause first, context after.
-FACT_ORDER: dict[str, int] = {
-    "edge.error": 0,
-    "edge.access": 1,
-    "app.response": 2,
-    "k8s.termination": 3,
-    "k8s.waiting": 4,
-    "k8s.event": 5,
-    "node.network": 6,
-    "http.rate": 7,
-    "ci.job": 8,
-    "ci.commit": 9,
-    "k8s.audit": 10,
-    "k8s.quota": 11,
-    "metrics.usage": 12,
-    "k8s.endpoints": 13,
-    "k8s.pod": 14,
-    "metrics.restarts": 15,
-    "app.log": 30,
-    "k8s.log": 31,
-    "negative": 40,
-}
 _RANK = {"resolved": 0, "unavailable": 1, "unresolved": 2}
 
 

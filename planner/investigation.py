@@ -9,6 +9,7 @@ is hit, or the turn deadline passes. Whatever came back survives the deadline.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from policy.contracts import ToolContract
 from policy.toolset import CallContext
 
 log = structlog.get_logger(__name__)
+_IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ class InvestigationSettings:
     timezone: tzinfo
     source_timeouts: dict[str, float] = field(default_factory=dict)
     default_timeout: float = 20.0
-    max_rounds: int = 3
+    max_rounds: int = 4
     turn_deadline_s: float = 90.0
     facts_per_source: int = 12
     keep_query_hosts: frozenset[str] = frozenset()  # our own dashboards: links keep queries
@@ -93,6 +95,14 @@ def _discover(records: list[CallRecord], discovered: Discovered) -> None:
         for fact in rec.result.facts:
             if fact.attrs.get("node") and fact.kind in ("app.response", "k8s.pod"):
                 discovered.add_node(env, str(fact.attrs["node"]))
+            if fact.kind in ("edge.access", "edge.error"):
+                for value in (
+                    fact.attrs.get("upstream_addr"),
+                    fact.attrs.get("upstream"),
+                    *(fact.attrs.get("upstreams") or {}),
+                ):
+                    for ip in _IPV4.findall(str(value or "")):
+                        discovered.add_address(env, ip)
             if fact.kind == "k8s.endpoints":
                 # pod IPs behind the service: the edge log names upstreams by address
                 attrs = fact.attrs

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.context import ContextState
 
-Need = Literal["request_id", "object", "node", "pod", "namespace", "host", "job_id"]
+Need = Literal["request_id", "object", "node", "pod", "namespace", "host", "job_id", "address"]
 
 
 class Objective(BaseModel):

@@ -21,6 +21,7 @@ from planner.objectives import Objective
 from policy.contracts import ToolContract
 
 MAX_NODES = 3
+MAX_OBJECTS = 4
 DEFER = "DEFER:"
 MAX_PODS = 2
 
@@ -147,7 +148,20 @@ def bind_arguments(
             base["upstreams"] = addresses[:20]
         elif round_no == 0:
             return [], f"{DEFER} {contract.name} waits for the upstream addresses of {scope.object}"
+    if "addresses" in props and "address" in objective.needs:
+        base["addresses"] = discovered.addresses.get(env, [])[:20]
+        base.pop("namespace", None)  # an address may belong to any namespace
     fan: list[dict[str, Any]] = [base]
+    if "service" in props and len(context.objects) > 1:
+        # "search-api and auth-api": the same read for every object named
+        fan = [
+            {
+                **base,
+                "service": o.name,
+                **({"namespace": o.namespace} if o.namespace and "namespace" in props else {}),
+            }
+            for o in context.objects[:MAX_OBJECTS]
+        ]
     if "node" in props:
         nodes = discovered.nodes.get(env, [])[:MAX_NODES]
         if nodes:
@@ -203,6 +217,8 @@ def needs_missing(
             return "no node was identified from the evidence"
         if need == "pod" and not discovered.pods.get(env):
             return "no pod was identified from the evidence"
+        if need == "address" and not discovered.addresses.get(env):
+            return "no upstream address was identified from the evidence"
     return None
 
 

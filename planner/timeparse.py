@@ -91,6 +91,15 @@ RX_LAST = re.compile(
 )
 RX_COMPACT = re.compile(r"\b(?:last|past|за)\s+(?P<n>\d+)(?P<u>[smhdw])\b", re.I)
 RX_AGO = re.compile(r"\b(?:" + _NUM + r"\s*)?(?P<unit>" + _UNIT_RX + r")\s+(?:ago|назад)\b", re.I)
+_CLOCK2 = _CLOCK.replace("hh", "hh2").replace("mm", "mm2").replace("ss", "ss2")
+RX_RANGE = re.compile(
+    r"(?:\b(?:с|со|from|between)\s+)?"
+    + _CLOCK
+    + r"\s*(?:до|по|to|till|until|and|-|–|—)\s*"
+    + _CLOCK2
+    + _TZ,
+    re.I,
+)
 RX_YESTERDAY = re.compile(r"\b(yesterday|вчера|вчерашн\w*)\b", re.I)
 RX_DAY_BEFORE = re.compile(r"\b(day before yesterday|позавчера)\b", re.I)
 RX_TODAY = re.compile(r"\b(today|сегодня|сегодняшн\w*)\b", re.I)
@@ -167,6 +176,27 @@ def parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
                 )
                 return TimeMatch(_moment(at, now), True, m.group(0))
             return TimeMatch(_whole_day(d, tz, now), True, m.group(0))
+
+    if m := RX_RANGE.search(text):
+        zone = _tz_of(m["tz"], tz)
+        base_day = day or now.astimezone(zone).date()
+        first = datetime.combine(
+            base_day, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), zone
+        )
+        last = datetime.combine(
+            base_day, time(int(m["hh2"]), int(m["mm2"]), int(m["ss2"] or 0)), zone
+        )
+        if last < first:
+            last += timedelta(days=1)
+        if day is None and first > now + timedelta(minutes=5):
+            first -= timedelta(days=1)
+            last -= timedelta(days=1)
+        spec = TimeSpec(
+            at=first + (last - first) / 2,
+            window=max(last - first, timedelta(minutes=1)),
+            mode="historical" if last < now - timedelta(minutes=2) else "now",
+        )
+        return TimeMatch(spec, True, m.group(0))
 
     if m := RX_CLOCK.search(text):
         zone = _tz_of(m["tz"], tz)

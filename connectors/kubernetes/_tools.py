@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -13,6 +13,7 @@ from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._events import events
 from connectors.kubernetes._logs import pod_logs
 from connectors.kubernetes._network import endpoints, node_health
+from connectors.kubernetes._placement import pod_placement
 from connectors.kubernetes._quotas import quotas
 from connectors.kubernetes._settings import KubernetesTarget
 from connectors.kubernetes._workloads import inventory, workload_status
@@ -51,6 +52,22 @@ class WindowArgs(BaseModel):
     end: AwareDatetime | None = Field(
         default=None, description="window end; default: the question window"
     )
+
+
+class PlacementArgs(_Args):
+    namespace: str | None = Field(default=None, min_length=1, max_length=63, pattern=_NAME)
+    addresses: list[Annotated[str, Field(pattern=r"^[0-9A-Fa-f.:\[\]]{3,64}$")]] | None = Field(
+        default=None, max_length=50, description="pod IPs (ip or ip:port)"
+    )
+    pods: list[Annotated[str, Field(pattern=_NAME, max_length=253)]] | None = Field(
+        default=None, max_length=50
+    )
+
+    @model_validator(mode="after")
+    def _something(self) -> PlacementArgs:
+        if not self.addresses and not self.pods:
+            raise ValueError("give addresses or pods")
+        return self
 
 
 class EventsArgs(_Args, WindowArgs):
@@ -196,6 +213,16 @@ _SPECS: tuple[tuple[str, str, type[BaseModel], AgentMeta, Runner], ...] = (
         NodeArgs,
         _meta("k8s.node_health", "objects", "live", "complete_read", history=False, current=True),
         node_health,
+    ),
+    (
+        "k8s.pod_placement",
+        "Which pod and node are behind pod IPs (e.g. the upstream addresses in an edge log) "
+        "or pod names, with each pod's creation time; a pod's node never changes, so this "
+        "answers for the past too when the pod already existed then. A pod that is gone "
+        "cannot be found: an empty answer proves nothing.",
+        PlacementArgs,
+        _meta("k8s.placement", "objects", "snapshot", "none", history=True, current=False),
+        pod_placement,
     ),
     (
         "k8s.pod_logs",

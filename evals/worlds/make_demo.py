@@ -47,10 +47,6 @@ from typing import Any
 import yaml
 
 OUT = Path(__file__).with_name("demo.yaml")
-# The Kubernetes simulator serves "namespace/pod/container/previous", but evals/world.py
-# accepts only "namespace/pod/container" keys today. Flip once the loader allows it.
-PREVIOUS_LOGS = False
-
 NOW = datetime(2026, 7, 20, 11, 40, tzinfo=UTC)
 T0 = datetime(2026, 7, 20, 9, 50, tzinfo=UTC)
 N_FAST = 111  # 60 s samples, 09:50Z .. 11:40Z
@@ -1690,8 +1686,7 @@ def dc_a_logs(cl: Cluster) -> dict[tuple[str, str, str], list[datetime]]:
                 "started: loading orders 2026-06-01..2026-07-19 into memory\n")  # fmt: skip
 
     cl.pod_logs[f"orders/{qb.name}/app"] = b_log(7)
-    if PREVIOUS_LOGS:
-        cl.pod_logs[f"orders/{qb.name}/app/previous"] = b_log(6)
+    cl.pod_logs[f"orders/{qb.name}/app/previous"] = b_log(6)
     return {("service-a", "POST", "502"): too_big,
             ("service-a", "POST", "413"): [d("11:11:01.912")],
             ("catalog-api", "GET", "504"): [d("11:11:07.004")],
@@ -1810,8 +1805,7 @@ def dc_b_logs(cl: Cluster) -> dict[tuple[str, str, str], list[datetime]]:
                 )
             )
         cl.pod_logs[f"orders/{p.name}/app"] = crash_log(p.instances[-1].start)
-        if PREVIOUS_LOGS:
-            cl.pod_logs[f"orders/{p.name}/app/previous"] = crash_log(p.instances[-2].start)
+        cl.pod_logs[f"orders/{p.name}/app/previous"] = crash_log(p.instances[-2].start)
     cl.logs = {
         f"edge-access-{DAY}": sort_docs(access),
         f"edge-error-{DAY}": sort_docs(errors),

@@ -137,8 +137,9 @@ def test_story3_service_d_crash_loop_after_deploy(world: World) -> None:
         assert cs["lastState"]["terminated"]["exitCode"] == 1
         assert cs["lastState"]["terminated"]["reason"] == "Error"
         assert cs["image"].endswith("service-d:2.4.0")
-        log = world.pod_logs["dc-b"][f"orders/{p['metadata']['name']}/app"]
-        assert "missing required env DATABASE_URL" in log
+        for key in ("app", "app/previous"):  # the last crash and the one before it
+            log = world.pod_logs["dc-b"][f"orders/{p['metadata']['name']}/{key}"]
+            assert "missing required env DATABASE_URL" in log
     assert all(p["status"]["containerStatuses"][0]["ready"] for p in old)
     dep = named(world, "dc-b", "Deployment", "service-d")
     assert dep["metadata"]["annotations"]["ci.example.com/job-url"].endswith("/jobs/5531195")
