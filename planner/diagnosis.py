@@ -9,6 +9,7 @@ after the symptom's start cannot be offered as its cause.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -223,8 +224,15 @@ def _workload(facts: list[IndexedFact]) -> list[Finding]:
         text = f"Pod {_a(f, 'pod')} is in {reason}"
         if _a(f, "message"):
             text += f": {_a(f, 'message')}"
-        if logs:
-            text += f". Its log says: {logs[-1].fact.attrs.get('line') or logs[-1].fact.text}"
+        severe = [
+            lf
+            for lf in logs
+            if str(lf.fact.attrs.get("level", "")).upper()
+            in ("ERROR", "FATAL", "CRITICAL", "PANIC")
+        ]
+        quoted = _distinct_lines(severe or logs)[-2:]
+        if quoted:
+            text += ". Its log says: " + " / ".join(quoted)
         if releases and reason == "CrashLoopBackOff":
             r = releases[-1]
             text += f". It started failing after release job {_a(r, 'job_name')} #{_a(r, 'job_id')}"
@@ -244,6 +252,20 @@ def _workload(facts: list[IndexedFact]) -> list[Finding]:
                 f"Kubernetes reports {reason} for {_a(f, 'object')}: {_a(f, 'message', '')}".strip()
             )
             out.append(Finding(text, text, [f.index], "high", weight=18))
+    return out
+
+
+def _line(lf: IndexedFact) -> str:
+    return str(lf.fact.attrs.get("message") or lf.fact.attrs.get("line") or lf.fact.text)
+
+
+def _distinct_lines(lines: list[IndexedFact]) -> list[str]:
+    """The same crash repeats in every restart: quote each message once, without its time."""
+    out: list[str] = []
+    for lf in lines:
+        text = re.sub(r"^\S*\d{2}:\d{2}:\d{2}\S*\s+", "", _line(lf)).strip()
+        if text and text not in out:
+            out.append(text)
     return out
 
 

@@ -35,6 +35,20 @@ FACT_ORDER: dict[str, int] = {
 }
 
 
+_SEVERE = {"ERROR", "FATAL", "CRITICAL", "PANIC", "EMERG", "ALERT"}
+
+
+def fact_rank(fact: ResultFact, order: dict[str, int] | None = None) -> int:
+    """How early a fact is kept and shown: by kind; an error line from a log ranks with the
+    failure it explains; an abnormal observation ranks before a normal one."""
+    rank = (FACT_ORDER if order is None else order).get(fact.kind, 50)
+    if fact.kind in ("k8s.log", "app.log") and str(fact.attrs.get("level", "")).upper() in _SEVERE:
+        rank = min(rank, 4)
+    if fact.attrs.get("abnormal") is True:
+        rank = min(rank, 5)
+    return rank
+
+
 @dataclass
 class PacketEntry:
     call_id: str
@@ -75,7 +89,7 @@ def build_packet(
             )
     packet = EvidencePacket()
     for key, entries in groups.items():
-        ranked = sorted(enumerate(entries), key=lambda ie: (prio.get(ie[1].fact.kind, 50), ie[0]))
+        ranked = sorted(enumerate(entries), key=lambda ie: (fact_rank(ie[1].fact, prio), ie[0]))
         kept = [e for _, e in ranked[:per_source]]
         # keep the original order inside the budget: it is the order the source gave
         kept.sort(key=lambda e: entries.index(e))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from planner.answer import Answer, AnswerFact, Gap, Hypothesis, ObjectiveReport, Timings
 from planner.context import ContextState
 from planner.diagnosis import IndexedFact, diagnose
-from planner.evidence import FACT_ORDER, EvidencePacket
+from planner.evidence import EvidencePacket, fact_rank
 from planner.executor import CallRecord
 from planner.guard import EnvOutcome
 from planner.objectives import QuestionPlan
@@ -41,9 +41,7 @@ def finalize(
     indexed: list[IndexedFact] = []
     facts: list[AnswerFact] = []
     seen: set[tuple[str, str, str | None]] = set()
-    entries = sorted(
-        enumerate(packet.entries), key=lambda ie: (FACT_ORDER.get(ie[1].fact.kind, 50), ie[0])
-    )
+    entries = sorted(enumerate(packet.entries), key=lambda ie: (fact_rank(ie[1].fact), ie[0]))
     for _, entry in entries:
         fact = entry.fact
         key = (fact.text, fact.source, entry.env)

@@ -45,6 +45,7 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
         (r"не (?:стартует|запускается|поднимается|поднялся|стартовал|запустился)|падает|упал", 2.5),
         (r"(?:won'?t|doesn'?t|does not|can'?t|cannot) start|not starting|keeps? crashing", 2.5),
         (r"\bstuck\b|завис\w*|не готов\w*|not ready", 1),
+        (r"сломал\w*|слома\w*|\bbroke\b|\bbroken\b|what broke|не работает|isn'?t working", 2),
     ],
     "traffic": [
         (r"\brps\b|\bqps\b|requests? per second|request rate|запрос\w* в секунду", 3),
