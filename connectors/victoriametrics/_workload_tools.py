@@ -251,6 +251,8 @@ async def resource_usage(run: Run, args: PodScopeArgs) -> ToolResult:
 
     ordered = sorted(rows.items(), key=lambda item: (pressure(item), item[0]))
     facts: list[ResultFact] = []
+    if len(rows) > 1:
+        facts.append(_totals(run, args, rows, cpu_avg_expr))
     for key, row in ordered[:MAX_FACTS]:
         facts.extend(_usage_facts(run, key, row, cpu_expr, mem_expr))
     warnings = (
@@ -264,6 +266,44 @@ async def resource_usage(run: Run, args: PodScopeArgs) -> ToolResult:
         facts=facts,
         warnings=warnings,
         entities=_pods(run, list(rows)),
+    )
+
+
+def _totals(run: Run, args: PodScopeArgs, rows: dict[Key, dict[str, Any]], expr: str) -> ResultFact:
+    """Reserved (requests) vs really used, summed over every container read: the answer to
+    'how much is reserved and how much is really used'."""
+
+    def total(field: str) -> float | None:
+        values = [row[field] for row in rows.values() if row.get(field) is not None]
+        return sum(values) if values else None
+
+    cpu_used, cpu_req = total("cpu_avg"), total("cpu_request")
+    mem_used, mem_req = total("mem_avg"), total("memory_request")
+
+    def share(used: float | None, req: float | None) -> str:
+        return f" ({used / req:.0%} of requests)" if used is not None and req else ""
+
+    cpu_text = (
+        f"CPU used {fmt_num(cpu_used or 0.0)} cores on average vs "
+        f"{fmt_num(cpu_req) if cpu_req is not None else 'no'} cores requested"
+        f"{share(cpu_used, cpu_req)}"
+    )
+    mem_text = (
+        f"memory used {fmt_bytes(mem_used or 0.0)} on average vs "
+        f"{fmt_bytes(mem_req) if mem_req is not None else 'no'} requested{share(mem_used, mem_req)}"
+    )
+    return run.fact(
+        f"{_scope_text(args)} in {run.env}, {len(rows)} containers {run.span()}: "
+        f"{cpu_text}; {mem_text}",
+        "metrics.usage",
+        expr,
+        None,
+        scope="total",
+        containers=len(rows),
+        cpu_used=cpu_used,
+        cpu_requested=cpu_req,
+        memory_used=mem_used,
+        memory_requested=mem_req,
     )
 
 
