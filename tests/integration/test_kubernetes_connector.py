@@ -27,6 +27,7 @@ TOOLS = {
     "k8s.endpoints",
     "k8s.node_health",
     "k8s.pod_logs",
+    "k8s.pod_placement",
     "k8s.quotas",
     "k8s.audit_trail",
 }
@@ -478,6 +479,32 @@ async def test_workload_endpoints_and_node_of_the_edge_world(edge) -> None:
     paths = {r.path for r in sims.query_log.matches("kubernetes", "dc-a")}
     assert "/apis/apps/v1/namespaces/payments/deployments/service-a" in paths
     assert "/apis/discovery.k8s.io/v1/namespaces/payments/endpointslices" in paths
+
+
+async def test_pod_placement_maps_upstream_addresses_to_pods_and_nodes(edge) -> None:
+    gate, _ = edge
+    ctx = past_ctx("2026-07-20T14:11:00+03:00")
+    result = await gate.call(
+        "k8s.pod_placement",
+        {"env": "dc-a", "addresses": ["10.42.3.17:8080", "10.42.9.99"]},
+        ctx,
+    )
+    assert result.status == "ok"
+    (fact,) = texts(result, "k8s.placement")
+    assert "10.42.3.17 is pod payments/service-a-5d8f7c9b4-x2k9p on node worker-04" in fact
+    assert any(e.kind == "node" and e.name == "worker-04" for e in result.entities)
+    assert "10.42.9.99" in result.warnings[0]  # a gone pod is said, never guessed
+    assert not result.coverage.complete_for_negative
+    # a pod created after the moment asked about cannot have served it
+    early = await gate.call(
+        "k8s.pod_placement",
+        {"env": "dc-a", "addresses": ["10.42.5.22"]},
+        past_ctx("2026-07-17T09:00:00+03:00"),
+    )
+    assert "AFTER the time asked about" in texts(early, "k8s.placement")[0]
+    assert not any(e.kind == "node" for e in early.entities)
+    denied = await gate.call("k8s.pod_placement", {"env": "dc-a"}, ctx)
+    assert denied.status == "denied" and "addresses or pods" in (denied.error or "")
 
 
 async def test_current_only_tool_refuses_a_historical_question(edge) -> None:
