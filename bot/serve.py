@@ -22,7 +22,7 @@ from bot.knowledge import KnowledgeBase, KnowledgeDesk
 from bot.mattermost import MattermostApi, MattermostAuthError, MattermostListener
 from bot.memory import WorkingMemory
 from bot.settings import ConfigFileError, InfrabotConfig, Secrets
-from bot.web import bind, build_web_app, url_of, uvicorn_server
+from bot.web import bind, build_web_app, term_as_exit, url_of, uvicorn_server
 from bot.wiring import build_gate
 
 log = structlog.get_logger(__name__)
@@ -30,7 +30,8 @@ log = structlog.get_logger(__name__)
 
 def run_serve(config: InfrabotConfig, args: argparse.Namespace) -> int:
     try:
-        asyncio.run(serve(config, Secrets()))
+        with term_as_exit():
+            asyncio.run(serve(config, Secrets()))
     except MattermostAuthError as exc:
         print(f"Mattermost refused the bot token (INFRABOT_MM_TOKEN): {exc}", file=sys.stderr)
         return 2

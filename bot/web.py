@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import re
+import signal
 import socket
 import sys
+import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from importlib import resources
 from typing import Literal
@@ -275,6 +278,24 @@ def uvicorn_server(app: Starlette) -> uvicorn.Server:
     )
 
 
+@contextlib.contextmanager
+def term_as_exit() -> Iterator[None]:
+    """SIGTERM raises SystemExit, so `with` blocks (the demo world's simulator processes)
+    are cleaned up; uvicorn re-raises the signal it caught once it has shut down."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _exit(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, _exit)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def run_demo(args: argparse.Namespace) -> int:
     """`infrabot demo`: the demo world's simulators, the real conversation path, the web chat.
 
@@ -286,9 +307,10 @@ def run_demo(args: argparse.Namespace) -> int:
     from evals.session import WorldSession, read_world_file
 
     world_file = read_world_file(Path(args.world) if args.world else None)
-    with WorldSession(
-        world_file.world, timezone=world_file.timezone, now=world_file.now
-    ) as session:
+    with (
+        term_as_exit(),
+        WorldSession(world_file.world, timezone=world_file.timezone, now=world_file.now) as session,
+    ):
         assert session.conversation is not None and session.config is not None
         config = session.config
         desk = KnowledgeDesk(

@@ -21,6 +21,8 @@ from planner.timeparse import parse_time
 from policy.scope import Scope, TimeSpec
 
 DEFAULT_TIME = TimeSpec(mode="now", window=timedelta(hours=1))
+# "who deployed X?" with no time: releases are rarer than errors, look back a week
+DEFAULT_WINDOWS: dict[str, timedelta] = {"release_timeline": timedelta(days=7)}
 
 RX_SAME = re.compile(
     r"то же (?:самое)?|тоже самое|то же для|the same|same (?:for|in|thing)|same question|"
@@ -28,8 +30,14 @@ RX_SAME = re.compile(
     re.I,
 )
 RX_ENVISH = re.compile(
-    r"(?<![a-z0-9-])((?:dc|дц|zone|region|cluster|кластер)[-_ ]?[a-zа-я0-9]{1,3}|"
-    r"prod(?:uction)?|staging|stage|preprod|dev|qa|uat|test)(?![a-z0-9-])",
+    r"(?<![a-zа-яё0-9-])((?:dc|дц|zone|region|cluster|кластер)[-_ ]?[a-zа-яё0-9]{1,3}|"
+    r"prod(?:uction)?|staging|stage|preprod|dev|qa|uat|test)(?![a-zа-яё0-9-])",
+    re.I,
+)
+RX_ALL_ENVS = re.compile(
+    r"\b(?:both|all|every|each)\s+(?:dcs|data ?cent(?:er|re)s|environments|envs|clusters)\b|"
+    r"(?:обоих|обеих|всех|каждом|во всех)\s+"
+    r"(?:дц|датацентр\w*|дата-центр\w*|окружени\w*|кластер\w*)",
     re.I,
 )
 
@@ -156,21 +164,37 @@ def build_context(
     same = bool(RX_SAME.search(message))
     follow_up = previous is not None and (same or intent is None or intent == previous.intent)
 
+    mentioned, blanked = _mentions(text_norm, inventory, set(envs))
+    # A message that names no object refers back to the thread ("а кто её выкатил?"),
+    # even when it asks a new kind of question: the object and env carry over.
+    refers_back = previous is not None and not mentioned and previous.scope.object is not None
+
     # Environment
     mentioned_envs = _envs_in(text_norm, envs, aliases)
-    unknown = _unknown_envs(message, envs, aliases) if not mentioned_envs else []
+    unknown = (
+        _unknown_envs(message, envs, aliases)
+        if not mentioned_envs and not RX_ALL_ENVS.search(message)
+        else []
+    )
     env: str | None
+    same_object_there = previous is not None and any(
+        item.env == previous.scope.env for _, items in mentioned for item in items
+    )
     if mentioned_envs:
         env = mentioned_envs[0]
         explicit.append("env")
-    elif previous is not None and previous.scope.env and follow_up and not unknown:
+    elif (
+        previous is not None
+        and previous.scope.env
+        and (follow_up or refers_back or same_object_there)
+        and not unknown
+    ):
         env = previous.scope.env
         notes.append(f"environment {env} carried over from the previous turn")
     else:
         env = None
 
     # Object and namespace
-    mentioned, blanked = _mentions(text_norm, inventory, set(envs))
     objects: list[ObjectRef] = []
     for name, items in mentioned:
         in_env = [c for c in items if env is None or c.env == env] or items
@@ -199,7 +223,7 @@ def build_context(
     if ns_explicit:
         namespace = ns_explicit
         explicit.append("namespace")
-    if obj is None and previous is not None and follow_up:
+    if obj is None and previous is not None and (follow_up or refers_back):
         obj = previous.scope.object
         namespace = namespace or previous.scope.namespace
         objects = list(previous.objects)
@@ -219,8 +243,16 @@ def build_context(
         time = previous.scope.time
     else:
         time = DEFAULT_TIME
+        if intent in DEFAULT_WINDOWS:
+            time = TimeSpec(mode="now", window=DEFAULT_WINDOWS[intent])
 
-    if env is not None:
+    if RX_ALL_ENVS.search(message) and not mentioned_envs:
+        # "в обоих ДЦ" / "in all DCs": every configured env where the object exists
+        obj_envs = sorted({c.env for c in candidates if c.name == obj}) if obj else []
+        read_envs = obj_envs or list(envs)
+        env = read_envs[0] if len(read_envs) == 1 else None
+        explicit.append("env")
+    elif env is not None:
         read_envs = [env, *[e for e in mentioned_envs[1:] if e != env]]
     elif len(envs) == 1:
         env = envs[0]

@@ -111,15 +111,21 @@ def _edge(facts: list[IndexedFact]) -> list[Finding]:
     return out
 
 
-ANOMALY_RATIO = 5.0  # a node this many times worse than its peers' median stands out
+ANOMALY_RATIO = 3.0  # a node this many times worse than its peers' median stands out
+ANOMALY_FLOOR = 0.5  # per second: below this, a ratio is noise
 NETWORKY_EDGE = {"premature_close", "connection_reset", "timeout"}
 
 
 def _anomalous(f: IndexedFact) -> bool:
     if _a(f, "anomalous"):
         return True
-    ratio = _a(f, "ratio")
-    return isinstance(ratio, (int, float)) and ratio >= ANOMALY_RATIO
+    ratio, value, median = _a(f, "ratio"), _a(f, "value"), _a(f, "peer_median")
+    if not isinstance(value, (int, float)) or value < ANOMALY_FLOOR:
+        return False
+    if isinstance(ratio, (int, float)):
+        return ratio >= ANOMALY_RATIO
+    # every peer at zero: any real amount on this node stands out
+    return isinstance(median, (int, float)) and median == 0
 
 
 def _workload_of(pod: str, owner: object) -> str:

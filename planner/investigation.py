@@ -199,7 +199,15 @@ async def investigate(
                         blocked[(objective.id, env)] = missing
                         continue
                     cands = candidates(
-                        objective, env, contracts, context.scope.time.mode, turn.question
+                        objective,
+                        env,
+                        contracts,
+                        context.scope.time.mode,
+                        turn.question,
+                        {
+                            "job_id": bool(context.identifiers.job_ids),
+                            "request_id": bool(context.identifiers.request_ids),
+                        },
                     )
                     if not cands:
                         blocked[(objective.id, env)] = (

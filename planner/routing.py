@@ -20,6 +20,7 @@ from planner.context import ContextState
 from planner.objectives import Objective
 from policy.contracts import ToolContract
 
+IDENTIFIER_NEEDS = {"request_id": "request_id", "job_id": "job_id"}
 MAX_NODES = 3
 MAX_OBJECTS = 4
 DEFER = "DEFER:"
@@ -68,13 +69,24 @@ class Discovered:
 
 
 def candidates(
-    objective: Objective, env: str, contracts: list[ToolContract], mode: str, question: str
+    objective: Objective,
+    env: str,
+    contracts: list[ToolContract],
+    mode: str,
+    question: str,
+    identifiers: dict[str, bool] | None = None,
 ) -> list[ToolContract]:
     """Admitted tools that can close the objective in this env, best first."""
     words = set(re.findall(r"[a-zа-я0-9]{3,}", question.lower()))
+    identifiers = identifiers or {}
     out = []
     for c in contracts:
         if not set(c.agent.evidence) & set(objective.evidence):
+            continue
+        props = c.input_schema().get("properties", {})
+        # an objective about one identified thing (this request, this job) is served only by
+        # tools that take that identifier: a window search would attach other requests
+        if any(n in IDENTIFIER_NEEDS and IDENTIFIER_NEEDS[n] not in props for n in objective.needs):
             continue
         envs = c.enums.get("env")
         if envs is not None and env not in envs:
@@ -88,10 +100,13 @@ def candidates(
         rank_kind = min(
             objective.evidence.index(k) for k in c.agent.evidence if k in objective.evidence
         )
+        # a tool that takes an identifier the question gives (job_id, request_id) is the
+        # most specific route
+        specific = -sum(1 for field, present in identifiers.items() if present and field in props)
         lexical = len(
             words & set(re.findall(r"[a-z0-9]{3,}", (c.name + " " + c.description).lower()))
         )
-        out.append(((rank_time, rank_kind, -lexical, c.name), c))
+        out.append(((specific, rank_time, rank_kind, -lexical, c.name), c))
     return [c for _, c in sorted(out, key=lambda x: x[0])]
 
 
@@ -211,6 +226,8 @@ def needs_missing(
             return "the question names no service or workload"
         if need == "namespace" and not scope.namespace:
             return "no namespace is known for the question"
+        if need == "job_id" and not context.identifiers.job_ids:
+            return "no job id in the question"
         if need == "host" and not context.identifiers.hosts:
             return "no host in the question"
         if need == "node" and not discovered.nodes.get(env):

@@ -188,7 +188,7 @@ class MattermostApi:
     async def typing(self, channel_id: str, parent_id: str = "") -> None:
         await self._call(
             self._driver.client.post,
-            "/users/me/typing",
+            f"/users/{self.me.get('id') or 'me'}/typing",
             {"channel_id": channel_id, "parent_id": parent_id},
         )
 

@@ -91,7 +91,7 @@ def _event_fact(
     message = str(event.get("message") or event.get("note") or "").strip()
     etype, reason = event.get("type") or "Normal", event.get("reason") or "?"
     span = iso(last) if first is None or first == last else f"{iso(first)} .. {iso(last)}"
-    text = f"{etype} {reason} on {kind} {ns}/{name} (x{count}, {span}): {message[:500]}"
+    text = f"{etype} {reason} on {kind} {ns}/{name} (x{count}, {span}): {message[:2000]}"
     component = (event.get("source") or {}).get("component") or event.get("reportingComponent")
     return ResultFact(
         text=text,

@@ -22,8 +22,25 @@ async def endpoints(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
         await reader.list("endpointslices", ns, label_selector=f"{SERVICE_NAME_LABEL}={service}")
     )
     if svc is None and not slices:
-        found.warnings.append(f"no Service named {service} in namespace {ns} of {env}")
-        return found.result("k8s.endpoints", args, ctx, returned=0)
+        # the Service may be named differently from the workload (cart-api vs cart-api-http):
+        # find the one whose selector matches the workload's pods
+        other = await _service_for_workload(reader, found, ns, service)
+        if other is None:
+            found.warnings.append(
+                f"no Service named {service} in namespace {ns} of {env}, and none selects its "
+                "pods: its endpoints could not be read"
+            )
+            # not a proof of "no ready endpoints": nothing was there to read
+            return found.result("k8s.endpoints", args, ctx, returned=0, proves_absence=False)
+        found.warnings.append(
+            f"no Service named {service}; Service {name_of(other)} selects its pods"
+        )
+        svc, service = other, name_of(other)
+        slices = found.took(
+            await reader.list(
+                "endpointslices", ns, label_selector=f"{SERVICE_NAME_LABEL}={service}"
+            )
+        )
     found.entity("service", service, env, ns)
     rows: list[dict[str, Any]] = []
     ports: set[str] = set()
@@ -103,6 +120,26 @@ def _describe(row: dict[str, Any]) -> str:
     if row["node"]:
         where += f" on {row['node']}"
     return f"{'/'.join(row['addresses']) or '?'} ({where}, {state})"
+
+
+async def _service_for_workload(
+    reader: KubeReader, found: Findings, ns: str, workload: str
+) -> dict[str, Any] | None:
+    """The Service whose selector matches the pod template of the workload named `workload`."""
+    labels: dict[str, Any] = {}
+    for resource in ("deployments", "statefulsets", "daemonsets"):
+        obj = await reader.get(resource, workload, ns)
+        if obj is not None:
+            template = ((obj.get("spec") or {}).get("template") or {}).get("metadata") or {}
+            labels = template.get("labels") or {}
+            break
+    if not labels:
+        return None
+    for candidate in found.took(await reader.list("services", ns)):
+        selector = (candidate.get("spec") or {}).get("selector") or {}
+        if selector and all(labels.get(k) == v for k, v in selector.items()):
+            return candidate
+    return None
 
 
 def condition_abnormal(kind: str, status: str) -> bool:

@@ -120,12 +120,16 @@ class Chromium:
 
     async def wait_for(self, expression: str, timeout: float = 30.0) -> Any:
         deadline = asyncio.get_running_loop().time() + timeout
+        last_error = ""
         while True:
-            value = await self.evaluate(expression)
+            try:
+                value = await self.evaluate(expression)
+            except CdpError as exc:  # e.g. the page is still loading
+                value, last_error = None, str(exc)
             if value:
                 return value
             if asyncio.get_running_loop().time() > deadline:
-                raise CdpError(f"timed out waiting for: {expression}")
+                raise CdpError(f"timed out waiting for: {expression} {last_error}")
             await asyncio.sleep(0.1)
 
     async def click(self, selector: str) -> None:

@@ -99,6 +99,8 @@ async def running(
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        leftover = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        assert not [t for t in leftover if not t.done()], f"leaked tasks: {leftover}"
 
 
 @pytest.fixture
@@ -225,7 +227,8 @@ async def test_remember_this_drafts_and_saves_only_after_an_admin_confirms(
 ) -> None:
     incidents = channel(sim, "incidents")
     question = sim.user_post("alice", incidents, RPS_A)
-    await eventually(lambda: answers(sim, question["id"]))
+    [answer] = await eventually(lambda: answers(sim, question["id"]))
+    summary = answer["message"].splitlines()[0].strip("*")
     root = question["id"]
     sim.user_post(
         "alice",
@@ -250,7 +253,7 @@ async def test_remember_this_drafts_and_saves_only_after_an_admin_confirms(
     assert ask["create_at"] < draft[0]["create_at"]
     assert "only GET /" in text and "https://wiki.example.com/catalog/rps" in text
     assert "paste.evil.org/x" not in text and "hunter2" not in text
-    assert "412" in text  # the bot's earlier answer is shown apart, as what is corrected
+    assert summary[:40] in text  # the bot's earlier answer is shown apart, as what is corrected
     assert not (tmp_path / "knowledge.jsonl").exists()
 
     sim.user_post("alice", incidents, "yes", root_id=root)  # not an admin: not a confirmation
@@ -265,7 +268,7 @@ async def test_remember_this_drafts_and_saves_only_after_an_admin_confirms(
     assert entry["source"].endswith(f"/ops/pl/{root}")
     assert entry["links"] == ["https://wiki.example.com/catalog/rps"]
     assert entry["scope"]["env"] == "dc-a"
-    assert "412" not in entry["content"] and "412" in entry["superseded_answer"]
+    assert summary[:40] not in entry["content"] and summary[:40] in entry["superseded_answer"]
     assert entry == saved[0]["props"]["infrabot_knowledge"]
 
     # rebuildable from the channel history: the bot's own "saved" posts

@@ -62,7 +62,7 @@ async def test_ask_see_facts_and_gaps_then_switch_the_data_centre(
     browser: Chromium, web_url: str, tmp_path: Path
 ) -> None:
     await browser.goto(web_url)
-    await browser.wait_for("document.body.dataset.ready === '1'")
+    await browser.wait_for("document.body && document.body.dataset.ready === '1'")
     assert "what is the RPS of catalog-api in dc-a?" in await browser.evaluate(
         "document.getElementById('examples').innerText"
     )
