@@ -43,6 +43,7 @@ class LogsSourceSettings(_Strict):
     app_index: str = "app-*"
     discover_url_template: str | None = None
     kibana_url: str | None = None  # Kibana / OpenSearch Dashboards base for Discover links
+    search_indices: list[str] = Field(default_factory=list)  # more patterns for logs.search
     timeout_s: float = Field(default=10.0, gt=0, le=120)
     max_hits: int = Field(default=500, ge=1, le=10000)
 

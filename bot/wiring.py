@@ -56,6 +56,7 @@ def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None
                     timeout_s=lg.timeout_s,
                     max_hits=lg.max_hits,
                     kibana_url=lg.kibana_url,
+                    search_indices=lg.search_indices,
                     **(
                         {"discover_url_template": lg.discover_url_template}
                         if lg.discover_url_template

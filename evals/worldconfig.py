@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.settings import InfrabotConfig, parse_config
 from evals.simulators.host import WorldEndpoints
 from evals.world import World
+
+
+def _index_patterns(indices: dict[str, Any]) -> list[str]:
+    """The world's indices as an operator would configure them: daily indices by pattern
+    (syslog-2026.07.22 -> syslog-*)."""
+    fixed = {"edge-access-*", "edge-error-*", "app-*"}
+    out = []
+    for name in indices:
+        pattern = re.sub(r"-\d{4}[.-]\d{2}[.-]\d{2}$", "-*", name)
+        if pattern.startswith("app-"):
+            continue  # covered by app-*
+        if pattern not in fixed and pattern not in out:
+            out.append(pattern)
+    return out
 
 
 def config_for_world(
@@ -28,7 +43,11 @@ def config_for_world(
             if ep.metrics:
                 entry["metrics"] = {"url": ep.metrics, "timeout_s": timeout_s}
             if ep.logs:
-                entry["logs"] = {"url": ep.logs, "timeout_s": timeout_s}
+                entry["logs"] = {
+                    "url": ep.logs,
+                    "timeout_s": timeout_s,
+                    "search_indices": _index_patterns(world.logs.get(env, {})),
+                }
         envs[env] = entry
     data: dict[str, Any] = {
         "timezone": timezone,

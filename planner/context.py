@@ -160,6 +160,11 @@ def build_context(
     explicit: list[str] = []
     notes: list[str] = []
     ids = extract_identifiers(message)
+    if ids.log_query:
+        # "найди в логах dc-a X": the env is scope, not search text
+        names = {normalise(e) for e in envs} | {normalise(a) for al in aliases.values() for a in al}
+        words = [w for w in ids.log_query.split() if normalise(w) not in names]
+        ids = ids.model_copy(update={"log_query": " ".join(words) or None})
     intent = classify(message, ids)
     same = bool(RX_SAME.search(message))
     follow_up = previous is not None and (same or intent is None or intent == previous.intent)

@@ -24,6 +24,22 @@ RX_HOST = re.compile(
 )
 
 
+# "promql <expr>", "выполни promql <expr>", or an expression in backticks
+RX_PROMQL = re.compile(
+    r"(?:promql|prometheus query|запрос prometheus)\s*[:=]?\s*`?(?P<q>[^`]+?)`?"
+    r"(?=\s+(?:и|and|then|,)\s|\s*$|\s*[?.!]\s*$)",
+    re.I,
+)
+RX_BACKTICK_PROMQL = re.compile(r"`(?P<q>[^`]*[a-zA-Z_:][\w:]*\s*[{(\[][^`]*)`")
+# "найди в логах X", "search the logs for X", "grep logs for X"
+RX_LOG_QUERY = re.compile(
+    r"(?:найди|поищи|ищи|grep|search|find)\s+(?:во?\s+)?(?:все[хм]?\s+|the\s+|all\s+)?"
+    r"(?:логах|логи|logs?)\s+(?:for\s+|на\s+|по\s+)?(?:[\w-]+\s+)??"
+    r"[\"'«`]?(?P<q>[^\"'»`]+?)[\"'»`]?(?=\s+(?:за|in|over|for|at|в|с)\s|\s*[?.!]?\s*$)",
+    re.I,
+)
+
+
 class Identifiers(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -33,6 +49,8 @@ class Identifiers(BaseModel):
     pipeline_ids: list[int] = Field(default_factory=list)
     commits: list[str] = Field(default_factory=list)
     hosts: list[str] = Field(default_factory=list)
+    promql: str | None = None
+    log_query: str | None = None
 
 
 def _unique(items: list[str]) -> list[str]:
@@ -56,4 +74,23 @@ def extract_identifiers(text: str) -> Identifiers:
         pipeline_ids=[int(p) for p in _unique(RX_PIPELINE.findall(text))],
         commits=_unique(commits),
         hosts=_unique([h.lower() for h in RX_HOST.findall(text)]),
+        promql=_promql(text),
+        log_query=_log_query(text),
     )
+
+
+def _promql(text: str) -> str | None:
+    m = RX_PROMQL.search(text) or RX_BACKTICK_PROMQL.search(text)
+    if not m:
+        return None
+    query = m.group("q").strip().strip("`")
+    # an expression has a metric selector or a function call; "promql please" is not one
+    return query if re.search(r"[\w:]+\s*[{(\[]", query) else None
+
+
+def _log_query(text: str) -> str | None:
+    m = RX_LOG_QUERY.search(text)
+    if not m:
+        return None
+    query = m.group("q").strip()
+    return query or None

@@ -81,7 +81,19 @@ def finalize(
                 recommendations.append(clean(r))
 
     gaps: list[Gap] = []
+    by_id = {o.id: o for o in plan.objectives}
     for (obj_id, env), out in outcomes.items():
+        if out.status == "resolved" and out.negative and by_id[obj_id].absence_is_gap:
+            gaps.append(
+                Gap(
+                    objective=obj_id,
+                    reason=clean(
+                        f"{env}: no {by_id[obj_id].title} was found (complete read of "
+                        f"{', '.join(out.sources) or 'the source'}), so the cause is not "
+                        "established by it"
+                    ),
+                )
+            )
         if out.status != "resolved":
             for reason in out.reasons or ["not established"]:
                 text = reason if env in reason else f"{env}: {reason}"

@@ -13,6 +13,7 @@ from typing import Literal
 from planner.extract import Identifiers
 
 Intent = Literal[
+    "raw_query",
     "http_errors",
     "release_timeline",
     "workload_startup",
@@ -78,6 +79,8 @@ _ORDER: list[Intent] = [
 
 
 def classify(text: str, ids: Identifiers) -> Intent | None:
+    if ids.promql or ids.log_query:
+        return "raw_query"  # the user gave the query itself
     low = text.lower()
     scores: dict[Intent, float] = {}
     for intent, patterns in _KEYWORDS.items():

@@ -162,6 +162,7 @@ async def investigate(
         timezone=str(settings.timezone),
     )
     contracts = gate.contracts(ctx)
+    refused = gate.refused(ctx) if hasattr(gate, "refused") else []
     by_name = {c.name: c for c in contracts}
     workspace = TurnWorkspace()
     executor = Executor(
@@ -210,8 +211,16 @@ async def investigate(
                         },
                     )
                     if not cands:
+                        hidden = [
+                            why
+                            for c, why in refused
+                            if set(c.agent.evidence) & set(objective.evidence)
+                            and env in c.enums.get("env", [env])
+                        ]
                         blocked[(objective.id, env)] = (
-                            f"no source for {' or '.join(objective.evidence)} is configured "
+                            f"not allowed for {turn.user} ({turn.role}): {hidden[0]}"
+                            if hidden
+                            else f"no source for {' or '.join(objective.evidence)} is configured "
                             f"in {env}"
                         )
                         continue

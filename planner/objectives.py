@@ -15,7 +15,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.context import ContextState
 
-Need = Literal["request_id", "object", "node", "pod", "namespace", "host", "job_id", "address"]
+Need = Literal[
+    "request_id",
+    "object",
+    "node",
+    "pod",
+    "namespace",
+    "host",
+    "job_id",
+    "address",
+    "promql",
+    "log_query",
+]
 
 
 class Objective(BaseModel):
@@ -27,6 +38,11 @@ class Objective(BaseModel):
     evidence: list[str]
     needs: list[Need] = Field(default_factory=list)
     when: Literal["now", "historical"] | None = None
+    absence_is_gap: bool = Field(
+        default=False,
+        description="a complete read that finds nothing still leaves the question open "
+        "(no error line tied to a request does not tell why it failed)",
+    )
 
 
 class Variant(BaseModel):

@@ -20,7 +20,13 @@ from planner.context import ContextState
 from planner.objectives import Objective
 from policy.contracts import ToolContract
 
-IDENTIFIER_NEEDS = {"request_id": "request_id", "job_id": "job_id"}
+IDENTIFIER_NEEDS = {
+    "request_id": "request_id",
+    "job_id": "job_id",
+    "promql": "query",
+    "log_query": "query",
+}
+MAX_ENUM_FAN = 6
 MAX_NODES = 3
 MAX_OBJECTS = 4
 DEFER = "DEFER:"
@@ -145,6 +151,9 @@ def bind_arguments(
         "request_id": ids.request_ids[0] if ids.request_ids else None,
         "job_id": ids.job_ids[0] if ids.job_ids else None,
         "host": ids.hosts[0] if ids.hosts else None,
+        "query": ids.promql
+        if "promql" in objective.needs
+        else (ids.log_query if "log_query" in objective.needs else None),
         "start": _iso(start),
         "end": _iso(end),
     }
@@ -193,6 +202,11 @@ def bind_arguments(
                 }
                 for p, ns, failing in pods
             ]
+    for name in sorted(required - set(fan[0])):
+        # a required closed set nobody named ("search all logs"): read each member
+        enum = props.get(name, {}).get("enum")
+        if enum and len(enum) <= MAX_ENUM_FAN:
+            fan = [{**f, name: value} for f in fan for value in enum]
     missing = sorted(required - set(fan[0]))
     if missing:
         return [], f"{contract.name} needs {', '.join(missing)}"
@@ -226,6 +240,10 @@ def needs_missing(
             return "the question names no service or workload"
         if need == "namespace" and not scope.namespace:
             return "no namespace is known for the question"
+        if need == "promql" and not context.identifiers.promql:
+            return "no PromQL expression in the question"
+        if need == "log_query" and not context.identifiers.log_query:
+            return "no search text in the question"
         if need == "job_id" and not context.identifiers.job_ids:
             return "no job id in the question"
         if need == "host" and not context.identifiers.hosts:

@@ -62,6 +62,16 @@ class PolicyGate:
     def contracts(self, ctx: CallContext) -> list[ToolContract]:
         return [c for c in self._inner.contracts(ctx) if admitted(c, ctx.role)[0]]
 
+    def refused(self, ctx: CallContext) -> list[tuple[ToolContract, str]]:
+        """Tools this user may not use, with why: so an answer can say "for admins only"
+        instead of "no such source"."""
+        out = []
+        for c in self._inner.contracts(ctx):
+            ok, why = admitted(c, ctx.role)
+            if not ok and c.agent.read_only is True:
+                out.append((c, why))
+        return out
+
     def contract(self, name: str, ctx: CallContext) -> ToolContract | None:
         return next((c for c in self.contracts(ctx) if c.name == name), None)
 

@@ -19,27 +19,23 @@ import re
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 import structlog
 
 from bot.conversation import Conversation
-from bot.knowledge import (
-    CONFIRM_REACTIONS,
-    DeskReply,
-    KnowledgeDesk,
-    KnowledgeEntry,
-    is_remember_request,
-)
+from bot.knowledge import KnowledgeDesk, is_remember_request
 from bot.mattermost._api import (
     MattermostApi,
     MattermostAuthError,
     MattermostError,
     websocket_url,
 )
-from bot.mattermost._render import REPORT_NAME, quiet_mentions, render_reply
+from bot.mattermost._knowledge import KnowledgeReplies
+from bot.mattermost._render import REPORT_NAME, render_reply
 from bot.mattermost._socket import Backoff, EventStream
+from bot.mattermost._thread import read_thread
 from bot.settings import MattermostSettings
 from planner.turn import ThreadMessage, Turn
 
@@ -47,8 +43,6 @@ log = structlog.get_logger(__name__)
 
 Role = Literal["engineer", "admin"]
 PROGRESS_TEXT = "_Investigating… reading the sources, the answer will replace this message._"
-MAX_THREAD_MESSAGES = 50
-MAX_MESSAGE_CHARS = 4000
 
 
 class MattermostListener:
@@ -72,7 +66,13 @@ class MattermostListener:
         self.conversation = conversation
         self.role_of = role_of
         self.clock = clock
-        self.desk = desk
+        self.knowledge = (
+            KnowledgeReplies(
+                api=api, desk=desk, team=settings.team, memory=conversation.memory, role_of=role_of
+            )
+            if desk is not None
+            else None
+        )
         self._backoff = backoff or Backoff()
         self._slots = asyncio.Semaphore(max_concurrent)
         self._typing_every = typing_every_s
@@ -160,10 +160,10 @@ class MattermostListener:
             post = _json(data.get("post"))
             if post is not None:
                 self._accept(post, data)
-        elif kind == "reaction_added" and self.desk is not None:
+        elif kind == "reaction_added" and self.knowledge is not None:
             reaction = _json(data.get("reaction"))
-            if reaction is not None:
-                self._spawn(self._on_reaction(reaction))
+            if isinstance(reaction, dict) and reaction.get("user_id") != self.me.get("id"):
+                self._spawn(self.knowledge.on_reaction(reaction))
         elif kind in ("user_added", "user_removed", "channel_deleted", "channel_updated"):
             self._member.pop(str(broadcast.get("channel_id") or data.get("channel_id")), None)
 
@@ -246,13 +246,10 @@ class MattermostListener:
                 return
             username = str(author.get("username") or "")
             role = self.role_of(username)
-            if self.desk is not None:
-                reply = self.desk.answer(
-                    channel=channel_id, root_id=root_id, user=username, role=role, text=text
-                )
-                if reply is not None:
-                    await self._post_desk_reply(channel_id, root_id, reply)
-                    return
+            if self.knowledge is not None and await self.knowledge.reply_in_thread(
+                channel_id, root_id, username, role, text
+            ):
+                return
             if not (direct or self._mentioned(text, mentioned_ids)):
                 return
             question = self._strip_mention(text)
@@ -267,8 +264,8 @@ class MattermostListener:
                 )
                 return
             thread = await self._thread(root_id, post)
-            if self.desk is not None and is_remember_request(question):
-                await self._remember(channel_id, root_id, username, role, question, thread)
+            if self.knowledge is not None and is_remember_request(question):
+                await self.knowledge.remember(channel_id, root_id, username, role, question, thread)
                 return
             await self._answer(channel_id, root_id, username, role, question, thread)
         except asyncio.CancelledError:
@@ -277,37 +274,10 @@ class MattermostListener:
             log.error("mattermost.post_failed", post=post.get("id"), error=repr(exc)[:300])
 
     async def _thread(self, root_id: str, post: Mapping[str, Any]) -> list[ThreadMessage]:
-        """Humans' messages and the bot's own earlier answers before this post."""
-        try:
-            posts = await self.api.thread(root_id)
-        except MattermostError as exc:
-            log.warning("mattermost.thread_unreadable", root=root_id, error=str(exc))
-            return []
-        created = int(post.get("create_at") or 0)
-        out: list[ThreadMessage] = []
-        for p in posts:
-            if p.get("id") == post.get("id") or p.get("type") or p.get("delete_at"):
-                continue
-            if created and int(p.get("create_at") or 0) > created:
-                continue
-            at = datetime.fromtimestamp(int(p.get("create_at") or 0) / 1000, tz=UTC)
-            text = str(p.get("message") or "")[:MAX_MESSAGE_CHARS]
-            props = p.get("props") or {}
-            if p.get("user_id") == self.me.get("id"):
-                if props.get("infrabot") in ("answer", "draft", "knowledge"):
-                    name = str(self.me.get("username") or self.settings.bot_username)
-                    out.append(ThreadMessage(author=name, text=text, is_bot=True, at=at))
-                continue
-            if str(props.get("from_bot")).lower() == "true" or props.get("from_webhook"):
-                continue
-            try:
-                user = await self.api.user(str(p.get("user_id")))
-            except MattermostError:
-                continue
-            if user.get("is_bot"):
-                continue
-            out.append(ThreadMessage(author=str(user.get("username")), text=text, at=at))
-        return out[-MAX_THREAD_MESSAGES:]
+        name = str(self.me.get("username") or self.settings.bot_username)
+        return await read_thread(
+            self.api, root_id, post, me_id=str(self.me.get("id")), me_name=name
+        )
 
     async def _typing(self, channel_id: str, root_id: str) -> None:
         while True:
@@ -390,85 +360,12 @@ class MattermostListener:
                 log.warning("mattermost.patch_failed", post=replace, error=str(exc))
         return await self.api.create_post(channel_id, text, root_id=root_id, props=props)
 
-    # --- confirmed knowledge ---------------------------------------------------------
-
-    async def _remember(
-        self,
-        channel_id: str,
-        root_id: str,
-        user: str,
-        role: Role,
-        text: str,
-        thread: list[ThreadMessage],
-    ) -> None:
-        assert self.desk is not None
-        context = self.conversation.memory.last_context(channel_id, root_id)
-        scope = context.scope.model_dump(mode="json") if context is not None else {}
-        reply = self.desk.request(
-            channel=channel_id,
-            root_id=root_id,
-            user=user,
-            role=role,
-            text=text,
-            thread=thread,
-            scope=scope,
-            source=self.api.permalink(self.settings.team, root_id),
-        )
-        post = await self._post_desk_reply(channel_id, root_id, reply)
-        if reply.kind == "draft":
-            self.desk.attach_post(channel_id, root_id, str(post["id"]))
-
-    async def _post_desk_reply(
-        self, channel_id: str, root_id: str, reply: DeskReply
-    ) -> dict[str, Any]:
-        props: dict[str, Any] = {"infrabot": "draft" if reply.kind == "draft" else "desk"}
-        if reply.kind == "saved" and reply.entry is not None:
-            props = {
-                "infrabot": "knowledge",
-                "infrabot_knowledge": reply.entry.model_dump(mode="json"),
-            }
-        return await self.api.create_post(
-            channel_id, quiet_mentions(reply.text), root_id=root_id, props=props
-        )
-
-    async def _on_reaction(self, reaction: Mapping[str, Any]) -> None:
-        assert self.desk is not None
-        if reaction.get("emoji_name") not in CONFIRM_REACTIONS:
-            return
-        if reaction.get("user_id") == self.me.get("id"):
-            return
-        try:
-            user = await self.api.user(str(reaction.get("user_id")))
-            username = str(user.get("username") or "")
-            reply = self.desk.confirm_post(
-                str(reaction.get("post_id")), user=username, role=self.role_of(username)
-            )
-            if reply is None or reply.kind == "refused":
-                return
-            draft_entry = reply.entry
-            if draft_entry is not None:
-                await self._post_desk_reply(draft_entry.channel, draft_entry.root_id, reply)
-        except MattermostError as exc:
-            log.warning("mattermost.reaction_failed", error=str(exc))
-
     async def rebuild_knowledge(self, *, max_pages: int = 50) -> int:
         """Rebuild the knowledge base from the bot's own "saved" posts in its channels."""
-        assert self.desk is not None
-        entries: list[KnowledgeEntry] = []
-        for channel_id in sorted(self._allowed or ()):
-            for page in range(max_pages):
-                posts = await self.api.channel_posts(channel_id, page=page, per_page=200)
-                for p in posts:
-                    props = p.get("props") or {}
-                    if p.get("user_id") != self.me.get("id") or not props.get("infrabot_knowledge"):
-                        continue
-                    try:
-                        entries.append(KnowledgeEntry.model_validate(props["infrabot_knowledge"]))
-                    except ValueError:
-                        log.warning("knowledge.bad_post", post=p.get("id"))
-                if len(posts) < 200:
-                    break
-        return await asyncio.to_thread(self.desk.kb.rebuild, entries)
+        assert self.knowledge is not None
+        return await self.knowledge.rebuild(
+            sorted(self._allowed or ()), me_id=str(self.me.get("id")), max_pages=max_pages
+        )
 
 
 def _json(value: Any, default: Any = None) -> Any:

@@ -138,19 +138,22 @@ function renderThreads() {
   }));
 }
 
-async function openThread(id) {
+async function openThread(id, fresh = false) {
   state.active = id;
   history.replaceState(null, "", `#thread=${id}`);
+  renderThreads();
   let list = messagesOf(id);
-  if (!list.length) {
+  if (!list.length && !fresh) {
+    // a thread this browser has not seen (a shared link): the server's copy, as text
     try {
       const res = await fetch(`/api/threads/${encodeURIComponent(id)}`);
       const data = await res.json();
       list = (data.messages || []).map((m) => (m.is_bot ? { role: "bot", markdown: m.text } : { role: "user", user: m.author, text: m.text }));
     } catch { list = []; }
+    if (state.active !== id) return;  // the user moved on meanwhile
+    if (messagesOf(id).length) list = messagesOf(id);  // asked meanwhile: local is newer
   }
   $("messages").replaceChildren(...list.map(renderMessage));
-  renderThreads();
 }
 
 function newThread() {
@@ -158,7 +161,7 @@ function newThread() {
   state.threads.unshift({ id, title: "New thread" });
   state.threads = state.threads.slice(0, 30);
   store.set("infrabot.threads", state.threads);
-  openThread(id);
+  openThread(id, true);
 }
 
 function show(message) {
@@ -231,9 +234,9 @@ async function init() {
   const fromHash = /^#thread=([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
   if (fromHash) {
     if (!state.threads.some((t) => t.id === fromHash[1])) state.threads.unshift({ id: fromHash[1], title: "Shared thread" });
-    openThread(fromHash[1]);
+    await openThread(fromHash[1]);
   } else if (state.threads.length) {
-    openThread(state.threads[0].id);
+    await openThread(state.threads[0].id);
   } else {
     newThread();
   }

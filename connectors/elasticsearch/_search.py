@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic import Field
@@ -39,6 +40,16 @@ class LogSearchArgs(WindowArgs):
     limit: int = Field(default=50, ge=1, le=200, description=ARGUMENT_NAMES["limit"])
 
 
+_BARE_WORD = re.compile(r"^[A-Za-z][\w.-]{2,80}$")
+
+
+def _widen(query: str) -> str:
+    """A bare word ("OutOfMemoryError") is also looked for inside longer tokens
+    ("java.lang.OutOfMemoryError:"), which the analyzer keeps whole."""
+    q = query.strip()
+    return f"({q} OR *{q}*)" if _BARE_WORD.match(q) else q
+
+
 def contract(envs: list[str], patterns: list[str]) -> ToolContract:
     return ToolContract(
         name=NAME,
@@ -64,10 +75,28 @@ def contract(envs: list[str], patterns: list[str]) -> ToolContract:
     )
 
 
+_ORIGIN = (
+    ("host", "host.name"),
+    ("host", "hostname"),
+    ("pod", "kubernetes.pod"),
+    ("pod", "kubernetes.pod.name"),
+    ("service", "service"),
+    ("service", "service.name"),
+    ("level", "log.level"),
+    ("level", "level"),
+)
+
+
 def _summary(source: dict[str, Any]) -> str:
     message = lookup(source, "message")
     if message is not None:
-        text = str(message)
+        # where the line came from: the host, pod or service a reader needs to act
+        origin = [
+            f"{label} {value}"
+            for label, path in _ORIGIN
+            if (value := lookup(source, path)) is not None and not isinstance(value, dict | list)
+        ]
+        text = (f"[{', '.join(origin[:3])}] " if origin else "") + str(message)
     else:
         text = json.dumps(
             {k: v for k, v in source.items() if k != "@timestamp"}, ensure_ascii=False, default=str
@@ -92,7 +121,7 @@ async def log_search(
     query = {
         "bool": {
             "filter": [
-                {"query_string": {"query": args.query, "default_operator": "AND"}},
+                {"query_string": {"query": _widen(args.query), "default_operator": "AND"}},
                 time_range(start, end),
             ]
         }

@@ -54,8 +54,14 @@ class ElasticsearchTarget(BaseModel):
             raise ValueError(f"discover_url_template: unknown placeholder {exc}") from None
         return self
 
+    search_indices: list[str] = Field(
+        default_factory=list,
+        description="more index patterns the generic logs.search may read (syslog-*, audit-*)",
+    )
+
     def patterns(self) -> list[str]:
-        return [self.edge_access_index, self.edge_error_index, self.app_index]
+        fixed = [self.edge_access_index, self.edge_error_index, self.app_index]
+        return list(dict.fromkeys([*fixed, *self.search_indices]))
 
     def discover_link(self, index: str, query: str, start: datetime, end: datetime) -> str:
         return self.discover_url_template.format(

@@ -99,6 +99,10 @@ class _Parser:
                 pending = "must"
                 continue
             if word in ("OR", "||"):
+                # as Lucene's classic parser: "a OR b" makes a optional too, even when the
+                # default operator is AND
+                if clauses and clauses[-1].occur == "must":
+                    clauses[-1].occur = "should"
                 pending = "should"
                 continue
             if word in ("NOT", "!"):
