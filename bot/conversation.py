@@ -77,7 +77,11 @@ class Conversation:
             out["gitlab"] = config.gitlab.timeout_s * 2 + 1
         return out
 
-    async def _inventory(self, turn: Turn) -> tuple[list[InventoryItem], list[dict]]:
+    async def _inventory(
+        self, turn: Turn
+    ) -> tuple[list[InventoryItem], list[dict], dict[tuple[str, str | None], str]]:
+        """Names known in each env, the calls made, and the sources that failed (those stay
+        unavailable for the rest of the turn, so the answer says why, not "no service")."""
         ctx = CallContext(
             user=turn.user,
             role=turn.role,
@@ -96,7 +100,11 @@ class Conversation:
         )
         items: list[InventoryItem] = []
         records = []
+        failures: dict[tuple[str, str | None], str] = {}
         for (name, env, args), result in zip(calls, results, strict=True):
+            if result.status in ("error", "denied"):
+                source = result.coverage.source.split("/")[0]
+                failures[(source, env)] = f"{source} in {env}: {result.error}"
             records.append(
                 {
                     "tool": name,
@@ -115,12 +123,12 @@ class Conversation:
                         kind=ent.kind,
                     )
                 )
-        return items, records
+        return items, records, failures
 
     async def answer(self, turn: Turn) -> TurnOutcome:
         log.info("turn.start", user=turn.user, channel=turn.channel, root=turn.root_id)
         previous = self.memory.last_context(turn.channel, turn.root_id)
-        inventory, inv_calls = await self._inventory(turn)
+        inventory, inv_calls, failed = await self._inventory(turn)
         envs = list(self.config.environments)
         aliases = {name: env.aliases for name, env in self.config.environments.items()}
         context = build_context(
@@ -131,11 +139,19 @@ class Conversation:
             tz=self.tz,
             previous=previous,
             env_aliases=aliases,
+            guess_names=bool(failed),
         )
         if context.unknown_envs and "env" not in context.explicit:
             answer = _unknown_env_answer(turn, context, envs)
             return TurnOutcome(answer, context, None, inv_calls)
-        investigation = await investigate(turn, context, self.gate, self.settings, model=self.model)
+        investigation = await investigate(
+            turn,
+            context,
+            self.gate,
+            self.settings,
+            model=self.model,
+            unavailable_sources=failed,
+        )
         answer = investigation.answer
         answer.tool_calls = inv_calls + answer.tool_calls
         self.memory.remember(

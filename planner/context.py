@@ -34,6 +34,7 @@ RX_ENVISH = re.compile(
     r"prod(?:uction)?|staging|stage|preprod|dev|qa|uat|test)(?![a-zа-яё0-9-])",
     re.I,
 )
+RX_NAME_LIKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w.-])")
 RX_ALL_ENVS = re.compile(
     r"\b(?:both|all|every|each)\s+(?:dcs|data ?cent(?:er|re)s|environments|envs|clusters)\b|"
     r"(?:обоих|обеих|всех|каждом|во всех)\s+"
@@ -153,6 +154,7 @@ def build_context(
     tz: tzinfo,
     previous: ContextState | None = None,
     env_aliases: dict[str, list[str]] | None = None,
+    guess_names: bool = False,
 ) -> ContextState:
     """Decide the scope of `message`. Never raises on any text."""
     aliases = env_aliases or {}
@@ -224,6 +226,17 @@ def build_context(
             if len(obj_envs) == 1 and len(envs) > 1:
                 env = obj_envs[0]
                 notes.append(f"{obj} exists only in {env}")
+    if obj is None and guess_names:
+        # the inventory could not be read: a workload-like name in the text is taken as the
+        # object (its namespace stays unknown) rather than dropped
+        names = {normalise(e) for e in envs} | {normalise(a) for al in aliases.values() for a in al}
+        for m in RX_NAME_LIKE.finditer(message.lower()):
+            if normalise(m.group(0)) not in names and not m.group(0).startswith(("request", "x-")):
+                obj = m.group(0)
+                objects = [ObjectRef(name=obj)]
+                explicit.append("object")
+                notes.append(f"{obj} taken from the text: the inventory could not be read")
+                break
     ns_explicit = _namespace_in(blanked, inventory)
     if ns_explicit:
         namespace = ns_explicit

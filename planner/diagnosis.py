@@ -226,7 +226,7 @@ def _workload(facts: list[IndexedFact]) -> list[Finding]:
             for lf in _of(facts, "k8s.log")
             if lf.fact.attrs.get("pod") in {_a(x, "pod") for x in fs}
         ]
-        releases = _releases_before(facts, _first_time(fs))
+        releases = _releases_before(facts, _symptom_start(facts, fs))
         text = f"Pod {_a(f, 'pod')} is in {reason}"
         if _a(f, "message"):
             text += f": {_a(f, 'message')}"
@@ -275,19 +275,58 @@ def _distinct_lines(lines: list[IndexedFact]) -> list[str]:
     return out
 
 
+def _parse(value: object) -> datetime | None:
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, str) and value:
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return None
+
+
+FAILURE_EVENTS = {"BackOff", "Failed", "Unhealthy", "FailedMount", "FailedScheduling", "Killing"}
+
+
+def _symptom_start(facts: list[IndexedFact], waiting: list[IndexedFact]) -> datetime | None:
+    """When the failure began, from the earliest evidence of it: the first warning event,
+    the first restart, the first termination. A release after that cannot explain it."""
+    pods = {str(_a(w, "pod")) for w in waiting}
+    times: list[datetime] = []
+    for f in _of(facts, "k8s.event"):
+        failing = _a(f, "reason") in FAILURE_EVENTS and any(p in str(_a(f, "name")) for p in pods)
+        if failing and (t := _parse(_a(f, "first_seen"))) is not None:
+            times.append(t)
+    for f in _of(facts, "metrics.restarts"):
+        if str(_a(f, "pod")) in pods and (t := _parse(_a(f, "first_increase_at"))) is not None:
+            times.append(t)
+    for f in _of(facts, "k8s.termination"):
+        if str(_a(f, "pod")) in pods and (t := _parse(_a(f, "finished_at"))) is not None:
+            times.append(t)
+    return min(times) if times else _first_time(waiting)
+
+
 def _first_time(fs: list[IndexedFact]) -> datetime | None:
     times = [f.fact.observed_at for f in fs if f.fact.observed_at]
     return min(times) if times else None
 
 
+def _job_start(job: IndexedFact) -> datetime | None:
+    """A deploy job changes the cluster while it runs: it can explain what began after it
+    started, even before it finished."""
+    return _parse(_a(job, "started_at")) or job.fact.observed_at
+
+
 def _releases_before(facts: list[IndexedFact], symptom: datetime | None) -> list[IndexedFact]:
-    jobs = [j for j in _of(facts, "ci.job") if j.fact.observed_at]
-    if symptom is None:
-        return sorted(jobs, key=lambda j: j.fact.observed_at)  # type: ignore[arg-type,return-value]
-    return sorted(
-        [j for j in jobs if j.fact.observed_at <= symptom],  # type: ignore[operator]
-        key=lambda j: j.fact.observed_at,  # type: ignore[arg-type,return-value]
-    )
+    """Successful-or-not deploy jobs in scope that started before the symptom began."""
+    jobs = [
+        j
+        for j in _of(facts, "ci.job")
+        if _job_start(j) is not None and _a(j, "in_scope", True) is not False
+    ]
+    before = [j for j in jobs if symptom is None or _job_start(j) <= symptom]  # type: ignore[operator]
+    return sorted(before, key=lambda j: _job_start(j))  # type: ignore[arg-type,return-value]
 
 
 def _quota(facts: list[IndexedFact]) -> list[Finding]:

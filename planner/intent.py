@@ -14,6 +14,7 @@ from planner.extract import Identifiers
 
 Intent = Literal[
     "raw_query",
+    "readiness",
     "http_errors",
     "release_timeline",
     "workload_startup",
@@ -32,14 +33,14 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
         (r"which (?:job|pipeline)|какой (?:джоб|пайплайн)|из какого (?:джоба|пайплайна)", 2),
     ],
     "http_errors": [
-        (r"\b5\d\d\b|\b5xx\b|\b4\d\d\b", 2),
+        (r"\b5\d\ds?\b|\b5xxs?\b|\b4\d\ds?\b", 2),
         (r"\berrors?\b|\bfail(?:ed|ing|ures?)\b|bad gateway|gateway timeout|unavailable", 1),
         (r"ошиб\w*|отдава\w*|отдаёт|отдает|возвраща\w*|сбо[ий]\w*", 1),
         (r"request[_\s-]?id|реквест", 1),
     ],
     "workload_startup": [
         (
-            r"crash\s*loop\w*|crashloopbackoff|oom\w*|imagepull\w*|errimagepull|failedmount|pending",
+            r"crash[\s-]*loop\w*|crashloopbackoff|oom\w*|imagepull\w*|errimagepull|failedmount|pending",
             3,
         ),
         (r"restart\w*|рестарт\w*|перезапуск\w*|перезагруж\w*", 2),
@@ -47,6 +48,11 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
         (r"(?:won'?t|doesn'?t|does not|can'?t|cannot) start|not starting|keeps? crashing", 2.5),
         (r"\bstuck\b|завис\w*|не готов\w*|not ready", 1),
         (r"сломал\w*|слома\w*|\bbroke\b|\bbroken\b|what broke|не работает|isn'?t working", 2),
+    ],
+    "readiness": [
+        # an HTTP symptom in the same question wins: its plan reads the endpoints too
+        (r"endpoints?|эндпоинт\w*|эндпойнт\w*|readiness|готовност\w*", 2),
+        (r"\bready\b|готов[аыо]?\b|были ли готовы", 0.5),
     ],
     "traffic": [
         (r"\brps\b|\bqps\b|requests? per second|request rate|запрос\w* в секунду", 3),
@@ -71,6 +77,7 @@ _ORDER: list[Intent] = [
     "release_timeline",
     "workload_startup",
     "http_errors",
+    "readiness",
     "capacity",
     "latency",
     "traffic",

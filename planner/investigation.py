@@ -150,6 +150,7 @@ async def investigate(
     settings: InvestigationSettings,
     *,
     model: ModelClient | None = None,
+    unavailable_sources: dict[tuple[str, str | None], str] | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> Investigation:
     started = clock()
@@ -173,6 +174,7 @@ async def investigate(
         default_timeout=settings.default_timeout,
         clock=clock,
     )
+    executor.unavailable.update(unavailable_sources or {})
     discovered = Discovered()
     fresh_after = (
         context.scope.time.bounds(turn.now)[0] if context.scope.time.mode == "now" else None
@@ -227,6 +229,9 @@ async def investigate(
                     reasons: list[str] = []
                     for contract in cands:
                         source = contract.agent.sources[0]
+                        if (source, env) in executor.unavailable:
+                            reasons.append(executor.unavailable[(source, env)])
+                            continue
                         arg_sets, why = bind_arguments(
                             contract, objective, env, context, turn.now, discovered, round_no
                         )

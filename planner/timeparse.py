@@ -224,6 +224,10 @@ def parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
             window = _count(m.group(1)) * _UNITS[unit]
             return TimeMatch(TimeSpec(window=window, mode="now"), True, m.group(0))
 
+    if day is not None and RX_NOW.search(low):
+        # "is it running now? we deployed yesterday": the question is about now; the day
+        # is context
+        return TimeMatch(TimeSpec(mode="now"), True, "now")
     if day is not None:
         if day == local_now.date():
             midnight = datetime.combine(day, time(0), tz)
