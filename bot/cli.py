@@ -28,6 +28,11 @@ def _configure_logging(verbose: bool) -> None:
 
     level = logging.DEBUG if verbose else logging.WARNING
     logging.basicConfig(level=level, stream=sys.stderr, format="%(message)s")
+    if not verbose:
+        # the SDKs' own retry chatter ("node has failed ... putting on timeout") is not for
+        # users: a failed read reaches the answer as a gap with its reason
+        for noisy in ("elastic_transport", "urllib3", "kubernetes", "gitlab"):
+            logging.getLogger(noisy).setLevel(logging.ERROR)
     structlog.configure(
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),

@@ -38,7 +38,12 @@ def test_russian_question_with_env_object_time_and_code() -> None:
 
 
 def test_tolerant_object_names() -> None:
-    for text in ("что с сервис а в dc-a", "svc a in dc-a errors", "Service A dc-a", "service_a dc-a"):
+    for text in (
+        "что с сервис а в dc-a",
+        "svc a in dc-a errors",
+        "Service A dc-a",
+        "service_a dc-a",
+    ):
         assert ctx(text).scope.object == "service-a", text
 
 
@@ -94,11 +99,84 @@ def test_parser_never_crashes_and_never_invents_an_env(text: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["dc-a", "dc-b", "dc-x", "stage", "prod", "в", "14:11", "вчера",
-                                 "service-a", "сейчас", "то же самое", "502", "last 2h"]),
-                max_size=8))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "dc-a",
+                "dc-b",
+                "dc-x",
+                "stage",
+                "prod",
+                "в",
+                "14:11",
+                "вчера",
+                "service-a",
+                "сейчас",
+                "то же самое",
+                "502",
+                "last 2h",
+            ]
+        ),
+        max_size=8,
+    )
+)
 def test_parser_on_question_like_word_salad(words: list[str]) -> None:
     first = ctx(" ".join(words))
     c = ctx(" ".join(reversed(words)), previous=first)
     assert c.scope.env is None or c.scope.env in ENVS
     assert "dc-x" not in c.envs
+
+
+def test_both_dcs_reads_every_env_where_the_object_exists() -> None:
+    c = ctx("сколько 502 у service-a в обоих ДЦ за последний час?")
+    assert c.unknown_envs == []
+    assert sorted(c.envs) == ["dc-a", "dc-b"]
+
+
+def test_two_objects_are_both_kept_and_namespace_is_not_read_from_a_name() -> None:
+    inv = [
+        *INV,
+        InventoryItem(env="dc-b", namespace="search", name="search-api", kind="deployment"),
+        InventoryItem(env="dc-b", namespace="auth", name="auth-api", kind="deployment"),
+        InventoryItem(env="dc-b", namespace=None, name="auth", kind="namespace"),
+    ]
+    c = build_context(
+        "почему search-api и auth-api в dc-b отдавали 502 с 13:05 до 13:12?",
+        envs=ENVS,
+        inventory=inv,
+        now=NOW,
+        tz=TZ,
+    )
+    assert [o.name for o in c.objects] == ["search-api", "auth-api"]
+    assert c.scope.namespace == "search"  # not "auth" out of "auth-api"
+    start, end = c.scope.time.bounds(NOW)
+    assert (start.hour, start.minute, end.hour, end.minute) == (13, 5, 13, 12)
+
+
+def test_a_new_question_without_an_object_refers_back_to_the_thread() -> None:
+    first = ctx("почему service-c в dc-b падает?")
+    second = ctx("а кто её выкатил?", previous=first)
+    assert second.intent == "release_timeline"
+    assert second.scope.object == "service-c" and second.scope.env == "dc-b"
+
+
+def test_raw_queries_are_routed_as_given() -> None:
+    c = ctx('выполни в dc-a promql max(queue_depth{queue="refunds"}) и скажи значение')
+    assert c.intent == "raw_query"
+    assert c.identifiers.promql == 'max(queue_depth{queue="refunds"})'
+    logs = ctx("найди во всех логах dc-a OutOfMemoryError за последний час")
+    assert logs.identifiers.log_query == "OutOfMemoryError" and logs.scope.env == "dc-a"
+
+
+def test_unknown_workload_name_is_kept_when_the_inventory_failed() -> None:
+    c = build_context(
+        "канарейка checkout-web-canary в dc-a сейчас запущена?",
+        envs=ENVS,
+        inventory=[],
+        now=NOW,
+        tz=TZ,
+        guess_names=True,
+    )
+    assert c.scope.object == "checkout-web-canary" and c.scope.env == "dc-a"
+    assert ctx("канарейка checkout-web-canary в dc-a сейчас запущена?").scope.object is None
