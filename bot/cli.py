@@ -68,7 +68,9 @@ async def _ask_config(args: argparse.Namespace, path: Path) -> int:
         config=config,
         gate=build_gate(config),
         model=build_model(config),
-        memory=WorkingMemory(clock=lambda: datetime.now().astimezone()),
+        memory=WorkingMemory.from_settings(
+            config.memory, clock=lambda: datetime.now().astimezone()
+        ),
     )
     now = _parse_now(args.now) or datetime.now().astimezone()
     return await _ask_with(conversation, config, args, now)
@@ -162,9 +164,47 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from bot.web import run_demo
+    """`infrabot demo`: the demo world's simulators, the real conversation path, the web chat.
 
-    return run_demo(args)
+    Lives here because it reaches `evals` (the simulators): the CLI is the one composition
+    root allowed to (see pyproject's import contract)."""
+    from pathlib import Path
+
+    from bot.knowledge import KnowledgeBase, KnowledgeDesk
+    from bot.web import bind, build_web_app, term_as_exit, url_of, uvicorn_server
+    from evals.session import WorldSession, read_world_file
+
+    world_file = read_world_file(Path(args.world) if args.world else None)
+    with (
+        term_as_exit(),
+        WorldSession(world_file.world, timezone=world_file.timezone, now=world_file.now) as session,
+    ):
+        assert session.conversation is not None and session.config is not None
+        config = session.config
+        desk = KnowledgeDesk(
+            KnowledgeBase(None), clock=session.clock, allowed_hosts=config.allowed_link_hosts
+        )
+        session.conversation.knowledge = desk.kb
+        app = build_web_app(
+            conversation=session.conversation,
+            role_of=config.role_of,
+            clock=session.clock,
+            desk=desk,
+            questions=world_file.questions,
+            environments=list(config.environments),
+            title="infrabot demo",
+        )
+        sock = bind(args.host, args.port)
+        print(f"infrabot demo: web chat on {url_of(sock)}  (Ctrl+C to stop)")
+        envs = ", ".join(config.environments)
+        print(f"environments: {envs}; clock: {session.clock():%Y-%m-%d %H:%M %Z}")
+        if world_file.questions:
+            print("try asking:")
+            for q in world_file.questions:
+                print(f"  - {q}")
+        sys.stdout.flush()
+        uvicorn_server(app).run(sockets=[sock])
+    return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

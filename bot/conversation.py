@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 import structlog
 
+from bot.knowledge import KnowledgeBase, knowledge_facts
 from bot.memory import MemoryEntry, Observation, WorkingMemory
 from bot.settings import InfrabotConfig
 from planner.answer import Answer, Gap
@@ -48,9 +49,11 @@ class Conversation:
         gate: PolicyGate,
         memory: WorkingMemory,
         model: ModelClient | None = None,
+        knowledge: KnowledgeBase | None = None,
     ) -> None:
         self.config = config
         self.model = model
+        self.knowledge = knowledge
         self.gate = gate
         self.memory = memory
         self.tz = ZoneInfo(config.timezone)
@@ -154,6 +157,9 @@ class Conversation:
         )
         answer = investigation.answer
         answer.tool_calls = inv_calls + answer.tool_calls
+        # confirmed knowledge, with its provenance, after the live facts (supported_by
+        # indexes stay valid) and never stored in memory as something observed
+        answer.facts.extend(knowledge_facts(self.knowledge, turn.question, context.scope))
         self.memory.remember(
             turn.channel,
             turn.root_id,
@@ -162,16 +168,9 @@ class Conversation:
                 question=turn.question,
                 context=context,
                 observations=[
-                    Observation(
-                        text=f.text,
-                        source=f.source,
-                        env=f.scope.get("env"),
-                        observed_at=f.observed_at,
-                        freshness="snapshot",
-                        historical=True,
-                        subject=context.intent,
-                    )
+                    Observation.from_fact(f, subject=context.intent)
                     for f in answer.facts[:20]
+                    if not f.knowledge
                 ],
             ),
         )

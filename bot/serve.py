@@ -23,7 +23,7 @@ from bot.mattermost import MattermostApi, MattermostAuthError, MattermostListene
 from bot.memory import WorkingMemory
 from bot.settings import ConfigFileError, InfrabotConfig, Secrets
 from bot.web import bind, build_web_app, term_as_exit, url_of, uvicorn_server
-from bot.wiring import build_gate
+from bot.wiring import build_gate, build_model
 
 log = structlog.get_logger(__name__)
 
@@ -50,8 +50,14 @@ async def serve(
     if config.mattermost is not None and not token:
         raise ConfigFileError("mattermost: configured, but INFRABOT_MM_TOKEN is not set")
     memory = WorkingMemory.from_settings(config.memory, clock=clock)
-    conversation = Conversation(config=config, gate=build_gate(config), memory=memory)
     kb = await asyncio.to_thread(KnowledgeBase.load, config.memory.knowledge_path)
+    conversation = Conversation(
+        config=config,
+        gate=build_gate(config),
+        model=build_model(config),
+        memory=memory,
+        knowledge=kb,
+    )
     desk = KnowledgeDesk(kb, clock=clock, allowed_hosts=config.allowed_link_hosts)
     app = build_web_app(
         conversation=conversation,

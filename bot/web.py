@@ -16,15 +16,14 @@ use Mattermost), `infrabot demo` uses the demo config's admins.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import json
 import re
 import signal
 import socket
-import sys
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
@@ -132,7 +131,7 @@ def build_web_app(
 ) -> Starlette:
     threads = WebThreads()
     slots = asyncio.Semaphore(max_concurrent)
-    locks: dict[str, asyncio.Lock] = {}
+    locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def secured(response: Response) -> Response:
         response.headers.update(_SECURITY_HEADERS)
@@ -167,7 +166,9 @@ def build_web_app(
         except _BadRequest as exc:
             return secured(JSONResponse({"error": str(exc)}, status_code=400))
         role = role_of(user)
-        lock = locks.setdefault(thread_id, asyncio.Lock())
+        lock = locks.get(thread_id)
+        if lock is None:
+            lock = locks[thread_id] = asyncio.Lock()
         async with lock, slots:
             history = threads.get(thread_id)
             asked = ThreadMessage(author=user, text=question, at=clock())
@@ -294,45 +295,3 @@ def term_as_exit() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def run_demo(args: argparse.Namespace) -> int:
-    """`infrabot demo`: the demo world's simulators, the real conversation path, the web chat.
-
-    The one place in `bot` (besides the CLI) that reaches `evals`: it is part of the
-    command-line composition root (see pyproject's import contract)."""
-    from pathlib import Path
-
-    from bot.knowledge import KnowledgeBase
-    from evals.session import WorldSession, read_world_file
-
-    world_file = read_world_file(Path(args.world) if args.world else None)
-    with (
-        term_as_exit(),
-        WorldSession(world_file.world, timezone=world_file.timezone, now=world_file.now) as session,
-    ):
-        assert session.conversation is not None and session.config is not None
-        config = session.config
-        desk = KnowledgeDesk(
-            KnowledgeBase(None), clock=session.clock, allowed_hosts=config.allowed_link_hosts
-        )
-        app = build_web_app(
-            conversation=session.conversation,
-            role_of=config.role_of,
-            clock=session.clock,
-            desk=desk,
-            questions=world_file.questions,
-            environments=list(config.environments),
-            title="infrabot demo",
-        )
-        sock = bind(args.host, args.port)
-        print(f"infrabot demo: web chat on {url_of(sock)}  (Ctrl+C to stop)")
-        envs = ", ".join(config.environments)
-        print(f"environments: {envs}; clock: {session.clock():%Y-%m-%d %H:%M %Z}")
-        if world_file.questions:
-            print("try asking:")
-            for q in world_file.questions:
-                print(f"  - {q}")
-        sys.stdout.flush()
-        uvicorn_server(app).run(sockets=[sock])
-    return 0

@@ -101,6 +101,13 @@ class WorldSession:
 
     def start(self) -> WorldSession:
         self.simulators.start()
+        try:
+            return self._wire()
+        except BaseException:
+            self.simulators.stop()  # never leave a VictoriaMetrics process behind
+            raise
+
+    def _wire(self) -> WorldSession:
         self.config = config_for_world(
             self.world,
             self.simulators.endpoints,
@@ -110,7 +117,7 @@ class WorldSession:
             extra=self._extra,
         )
         gate = build_gate(self.config, environ={})
-        memory = WorkingMemory(clock=self.clock)
+        memory = WorkingMemory.from_settings(self.config.memory, clock=self.clock)
         self.conversation = Conversation(config=self.config, gate=gate, memory=memory)
         return self
 

@@ -79,6 +79,7 @@ FACT_KINDS: dict[str, str] = {
     "net.probe": "attrs: host, port, address, open",
     "logs.hit": "attrs: index, fields",
     "metrics.value": "attrs: labels, value",
+    "knowledge": "confirmed operational knowledge: attrs author, thread, saved_at, hash",
 }
 
 EDGE_ERROR_CLASSES: tuple[str, ...] = (

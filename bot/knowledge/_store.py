@@ -128,6 +128,7 @@ class KnowledgeBase:
         self._entries: dict[str, KnowledgeEntry] = {}
         self._index: dict[str, set[str]] = {}
         self._terms: dict[str, set[str]] = {}
+        self._hashes: set[str] = set()
 
     @classmethod
     def load(cls, path: Path | None) -> KnowledgeBase:
@@ -157,13 +158,14 @@ class KnowledgeBase:
 
     def _index_entry(self, entry: KnowledgeEntry) -> None:
         self._entries[entry.id] = entry
+        self._hashes.add(entry.content_hash)
         words = terms(" ".join([entry.content, entry.topic or "", *entry.scope.values()]))
         self._terms[entry.id] = words
         for word in words:
             self._index.setdefault(word, set()).add(entry.id)
 
     def has(self, content_hash: str) -> bool:
-        return any(e.content_hash == content_hash for e in self._entries.values())
+        return content_hash in self._hashes
 
     def add(self, entry: KnowledgeEntry) -> bool:
         """Index and append to the JSONL file; False (and nothing written) for a duplicate."""
@@ -184,6 +186,7 @@ class KnowledgeBase:
         self._entries.clear()
         self._index.clear()
         self._terms.clear()
+        self._hashes.clear()
         for entry in sorted(entries, key=lambda e: e.created_at):
             if entry.hash_ok() and not self.has(entry.content_hash):
                 self._index_entry(entry)

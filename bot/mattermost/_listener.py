@@ -158,7 +158,7 @@ class MattermostListener:
         broadcast = event.get("broadcast") or {}
         if kind == "posted":
             post = _json(data.get("post"))
-            if post is not None:
+            if isinstance(post, dict):
                 self._accept(post, data)
         elif kind == "reaction_added" and self.knowledge is not None:
             reaction = _json(data.get("reaction"))

@@ -15,11 +15,13 @@ from planner.render import render_markdown
 
 LONG_ANSWER_CHARS = 12_000
 REPORT_NAME = "infrabot-report.md"
-_AT_RE = re.compile(r"@(?=[\w.-])")
+# a URL (left alone: links like Kibana's `sort:!('@timestamp')` must keep working) or an
+# @word that Mattermost would turn into a mention (not an e-mail address)
+_AT_RE = re.compile(r"(?P<url>[a-z][a-z0-9+.-]*://\S+)|(?<![\w@])@(?=[\w.-])", re.I)
 
 
 def quiet_mentions(text: str) -> str:
-    return _AT_RE.sub("@\u200b", text)
+    return _AT_RE.sub(lambda m: m.group("url") or "@\u200b", text)
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,7 @@ class EventStream:
                     async for raw in ws:
                         event = _parse(raw)
                         if event is not None:
-                            await self._on_event(event)
+                            await self._dispatch(event)
                     log.warning("mattermost.ws_closed", code=ws.close_code)
             except asyncio.CancelledError:
                 raise
@@ -103,6 +103,15 @@ class EventStream:
             attempt += 1
             log.info("mattermost.ws_retry", in_s=round(delay, 2), attempt=attempt)
             await self._sleep(delay)
+
+    async def _dispatch(self, event: dict[str, Any]) -> None:
+        """A handler error (a malformed event) is logged; it never drops the connection."""
+        try:
+            await self._on_event(event)
+        except Exception as exc:
+            log.error(
+                "mattermost.event_failed", kind=str(event.get("event"))[:40], error=repr(exc)[:300]
+            )
 
     async def _authenticate(self, ws: Any) -> None:
         challenge = {"seq": 1, "action": "authentication_challenge", "data": {"token": self._token}}
@@ -119,7 +128,7 @@ class EventStream:
                 if event.get("seq_reply") == 1 and event.get("status") not in (None, "OK"):
                     raise SocketAuthError(str(event.get("error") or event)[:200])
                 if event.get("event"):
-                    await self._on_event(event)
+                    await self._dispatch(event)
 
 
 def _parse(raw: str | bytes) -> dict[str, Any] | None:

@@ -11,13 +11,14 @@ from connectors.elasticsearch._common import (
     WindowArgs,
     attempt_all,
     build_result,
-    unknown_env,
+    log_agent,
+    reader_for,
     window,
 )
 from connectors.elasticsearch._facts import Graph, app_facts
 from connectors.elasticsearch._reader import LogReader, any_of, kw_term, lacks_all, time_range
 from connectors.elasticsearch._settings import iso_utc
-from policy.contracts import AgentMeta, ToolContract
+from policy.contracts import ToolContract
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
@@ -61,16 +62,7 @@ def contract(envs: list[str]) -> ToolContract:
             "node of each line and the response status where the line has one."
         ),
         args_model=AppLogsArgs,
-        agent=AgentMeta(
-            evidence=["app.log"],
-            sources=["elasticsearch"],
-            output_kind="log_lines",
-            freshness="event_time",
-            negative_semantics="exact_count",
-            supports_history=True,
-            current_only=False,
-            read_only=True,
-        ),
+        agent=log_agent(["app.log"]),
         enums={"env": envs},
     )
 
@@ -115,9 +107,7 @@ def _query(args: AppLogsArgs) -> tuple[list[dict[str, Any]], list[str]]:
 async def app_logs(
     readers: dict[str, LogReader], args: AppLogsArgs, ctx: CallContext
 ) -> ToolResult:
-    reader = readers.get(args.env)
-    if reader is None:
-        raise unknown_env(args.env)
+    reader = reader_for(readers, args.env)
     t = reader.target
     start, end = window(args, ctx)
     filters, lucene = _query(args)

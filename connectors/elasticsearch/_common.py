@@ -10,7 +10,8 @@ from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
-from connectors.elasticsearch._reader import SOURCE, Read
+from connectors.elasticsearch._reader import SOURCE, LogReader, Read
+from policy.contracts import AgentMeta
 from policy.errors import SourceError, SourceUnsupported
 from policy.results import Coverage, Entity, EvidenceState, Relation, ResultFact, ToolResult
 from policy.scope import Scope
@@ -172,3 +173,28 @@ def _merge_by_kind(subs: list[SubRead]) -> list[SubRead]:
             proxy = failed or partial or group[0]
         merged.append(proxy)
     return merged
+
+
+def log_agent(
+    evidence: list[str], *, output_kind: str = "log_lines", admin_only: bool = False
+) -> AgentMeta:
+    """The x-agent block every log tool shares: event-time facts, history, and absence
+    proven only by an exact, fully read hit count."""
+    return AgentMeta(
+        evidence=evidence,
+        sources=["elasticsearch"],
+        output_kind=output_kind,  # type: ignore[arg-type]
+        freshness="event_time",
+        negative_semantics="exact_count",
+        supports_history=True,
+        current_only=False,
+        read_only=True,
+        admin_only=admin_only,
+    )
+
+
+def reader_for(readers: dict[str, LogReader], env: str) -> LogReader:
+    reader = readers.get(env)
+    if reader is None:
+        raise unknown_env(env)
+    return reader

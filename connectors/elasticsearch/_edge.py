@@ -13,7 +13,8 @@ from connectors.elasticsearch._common import (
     WindowArgs,
     attempt_all,
     build_result,
-    unknown_env,
+    log_agent,
+    reader_for,
     window,
 )
 from connectors.elasticsearch._errorlog import (
@@ -29,7 +30,7 @@ from connectors.elasticsearch._errorlog import (
 from connectors.elasticsearch._facts import SRC_ACCESS, SRC_ERROR, Graph, access_fact
 from connectors.elasticsearch._reader import LogReader, Read, any_of, kw_term, lacks_all, time_range
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
-from policy.contracts import AgentMeta, ToolContract
+from policy.contracts import ToolContract
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
@@ -65,16 +66,7 @@ def contract(envs: list[str]) -> ToolContract:
             "Use for an error spike, or to see whether several services failed together."
         ),
         args_model=EdgeErrorsArgs,
-        agent=AgentMeta(
-            evidence=["edge.access_log", "edge.error_log"],
-            sources=["elasticsearch"],
-            output_kind="table",
-            freshness="event_time",
-            negative_semantics="exact_count",
-            supports_history=True,
-            current_only=False,
-            read_only=True,
-        ),
+        agent=log_agent(["edge.access_log", "edge.error_log"], output_kind="table"),
         enums={"env": envs},
     )
 
@@ -249,9 +241,7 @@ def _tie_lines(access: Read, errors: Read) -> tuple[list[tuple[ErrorLine, str | 
 async def edge_errors(
     readers: dict[str, LogReader], args: EdgeErrorsArgs, ctx: CallContext
 ) -> ToolResult:
-    reader = readers.get(args.env)
-    if reader is None:
-        raise unknown_env(args.env)
+    reader = reader_for(readers, args.env)
     t = reader.target
     start, end = window(args, ctx)
     interval, word = _interval(start, end)

@@ -13,13 +13,14 @@ from connectors.elasticsearch._common import (
     WindowArgs,
     attempt_all,
     build_result,
-    unknown_env,
+    log_agent,
+    reader_for,
     window,
 )
 from connectors.elasticsearch._errorlog import lookup, parse_time
 from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from connectors.elasticsearch._settings import iso_utc
-from policy.contracts import AgentMeta, ToolContract
+from policy.contracts import ToolContract
 from policy.errors import SourceUnsupported
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
@@ -59,18 +60,8 @@ def contract(envs: list[str], patterns: list[str]) -> ToolContract:
             "dedicated log tool fits."
         ),
         args_model=LogSearchArgs,
-        agent=AgentMeta(
-            evidence=["logs.search"],
-            sources=["elasticsearch"],
-            output_kind="log_lines",
-            freshness="event_time",
-            negative_semantics="exact_count",
-            supports_history=True,
-            current_only=False,
-            read_only=True,
-            # any index, any query: it can surface data outside the question's scope
-            admin_only=True,
-        ),
+        # any index, any query: it can surface data outside the question's scope
+        agent=log_agent(["logs.search"], admin_only=True),
         enums={"env": envs, "index": patterns},
     )
 
@@ -107,9 +98,7 @@ def _summary(source: dict[str, Any]) -> str:
 async def log_search(
     readers: dict[str, LogReader], args: LogSearchArgs, ctx: CallContext
 ) -> ToolResult:
-    reader = readers.get(args.env)
-    if reader is None:
-        raise unknown_env(args.env)
+    reader = reader_for(readers, args.env)
     t = reader.target
     if args.index not in t.patterns():
         raise SourceUnsupported(

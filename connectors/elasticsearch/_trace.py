@@ -11,14 +11,15 @@ from connectors.elasticsearch._common import (
     WindowArgs,
     attempt_all,
     build_result,
-    unknown_env,
+    log_agent,
+    reader_for,
     window,
 )
 from connectors.elasticsearch._errorlog import RequestKey, belongs, error_line, request_key
 from connectors.elasticsearch._facts import Graph, access_fact, app_facts, error_fact
 from connectors.elasticsearch._reader import LogReader, any_of, kw_term, time_range
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
-from policy.contracts import AgentMeta, ToolContract
+from policy.contracts import ToolContract
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
@@ -53,16 +54,7 @@ def contract(envs: list[str]) -> ToolContract:
             "response status for the same request_id. Use for 'why did request X get a 502'."
         ),
         args_model=RequestTraceArgs,
-        agent=AgentMeta(
-            evidence=["edge.access_log", "edge.error_log", "app.log"],
-            sources=["elasticsearch"],
-            output_kind="log_lines",
-            freshness="event_time",
-            negative_semantics="exact_count",
-            supports_history=True,
-            current_only=False,
-            read_only=True,
-        ),
+        agent=log_agent(["edge.access_log", "edge.error_log", "app.log"]),
         enums={"env": envs},
     )
 
@@ -170,9 +162,7 @@ def _tie_errors(
 async def request_trace(
     readers: dict[str, LogReader], args: RequestTraceArgs, ctx: CallContext
 ) -> ToolResult:
-    reader = readers.get(args.env)
-    if reader is None:
-        raise unknown_env(args.env)
+    reader = reader_for(readers, args.env)
     t = reader.target
     start, end = window(args, ctx)
     rid_query, rid_lucene = _rid_query(args.request_id)

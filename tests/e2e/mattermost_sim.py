@@ -110,6 +110,10 @@ class MattermostSim(SimRoutes):
             "reaction_added", {"reaction": json.dumps(reaction)}, {"channel_id": post["channel_id"]}
         )
 
+    def emit(self, event: str, data: dict[str, Any]) -> None:
+        """Send any event as it is (malformed ones included)."""
+        self._broadcast(event, data, {})
+
     def drop_sockets(self) -> None:
         """Close every websocket, as a server restart does."""
         with self._lock:

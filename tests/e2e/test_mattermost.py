@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 
 from bot.knowledge import KnowledgeBase, KnowledgeDesk
-from bot.mattermost import PROGRESS_TEXT, Backoff, MattermostApi, MattermostListener
+from bot.mattermost import (
+    PROGRESS_TEXT,
+    Backoff,
+    MattermostApi,
+    MattermostListener,
+    render_reply,
+)
 from bot.settings import MattermostSettings
 from evals.session import WorldSession
 from evals.simulators.server import BackgroundServer
@@ -183,6 +189,20 @@ async def test_posts_by_bots_and_in_foreign_channels_are_ignored(
     assert all(p["props"].get("infrabot") for p in sim.posts_by("infrabot"))
 
 
+async def test_malformed_events_neither_break_nor_reconnect_the_listener(
+    sim: MattermostSim, bot: MattermostListener
+) -> None:
+    sim.emit("posted", {"post": "[1, 2]"})
+    sim.emit("posted", {"post": "not json"})
+    sim.emit("posted", {"post": json.dumps({"id": "x", "channel_id": "c", "create_at": "soon"})})
+    sim.emit("reaction_added", {"reaction": "{"})
+    sim.emit("posted", {"post": json.dumps({"id": "y"}), "mentions": "{}"})
+    question = sim.user_post("alice", channel(sim, "incidents"), RPS_A)
+    [answer] = await eventually(lambda: answers(sim, question["id"]))
+    assert "412" in answer["message"]
+    assert sim.socket_connections == 1
+
+
 async def test_reconnects_after_the_server_drops_and_refuses_the_socket(
     sim: MattermostSim, bot: MattermostListener
 ) -> None:
@@ -300,3 +320,25 @@ async def test_a_reaction_by_an_admin_confirms_a_draft(
     )
     [line] = (tmp_path / "knowledge.jsonl").read_text().splitlines()
     assert "sidecar traffic is not counted" in json.loads(line)["content"]
+
+
+def test_mentions_inside_source_text_never_ping_anyone() -> None:
+    from planner.answer import Answer, AnswerFact
+    from policy.scope import Scope
+
+    link = "https://kibana.example.com/app/discover#/?_a=(sort:!('@timestamp',desc))"
+    answer = Answer(
+        question="q",
+        scope=Scope(env="dc-a"),
+        summary="s",
+        facts=[
+            AnswerFact(
+                text="log line: deploy failed, @channel @alice please look",
+                source="logs",
+                link=link,
+            ),
+        ],
+    )
+    message = render_reply(answer).message
+    assert "@channel" not in message and "@alice" not in message
+    assert "@\u200bchannel" in message and link in message
