@@ -21,34 +21,58 @@ from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from planner.context import InventoryItem, build_context  # noqa: E402
-from planner.investigation import InvestigationSettings, investigate  # noqa: E402
-from planner.render import render_markdown  # noqa: E402
-from planner.turn import Turn  # noqa: E402
-from policy.gate import PolicyGate  # noqa: E402
-from policy.toolset import ToolSet  # noqa: E402
-from tests.unit.toolkit import ServiceArgs, agent, facts_result, make_tool, sleeping  # noqa: E402
+from planner.context import InventoryItem, build_context
+from planner.investigation import InvestigationSettings, investigate
+from planner.render import render_markdown
+from planner.turn import Turn
+from policy.gate import PolicyGate
+from policy.toolset import ToolSet
+from tests.unit.toolkit import ServiceArgs, agent, facts_result, make_tool, sleeping
 
 TZ = ZoneInfo("Europe/Moscow")
 NOW = datetime(2026, 7, 20, 14, 40, tzinfo=TZ)
-EVIDENCE = ["k8s.workload_status", "k8s.events", "metrics.restarts", "metrics.resource_usage",
-            "ci.release_timeline", "k8s.pod_logs"]
+EVIDENCE = [
+    "k8s.workload_status",
+    "k8s.events",
+    "metrics.restarts",
+    "metrics.resource_usage",
+    "ci.release_timeline",
+    "k8s.pod_logs",
+]
 
 
 def tools(delay: float) -> list:
     out = []
     for i, kind in enumerate(EVIDENCE[:5]):
         name = f"bench.tool{i}"
-        behaviour = facts_result(name, "kubernetes", [
-            (f"fact {j} from {name} about service-a", "k8s.pod", {"pod": f"p{j}"})
-            for j in range(10)
-        ])
-        out.append(make_tool(name, ServiceArgs, agent([kind], f"src{i}"), ["dc-a"],
-                             sleeping(delay, behaviour) if delay else behaviour))
+        behaviour = facts_result(
+            name,
+            "kubernetes",
+            [
+                (f"fact {j} from {name} about service-a", "k8s.pod", {"pod": f"p{j}"})
+                for j in range(10)
+            ],
+        )
+        out.append(
+            make_tool(
+                name,
+                ServiceArgs,
+                agent([kind], f"src{i}"),
+                ["dc-a"],
+                sleeping(delay, behaviour) if delay else behaviour,
+            )
+        )
     # the sixth call: quota objective keyed by namespace
     quota = facts_result("bench.tool5", "kubernetes", [("quota 50%", "k8s.quota", {})])
-    out.append(make_tool("bench.tool5", ServiceArgs, agent(["k8s.quota"], "src5"), ["dc-a"],
-                         sleeping(delay, quota) if delay else quota))
+    out.append(
+        make_tool(
+            "bench.tool5",
+            ServiceArgs,
+            agent(["k8s.quota"], "src5"),
+            ["dc-a"],
+            sleeping(delay, quota) if delay else quota,
+        )
+    )
     return out
 
 
@@ -76,10 +100,14 @@ async def main(turns: int) -> None:
     med = statistics.median(overhead) * 1000
     p95 = sorted(overhead)[int(len(overhead) * 0.95) - 1] * 1000
     wall = statistics.median(walls)
-    print(f"turn overhead (instant tools, {turns} turns): median {med:.1f} ms, p95 {p95:.1f} ms"
-          f" — goal < 20 ms")
-    print(f"six 200 ms calls ({calls} calls/turn, 5 turns): median wall {wall * 1000:.0f} ms = "
-          f"{wall / 0.2:.2f}x the slowest call — goal <= 1.25x")
+    print(
+        f"turn overhead (instant tools, {turns} turns): median {med:.1f} ms, p95 {p95:.1f} ms"
+        f" — goal < 20 ms"
+    )
+    print(
+        f"six 200 ms calls ({calls} calls/turn, 5 turns): median wall {wall * 1000:.0f} ms = "
+        f"{wall / 0.2:.2f}x the slowest call — goal <= 1.25x"
+    )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ from evals.world import World, load_world, world_from_data
 from policy import CallContext, PolicyGate, Scope, TimeSpec, ToolResult, ToolSet
 from policy.vocabulary import EDGE_ERROR_CLASSES, EVIDENCE_KINDS, FACT_KINDS
 
-EXAMPLE = Path("/work/shared/scenarios-examples/edge-502-too-big-header.yaml")
+EXAMPLE = (
+    Path(__file__).resolve().parents[2] / "evals" / "scenarios" / "edge-502-too-big-header.yaml"
+)
 RID = "7f9e2c21a4b84d0c9e51b0d3f6a27c85"
 NOW = datetime.fromisoformat("2026-07-20T14:40:00+03:00")
 AT = datetime.fromisoformat("2026-07-20T14:11:00+03:00")

@@ -26,7 +26,7 @@ from evals.simulators.server import BackgroundServer
 from evals.world import Fault, World, load_world
 from policy import CallContext, PolicyGate, Scope, TimeSpec, ToolResult, ToolSet
 
-EXAMPLE = Path("/work/shared/scenarios-examples/who-deployed-roles.yaml")
+EXAMPLE = Path(__file__).resolve().parents[2] / "evals" / "scenarios" / "who-deployed-roles.yaml"
 ENVS = ["dc-a", "dc-b", "stage"]
 NOW = datetime.fromisoformat("2026-07-21T10:15:00+03:00")
 YESTERDAY = {"start": "2026-07-20T00:00:00+03:00", "end": "2026-07-21T00:00:00+03:00"}

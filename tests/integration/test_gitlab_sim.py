@@ -19,7 +19,7 @@ from evals.simulators.querylog import QueryLog
 from evals.simulators.server import BackgroundServer
 from evals.world import Fault, World, load_world
 
-EXAMPLE = Path("/work/shared/scenarios-examples/who-deployed-roles.yaml")
+EXAMPLE = Path(__file__).resolve().parents[2] / "evals" / "scenarios" / "who-deployed-roles.yaml"
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from evals.world import Fault, World, load_world, world_from_data
 from policy import CallContext, PolicyGate, Scope, TimeSpec, ToolResult, ToolSet
 from policy.vocabulary import EVIDENCE_KINDS, FACT_KINDS
 
-EXAMPLES = Path("/work/shared/scenarios-examples")
+EXAMPLES = Path(__file__).resolve().parents[2] / "evals" / "scenarios"
 NOW = datetime.fromisoformat("2026-07-20T14:40:00+03:00")
 TOOLS = {
     "k8s.inventory",

@@ -16,7 +16,7 @@ from kubernetes.client.exceptions import ApiException
 from evals.simulators.host import WorldSimulators
 from evals.world import World, load_world, world_from_data
 
-EXAMPLES = Path("/work/shared/scenarios-examples")
+EXAMPLES = Path(__file__).resolve().parents[2] / "evals" / "scenarios"
 
 
 def _kube_only(world: World) -> World:

@@ -26,7 +26,7 @@ from evals.simulators.victoriametrics import (
 from evals.world import load_world, world_from_data
 from policy import CallContext, PolicyGate, Scope, TimeSpec, ToolResult, ToolSet
 
-EXAMPLES = Path("/work/shared/scenarios-examples")
+EXAMPLES = Path(__file__).resolve().parents[2] / "evals" / "scenarios"
 vm_only = pytest.mark.victoriametrics
 
 

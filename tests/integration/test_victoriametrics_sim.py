@@ -22,7 +22,7 @@ from evals.world import load_world, world_from_data
 
 pytestmark = pytest.mark.victoriametrics
 
-EXAMPLES = Path("/work/shared/scenarios-examples")
+EXAMPLES = Path(__file__).resolve().parents[2] / "evals" / "scenarios"
 SWITCH_END = "2026-07-22T13:30:00Z"  # the scenario's now, 16:30 +03:00
 
 

@@ -24,7 +24,7 @@ INV = [
 ]
 
 
-def ctx(text: str, previous=None):  # noqa: ANN001, ANN201
+def ctx(text: str, previous=None):
     return build_context(text, envs=ENVS, inventory=INV, now=NOW, tz=TZ, previous=previous)
 
 

@@ -17,14 +17,22 @@ NOW = datetime(2026, 7, 20, 11, 40, tzinfo=UTC)
 
 def ctx(role: str = "engineer", mode: str = "now") -> CallContext:
     at = datetime(2026, 7, 20, 11, 11, tzinfo=UTC) if mode == "historical" else None
-    return CallContext(user="alice", role=role, scope=Scope(time=TimeSpec(at=at, mode=mode)),  # type: ignore[arg-type]
-                       now=NOW)
+    return CallContext(
+        user="alice",
+        role=role,
+        scope=Scope(time=TimeSpec(at=at, mode=mode)),  # type: ignore[arg-type]
+        now=NOW,
+    )
 
 
 def tool(name: str, **meta: object):
-    return make_tool(name, ServiceArgs, agent(["k8s.workload_status"], "kubernetes", **meta),
-                     ["dc-a", "dc-b"], facts_result(name, "kubernetes",
-                                                    [("pod x is Running", "k8s.pod", {})]))
+    return make_tool(
+        name,
+        ServiceArgs,
+        agent(["k8s.workload_status"], "kubernetes", **meta),
+        ["dc-a", "dc-b"],
+        facts_result(name, "kubernetes", [("pod x is Running", "k8s.pod", {})]),
+    )
 
 
 GOOD = {"env": "dc-a", "service": "service-a"}
@@ -73,12 +81,13 @@ async def test_bad_arguments_are_refused_before_the_call_naming_the_field(
 ) -> None:
     calls: list[int] = []
 
-    async def never(args, c):  # noqa: ANN001, ANN202
+    async def never(args, c):
         calls.append(1)
         raise AssertionError("must not be called")
 
-    gate = PolicyGate(ToolSet([make_tool("k8s.t", ServiceArgs, agent(["x"], "kubernetes"),
-                                         ["dc-a"], never)]))
+    gate = PolicyGate(
+        ToolSet([make_tool("k8s.t", ServiceArgs, agent(["x"], "kubernetes"), ["dc-a"], never)])
+    )
     result = await gate.call("k8s.t", arguments, ctx())
     assert result.status == "denied"
     assert result.error_kind == "invalid_arguments"

@@ -31,62 +31,83 @@ ENVS = ["dc-a", "dc-b"]
 SETTINGS = InvestigationSettings(timezone=TZ, default_timeout=2.0, turn_deadline_s=5.0)
 
 
-async def ask(question: str, tools, settings=SETTINGS, previous=None, role="engineer"):  # noqa: ANN001, ANN201
+async def ask(question: str, tools, settings=SETTINGS, previous=None, role="engineer"):
     from planner.context import InventoryItem
 
-    inv = [InventoryItem(env=e, namespace="payments", name="service-a", kind="deployment")
-           for e in ENVS]
-    context = build_context(question, envs=ENVS, inventory=inv, now=NOW, tz=TZ,
-                            previous=previous)
+    inv = [
+        InventoryItem(env=e, namespace="payments", name="service-a", kind="deployment")
+        for e in ENVS
+    ]
+    context = build_context(question, envs=ENVS, inventory=inv, now=NOW, tz=TZ, previous=previous)
     turn = Turn(question=question, user="alice", role=role, now=NOW)
     return await investigate(turn, context, PolicyGate(ToolSet(tools)), settings)
 
 
-def workload_tool(behaviour, name="k8s.workload_status", **meta):  # noqa: ANN001, ANN201
-    return make_tool(name, ServiceArgs,
-                     agent(["k8s.workload_status"], "kubernetes", **meta), ENVS, behaviour)
+def workload_tool(behaviour, name="k8s.workload_status", **meta):
+    return make_tool(
+        name, ServiceArgs, agent(["k8s.workload_status"], "kubernetes", **meta), ENVS, behaviour
+    )
 
 
-def events_tool(behaviour):  # noqa: ANN001, ANN201
-    return make_tool("k8s.events", ServiceArgs, agent(["k8s.events"], "kubernetes"), ENVS,
-                     behaviour)
+def events_tool(behaviour):
+    return make_tool(
+        "k8s.events", ServiceArgs, agent(["k8s.events"], "kubernetes"), ENVS, behaviour
+    )
 
 
-OOM = facts_result("k8s.workload_status", "kubernetes", [
-    ("container app of service-a-1 was OOMKilled (exit code 137)", "k8s.termination",
-     {"pod": "service-a-1", "container": "app", "reason": "OOMKilled", "exit_code": 137}),
-])
+OOM = facts_result(
+    "k8s.workload_status",
+    "kubernetes",
+    [
+        (
+            "container app of service-a-1 was OOMKilled (exit code 137)",
+            "k8s.termination",
+            {"pod": "service-a-1", "container": "app", "reason": "OOMKilled", "exit_code": 137},
+        ),
+    ],
+)
 
 
 async def test_empty_partial_read_is_a_gap_never_no_problem() -> None:
-    tools = [workload_tool(OOM), events_tool(empty_result("k8s.events", "kubernetes",
-                                                          complete=False))]
+    tools = [
+        workload_tool(OOM),
+        events_tool(empty_result("k8s.events", "kubernetes", complete=False)),
+    ]
     inv = await ask("почему service-a в dc-a рестартует?", tools)
     answer = inv.answer
     status = {o.id: o.status for o in answer.objectives}
     assert status["k8s.events"] == "unresolved"
-    assert any("partial" in g.reason and "absence is not proven" in g.reason
-               for g in answer.gaps if g.objective == "k8s.events")
+    assert any(
+        "partial" in g.reason and "absence is not proven" in g.reason
+        for g in answer.gaps
+        if g.objective == "k8s.events"
+    )
     assert not any("no " in f.text.lower() and "event" in f.text.lower() for f in answer.facts)
     assert answer.final is False  # a required objective is not settled
 
 
 async def test_empty_complete_read_proves_absence_as_a_fact() -> None:
-    tools = [workload_tool(OOM), events_tool(empty_result("k8s.events", "kubernetes",
-                                                          complete=True))]
+    tools = [
+        workload_tool(OOM),
+        events_tool(empty_result("k8s.events", "kubernetes", complete=True)),
+    ]
     answer = (await ask("почему service-a в dc-a рестартует?", tools)).answer
     status = {o.id: o.status for o in answer.objectives}
     assert status["k8s.events"] == "resolved"
-    assert any(f.text.startswith("No events of the workload") and "complete read" in f.text
-               for f in answer.facts)
+    assert any(
+        f.text.startswith("No events of the workload") and "complete read" in f.text
+        for f in answer.facts
+    )
     assert answer.final is True
     assert any("OOMKilled" in h.text for h in answer.hypotheses)
 
 
 async def test_failed_source_becomes_a_gap_and_other_facts_survive() -> None:
     calls: list[int] = []
-    tools = [workload_tool(OOM),
-             events_tool(raising(SourceUnavailable("kubernetes", "HTTP 503 from API"), calls))]
+    tools = [
+        workload_tool(OOM),
+        events_tool(raising(SourceUnavailable("kubernetes", "HTTP 503 from API"), calls)),
+    ]
     answer = (await ask("почему service-a в dc-a рестартует?", tools)).answer
     assert any("OOMKilled" in f.text for f in answer.facts)
     gap = next(g for g in answer.gaps if g.objective == "k8s.events")
@@ -96,12 +117,16 @@ async def test_failed_source_becomes_a_gap_and_other_facts_survive() -> None:
 
 
 async def test_alternative_source_is_used_after_a_failure() -> None:
-    live = workload_tool(raising(SourceTimeout("kubernetes", "timed out")), name="k8s.live",
-                         freshness="live")
-    backup = make_tool("metrics.state", ServiceArgs,
-                       agent(["k8s.workload_status"], "metrics"), ENVS,
-                       facts_result("metrics.state", "metrics",
-                                    [("2 of 2 pods ready", "k8s.workload", {})]))
+    live = workload_tool(
+        raising(SourceTimeout("kubernetes", "timed out")), name="k8s.live", freshness="live"
+    )
+    backup = make_tool(
+        "metrics.state",
+        ServiceArgs,
+        agent(["k8s.workload_status"], "metrics"),
+        ENVS,
+        facts_result("metrics.state", "metrics", [("2 of 2 pods ready", "k8s.workload", {})]),
+    )
     answer = (await ask("что с service-a в dc-a сейчас?", [live, backup])).answer
     status = {o.id: o.status for o in answer.objectives}
     assert status["k8s.workload_status"] == "resolved"
@@ -110,10 +135,12 @@ async def test_alternative_source_is_used_after_a_failure() -> None:
 
 async def test_timeout_keeps_collected_facts() -> None:
     slow = events_tool(sleeping(10, empty_result("k8s.events", "kubernetes", complete=True)))
-    settings = InvestigationSettings(timezone=TZ, source_timeouts={"kubernetes": 0.2},
-                                     turn_deadline_s=5.0)
-    answer = (await ask("почему service-a в dc-a рестартует?", [workload_tool(OOM), slow],
-                        settings)).answer
+    settings = InvestigationSettings(
+        timezone=TZ, source_timeouts={"kubernetes": 0.2}, turn_deadline_s=5.0
+    )
+    answer = (
+        await ask("почему service-a в dc-a рестартует?", [workload_tool(OOM), slow], settings)
+    ).answer
     assert any("OOMKilled" in f.text for f in answer.facts)
     gap = next(g for g in answer.gaps if g.objective == "k8s.events")
     assert "no answer within 0.2 s" in gap.reason
@@ -130,8 +157,10 @@ async def test_turn_deadline_keeps_what_already_came_back() -> None:
 
 
 async def test_same_question_takes_the_same_route_every_time() -> None:
-    tools = [workload_tool(OOM), events_tool(empty_result("k8s.events", "kubernetes",
-                                                          complete=True))]
+    tools = [
+        workload_tool(OOM),
+        events_tool(empty_result("k8s.events", "kubernetes", complete=True)),
+    ]
     routes = []
     for _ in range(3):
         answer = (await ask("почему service-a в dc-a рестартует?", tools)).answer
@@ -143,18 +172,28 @@ async def test_same_question_takes_the_same_route_every_time() -> None:
 async def test_identical_calls_are_made_once_even_for_several_objectives() -> None:
     trace_calls: list[int] = []
 
-    async def trace(args, ctx):  # noqa: ANN001, ANN202
+    async def trace(args, ctx):
         trace_calls.append(1)
-        return await facts_result("logs.request_trace", "logs", [
-            ("edge returned 502", "edge.access", {"status": 502}),
-            ("upstream sent too big header", "edge.error", {"error_class": "too_big_header"}),
-            ("app answered 302", "app.response", {"status": 302}),
-        ])(args, ctx)
+        return await facts_result(
+            "logs.request_trace",
+            "logs",
+            [
+                ("edge returned 502", "edge.access", {"status": 502}),
+                ("upstream sent too big header", "edge.error", {"error_class": "too_big_header"}),
+                ("app answered 302", "app.response", {"status": 302}),
+            ],
+        )(args, ctx)
 
-    tool = make_tool("logs.request_trace", RequestArgs,
-                     agent(["edge.access_log", "edge.error_log", "app.log"], "logs"), ENVS, trace)
-    answer = (await ask("502 в dc-a request_id 7f9e2c21a4b84d0c9e51b0d3f6a27c85 в 14:11",
-                        [tool])).answer
+    tool = make_tool(
+        "logs.request_trace",
+        RequestArgs,
+        agent(["edge.access_log", "edge.error_log", "app.log"], "logs"),
+        ENVS,
+        trace,
+    )
+    answer = (
+        await ask("502 в dc-a request_id 7f9e2c21a4b84d0c9e51b0d3f6a27c85 в 14:11", [tool])
+    ).answer
     assert len(trace_calls) == 1
     status = {o.id: o.status for o in answer.objectives}
     assert status["edge.access_log"] == status["edge.error_log"] == "resolved"
@@ -163,23 +202,40 @@ async def test_identical_calls_are_made_once_even_for_several_objectives() -> No
 
 
 async def test_nodes_observed_in_round_one_feed_round_two() -> None:
-    pods = facts_result("k8s.endpoints", "kubernetes", [("2 ready endpoints", "k8s.endpoints", {})],
-                        entities=[Entity(kind="node", name="worker-17", env="dc-a")])
+    pods = facts_result(
+        "k8s.endpoints",
+        "kubernetes",
+        [("2 ready endpoints", "k8s.endpoints", {})],
+        entities=[Entity(kind="node", name="worker-17", env="dc-a")],
+    )
     seen_nodes: list[str] = []
 
-    async def net(args, ctx):  # noqa: ANN001, ANN202
+    async def net(args, ctx):
         seen_nodes.append(args.node)
-        return await facts_result("metrics.node_network", "metrics", [
-            ("worker-17 softnet squeezes 40/s vs peers 0/s", "node.network",
-             {"node": args.node, "metric": "softnet_squeezes", "anomalous": True}),
-        ])(args, ctx)
+        return await facts_result(
+            "metrics.node_network",
+            "metrics",
+            [
+                (
+                    "worker-17 softnet squeezes 40/s vs peers 0/s",
+                    "node.network",
+                    {"node": args.node, "metric": "softnet_squeezes", "anomalous": True},
+                ),
+            ],
+        )(args, ctx)
 
     tools = [
-        make_tool("k8s.endpoints", ServiceArgs, agent(["k8s.ready_endpoints"], "kubernetes"),
-                  ENVS, pods),
+        make_tool(
+            "k8s.endpoints", ServiceArgs, agent(["k8s.ready_endpoints"], "kubernetes"), ENVS, pods
+        ),
         make_tool("metrics.node_network", NodeArgs, agent(["node.network"], "metrics"), ENVS, net),
-        make_tool("metrics.http_errors", ServiceArgs, agent(["http.error_rate"], "metrics"), ENVS,
-                  facts_result("metrics.http_errors", "metrics", [("502 spike", "http.rate", {})])),
+        make_tool(
+            "metrics.http_errors",
+            ServiceArgs,
+            agent(["http.error_rate"], "metrics"),
+            ENVS,
+            facts_result("metrics.http_errors", "metrics", [("502 spike", "http.rate", {})]),
+        ),
     ]
     answer = (await ask("почему service-a в dc-a отдаёт 502?", tools)).answer
     assert seen_nodes == ["worker-17"]
@@ -187,11 +243,17 @@ async def test_nodes_observed_in_round_one_feed_round_two() -> None:
 
 
 async def test_history_cannot_confirm_the_present() -> None:
-    old = facts_result("k8s.rollouts", "kubernetes",
-                       [("canary rollout succeeded", "k8s.workload", {})],
-                       observed_at=NOW - timedelta(days=2))
-    answer = (await ask("canary service-a в dc-a работает сейчас?",
-                        [workload_tool(old, name="k8s.rollouts")])).answer
+    old = facts_result(
+        "k8s.rollouts",
+        "kubernetes",
+        [("canary rollout succeeded", "k8s.workload", {})],
+        observed_at=NOW - timedelta(days=2),
+    )
+    answer = (
+        await ask(
+            "canary service-a в dc-a работает сейчас?", [workload_tool(old, name="k8s.rollouts")]
+        )
+    ).answer
     status = {o.id: o.status for o in answer.objectives}
     assert status["k8s.workload_status"] == "unresolved"
     assert any("history cannot confirm the current state" in g.reason for g in answer.gaps)

@@ -14,8 +14,10 @@ from policy.toolset import CallContext
 GOOD = {
     "timezone": "Europe/Moscow",
     "environments": {
-        "dc-a": {"kubernetes": {"url": "https://k8s.dc-a.example:6443", "token_env": "K8S_A"},
-                 "metrics": {"url": "http://vm.dc-a:8428"}},
+        "dc-a": {
+            "kubernetes": {"url": "https://k8s.dc-a.example:6443", "token_env": "K8S_A"},
+            "metrics": {"url": "http://vm.dc-a:8428"},
+        },
     },
     "admins": ["bob"],
 }
@@ -31,8 +33,10 @@ def test_good_config_loads_and_roles_come_from_admins() -> None:
     [
         ({"timezone": "Mars/Olympus"}, "timezone"),
         ({"environments": {}}, "environments"),
-        ({"environments": {"dc-a": {"metrics": {"url": "x", "timeout_s": -1}}}},
-         "environments.dc-a.metrics.timeout_s"),
+        (
+            {"environments": {"dc-a": {"metrics": {"url": "x", "timeout_s": -1}}}},
+            "environments.dc-a.metrics.timeout_s",
+        ),
         ({"environments": {"dc-a": {"kubernetes": {}}}}, "environments.dc-a.kubernetes.url"),
         ({"admin": ["bob"]}, "admin"),
     ],

@@ -1,0 +1,65 @@
+"""The command line as a user runs it: `ask --json`, unknown environments, `tools` by role."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from planner.answer import Answer
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "evals" / "scenarios"
+EDGE = EXAMPLES / "edge-502-too-big-header.yaml"
+
+pytestmark = pytest.mark.skipif(not EDGE.exists(), reason="shared examples not present")
+
+
+def test_ask_json_prints_a_valid_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "ask",
+            "--world",
+            str(EDGE),
+            "--json",
+            "почему service-a в dc-a отдавал 502 в 14:11? request_id "
+            "7f9e2c21a4b84d0c9e51b0d3f6a27c85",
+        ]
+    )
+    assert code == 0
+    answer = Answer.model_validate_json(capsys.readouterr().out)
+    assert answer.scope.env == "dc-a" and answer.scope.object == "service-a"
+    assert any("too big header" in f.text for f in answer.facts)
+    assert {o.id: o.status for o in answer.objectives}["edge.error_log"] == "resolved"
+    assert all(f.source and f.observed_at for f in answer.facts)
+
+
+def test_unconfigured_environment_names_the_configured_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["ask", "--world", str(EDGE), "--json", "что с service-a в dc-z?"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert "dc-z" in answer["summary"] and "Configured environments: dc-a" in answer["summary"]
+    assert answer["tool_calls"] == [] or all(
+        c.get("purpose") == "inventory" for c in answer["tool_calls"]
+    )
+
+
+def test_tools_hides_admin_only_tools_from_an_engineer(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["tools", "--world", str(EDGE), "--json", "--as", "alice"]) == 0
+    engineer = {c["name"] for c in json.loads(capsys.readouterr().out)}
+    assert main(["tools", "--world", str(EDGE), "--json", "--as", "admin"]) == 0
+    admin = {c["name"] for c in json.loads(capsys.readouterr().out)}
+    assert {"logs.search", "metrics.promql"} <= admin - engineer
+    assert "logs.request_trace" in engineer
+
+
+def test_bad_config_names_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("environments: {dc-a: {metrics: {url: http://x, timeout_s: -1}}}\n")
+    assert main(["ask", "--config", str(cfg), "hello"]) == 2
+    err = capsys.readouterr().err
+    assert "environments.dc-a.metrics.timeout_s" in err
