@@ -21,7 +21,9 @@ from planner.investigation import Investigation, InvestigationSettings, investig
 from planner.model import ModelClient
 from planner.turn import Turn
 from policy.gate import PolicyGate
-from policy.toolset import CallContext
+from policy.redaction import redact, redact_obj
+from policy.results import ToolResult
+from policy.toolset import CallContext, failure_result
 
 log = structlog.get_logger(__name__)
 
@@ -98,9 +100,7 @@ class Conversation:
             for env in contract.enums.get("env", [None]):
                 args = {"env": env} if env else {}
                 calls.append((contract.name, env, args))
-        results = await asyncio.gather(
-            *(self.gate.call(name, args, ctx) for name, _, args in calls)
-        )
+        results = await asyncio.gather(*(self._guarded(name, args, ctx) for name, _, args in calls))
         items: list[InventoryItem] = []
         records = []
         failures: dict[tuple[str, str | None], str] = {}
@@ -127,6 +127,29 @@ class Conversation:
                     )
                 )
         return items, records, failures
+
+    async def _guarded(self, name: str, args: dict, ctx: CallContext) -> ToolResult:
+        """An inventory read with the source's timeout; a hang or a bug becomes a failed
+        read (and so a gap), never a hung or crashed turn."""
+        contract = next((c for c in self.gate.contracts(ctx) if c.name == name), None)
+        source = contract.agent.sources[0] if contract else "inventory"
+        timeout = self.settings.source_timeouts.get(source, self.settings.default_timeout)
+        try:
+            return await asyncio.wait_for(self.gate.call(name, args, ctx), timeout)
+        except TimeoutError:
+            return failure_result(
+                name, ctx.scope, source, "error", f"no answer within {timeout:g} s", "timeout"
+            )
+        except Exception as exc:
+            log.exception("inventory.failed", tool=name)
+            return failure_result(
+                name,
+                ctx.scope,
+                source,
+                "error",
+                f"internal error: {type(exc).__name__}",
+                "internal_error",
+            )
 
     async def answer(self, turn: Turn) -> TurnOutcome:
         log.info("turn.start", user=turn.user, channel=turn.channel, root=turn.root_id)
@@ -160,6 +183,9 @@ class Conversation:
         # confirmed knowledge, with its provenance, after the live facts (supported_by
         # indexes stay valid) and never stored in memory as something observed
         answer.facts.extend(knowledge_facts(self.knowledge, turn.question, context.scope))
+        # the question and the calls' arguments and errors may carry what the user pasted
+        answer.question = redact(answer.question)
+        answer.tool_calls = redact_obj(answer.tool_calls)
         self.memory.remember(
             turn.channel,
             turn.root_id,

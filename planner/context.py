@@ -26,11 +26,13 @@ DEFAULT_WINDOWS: dict[str, timedelta] = {"release_timeline": timedelta(days=7)}
 
 RX_SAME = re.compile(
     r"то же (?:самое)?|тоже самое|то же для|the same|same (?:for|in|thing)|same question|"
-    r"а (?:в|для|на) |and (?:in|for) |what about|а что (?:в|на|с)|а теперь|повтори|again",
+    r"(?<![а-яёa-z])а\s+(?:в|для|на)\s|(?<![a-z])and (?:in|for) |what about|"
+    r"(?<![а-яёa-z])а что (?:в|на|с)|а теперь|повтори|\bagain\b",
     re.I,
 )
 RX_ENVISH = re.compile(
-    r"(?<![a-zа-яё0-9-])((?:dc|дц|zone|region|cluster|кластер)[-_ ]?[a-zа-яё0-9]{1,3}|"
+    r"(?<![a-zа-яё0-9-])((?:dc|дц)[-_]?[a-zа-яё0-9]{1,2}|"
+    r"(?:zone|region|cluster|кластер)[-_ ]+[a-z0-9]{1,3}|"
     r"prod(?:uction)?|staging|stage|preprod|dev|qa|uat|test)(?![a-zа-яё0-9-])",
     re.I,
 )
@@ -247,7 +249,8 @@ def build_context(
         objects = list(previous.objects)
     if intent is None and previous is not None and follow_up:
         intent = previous.intent
-    if previous is not None and follow_up and not ids.request_ids and same:
+    restated = "object" in explicit or "env" in explicit
+    if previous is not None and follow_up and not ids.request_ids and same and not restated:
         ids = ids.model_copy(update={"request_ids": previous.identifiers.request_ids})
     if previous is not None and follow_up and not ids.http_codes:
         ids = ids.model_copy(update={"http_codes": previous.identifiers.http_codes})

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
+import structlog
+
 from policy.results import ResultFact
+
+log = structlog.get_logger(__name__)
 
 
 @dataclass(frozen=True)
@@ -280,9 +284,11 @@ def _parse(value: object) -> datetime | None:
         return value
     if isinstance(value, str) and value:
         try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             return None
+        # a source that drops the offset means UTC (Kubernetes and Elasticsearch do)
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
     return None
 
 
@@ -394,5 +400,12 @@ RULES = (_edge, _node_network, _workload, _quota, _releases, _rates)
 
 
 def diagnose(facts: list[IndexedFact]) -> list[Finding]:
-    findings = [f for rule in RULES for f in rule(facts)]
+    """Every rule's findings, most explanatory first. A rule that breaks on odd data is
+    skipped (and logged): the facts already collected must still reach the answer."""
+    findings: list[Finding] = []
+    for rule in RULES:
+        try:
+            findings.extend(rule(facts))
+        except (TypeError, ValueError, KeyError, AttributeError):
+            log.exception("diagnosis.rule_failed", rule=rule.__name__)
     return sorted(findings, key=lambda f: f.weight)

@@ -27,6 +27,7 @@ from policy.toolset import CallContext, failure_result
 log = structlog.get_logger(__name__)
 
 TRANSIENT = {"timeout", "unavailable"}
+SOURCE_DOWN = TRANSIENT | {"malformed"}
 
 
 class GatedTools(Protocol):
@@ -41,6 +42,7 @@ class CallRecord:
     duration_ms: int
     attempts: int
     objectives: set[str] = field(default_factory=set)
+    seq: int = 0
 
     def __post_init__(self) -> None:
         self.objectives |= set(self.call.objectives)
@@ -68,6 +70,7 @@ class Executor:
     records: list[CallRecord] = field(default_factory=list)
     unavailable: dict[tuple[str, str | None], str] = field(default_factory=dict)
     _seen: set[str] = field(default_factory=set)
+    _seq: int = 0
 
     def already_made(self, call: PlannedCall) -> bool:
         return call.key in self._seen
@@ -85,13 +88,22 @@ class Executor:
             fresh.append(call)
         # each record is kept as soon as its call ends: a turn deadline that cancels the
         # gather never erases what already came back
-        return list(await asyncio.gather(*(self._one(c) for c in fresh)))
+        numbered = []
+        for call in fresh:
+            self._seq += 1
+            numbered.append((self._seq, call))
+        return list(await asyncio.gather(*(self._one(c, n) for n, c in numbered)))
+
+    def ordered(self) -> list[CallRecord]:
+        """Records in the order the calls were planned, not the order they finished: the
+        same question renders the same answer every time."""
+        return sorted(self.records, key=lambda r: r.seq)
 
     def record_for(self, key: str) -> CallRecord | None:
         return next((r for r in self.records if r.call.key == key), None)
 
-    async def _one(self, call: PlannedCall) -> CallRecord:
-        call_id = f"c{len(self._seen)}-{call.tool}-{abs(hash(call.key)) % 10_000}"
+    async def _one(self, call: PlannedCall, seq: int) -> CallRecord:
+        call_id = f"c{seq}-{call.tool}"
         started = self.clock()
         down = self.source_down(call)
         if down is not None:
@@ -103,7 +115,7 @@ class Executor:
                 f"skipped: {down}",
                 "source_unavailable",
             )
-            record = CallRecord(call_id, call, result, 0, 0)
+            record = CallRecord(call_id, call, result, 0, 0, seq=seq)
             self.workspace.put(call_id, result)
             self.records.append(record)
             return record
@@ -114,7 +126,9 @@ class Executor:
             if result.status != "error" or result.error_kind not in TRANSIENT or attempts > 1:
                 break
             log.info("executor.retry", tool=call.tool, env=call.env, kind=result.error_kind)
-        if result.status == "error":
+        if result.status == "error" and result.error_kind in SOURCE_DOWN:
+            # only a source that is down is skipped for the rest of the turn; a 404 or a
+            # refused resource says nothing about the next read
             reason = f"{call.source} in {call.env or 'all environments'}: {result.error}"
             self.unavailable.setdefault((call.source, call.env), reason)
         duration = int((self.clock() - started) * 1000)
@@ -127,7 +141,7 @@ class Executor:
             attempts=attempts,
         )
         self.workspace.put(call_id, result)
-        record = CallRecord(call_id, call, result, duration, attempts)
+        record = CallRecord(call_id, call, result, duration, attempts, seq=seq)
         self.records.append(record)
         return record
 

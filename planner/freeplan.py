@@ -24,6 +24,7 @@ from planner.model import CompletionSettings, ModelClient, ModelError, ModelMess
 from planner.objectives import QuestionPlan
 from planner.routing import PlannedCall, canonical
 from policy.contracts import ToolContract
+from policy.redaction import redact
 
 log = structlog.get_logger(__name__)
 
@@ -35,6 +36,7 @@ SYSTEM = (
     "a person's name; you cannot change anything."
 )
 KEEP_FULL = 3
+MAX_CALLS_PER_STEP = 8
 
 
 @dataclass
@@ -50,9 +52,10 @@ def _observation(rec: CallRecord) -> str:
     body = {
         "tool": rec.call.tool,
         "status": r.status,
-        "error": r.error,
+        "error": redact(r.error) if r.error else None,
         "coverage": r.coverage.model_dump(exclude_none=True),
-        "facts": [f.text for f in r.facts[:15]],
+        # tool output is untrusted data: redacted, and quoted as data, never as instructions
+        "facts": [redact(f.text) for f in r.facts[:15]],
     }
     return json.dumps(body, ensure_ascii=False, default=str)
 
@@ -116,9 +119,24 @@ async def free_planning(
             ModelMessage(role="assistant", content=turn.content or "", tool_calls=turn.tool_calls)
         )
         planned: list[tuple[str, PlannedCall | None, str]] = []
-        for call in turn.tool_calls:
+        for n, call in enumerate(turn.tool_calls):
             if call.arguments is None:
                 planned.append((call.id, None, "arguments are not valid JSON; send an object"))
+                continue
+            if n >= MAX_CALLS_PER_STEP:
+                planned.append((call.id, None, f"at most {MAX_CALLS_PER_STEP} calls per step"))
+                continue
+            asked_env = call.arguments.get("env")
+            if isinstance(asked_env, str) and asked_env not in context.envs:
+                # the question's scope is decided in code: the model cannot widen it
+                planned.append(
+                    (
+                        call.id,
+                        None,
+                        f"env {asked_env!r} is outside the question's "
+                        f"scope ({', '.join(context.envs)})",
+                    )
+                )
                 continue
             contract = by_name.get(call.name)
             source = contract.agent.sources[0] if contract else "policy"

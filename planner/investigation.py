@@ -354,14 +354,15 @@ async def investigate(
                 )
             outcomes[(objective.id, env)] = out
     packet = build_packet(
-        [(r.call_id, r.result) for r in executor.records], per_source=settings.facts_per_source
+        [(r.call_id, r.result) for r in executor.ordered()],
+        per_source=settings.facts_per_source,
     )
     total_ms = int((clock() - started) * 1000)
     answer = finalize(
         turn=turn,
         context=context,
         plan=plan,
-        records=executor.records,
+        records=executor.ordered(),
         outcomes=outcomes,
         packet=packet,
         total_ms=total_ms,
@@ -372,5 +373,5 @@ async def investigate(
     for note in free.notes:
         answer.gaps.append(Gap(objective="model", reason=note))
     return Investigation(
-        plan, context, list(executor.records), outcomes, packet, workspace, answer, timed_out
+        plan, context, executor.ordered(), outcomes, packet, workspace, answer, timed_out
     )

@@ -74,7 +74,8 @@ _TZ = r"(?:\s*(?P<tz>utc|gmt|мск|msk|z|[+-]\d{2}:?\d{2}))?"
 
 RX_NOW = re.compile(
     r"\b(now|right now|currently|at the moment|current(?:ly)?|сейчас|сейчас же|в данный момент|"
-    r"на данный момент|текущ\w*)\b",
+    r"на данный момент|текущ\w*|still|anymore|any more|всё ещё|все ещё|до сих пор|"
+    r"продолжа\w*)\b",
     re.I,
 )
 RX_ISO = re.compile(
@@ -135,11 +136,38 @@ def _tz_of(token: str | None, default: tzinfo) -> tzinfo:
 def _count(raw: str | None) -> int:
     if raw is None:
         return 1
-    return int(raw) if raw.isdigit() else _NUM_WORDS.get(raw.lower(), 1)
+    return min(int(raw[:6]), 999_999) if raw.isdigit() else _NUM_WORDS.get(raw.lower(), 1)
+
+
+_TIME_WORD_BEFORE = re.compile(
+    r"(?:\bв|\bat|\bс|\bсо|\bfrom|\bдо|\bto|\bк|\bоколо|\baround|\bпосле|\bafter|\bsince)\s*$",
+    re.I,
+)
+
+
+def _clock_like(rx: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """A clock match, but "0.05", "1.25" or "v2.14" are numbers: a dot separates hours
+    and minutes only after a time word ("в 14.11", "at 9.30")."""
+    for m in rx.finditer(text):
+        dotted = text[m.end("hh")] == "."
+        if not dotted or _TIME_WORD_BEFORE.search(text[: m.start()]):
+            return m
+    return None
+
+
+MAX_SPAN = timedelta(days=366)  # "last 99999999 days" is read as a year, not an overflow
 
 
 def parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
-    """The time a message talks about. Never raises; returns None when it says nothing."""
+    """The time a message talks about. Never raises; returns None when it says nothing
+    (or says something impossible, like "+99:99")."""
+    try:
+        return _parse_time(text, now, tz)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
     local_now = now.astimezone(tz)
     low = text.lower()
 
@@ -177,7 +205,7 @@ def parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
                 return TimeMatch(_moment(at, now), True, m.group(0))
             return TimeMatch(_whole_day(d, tz, now), True, m.group(0))
 
-    if m := RX_RANGE.search(text):
+    if m := _clock_like(RX_RANGE, text):
         zone = _tz_of(m["tz"], tz)
         base_day = day or now.astimezone(zone).date()
         first = datetime.combine(
@@ -198,7 +226,7 @@ def parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
         )
         return TimeMatch(spec, True, m.group(0))
 
-    if m := RX_CLOCK.search(text):
+    if m := _clock_like(RX_CLOCK, text):
         zone = _tz_of(m["tz"], tz)
         base_day = day or now.astimezone(zone).date()
         at = datetime.combine(base_day, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), zone)
@@ -209,19 +237,19 @@ def parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
     if m := RX_AGO.search(low):
         unit = _unit_of(m["unit"])
         if unit is not None:
-            at = now - _count(m.group(1)) * _UNITS[unit]
+            at = now - min(_count(m.group(1)) * _UNITS[unit], MAX_SPAN)
             return TimeMatch(_moment(at, now), True, m.group(0))
 
     if RX_HALF_HOUR.search(low):
         return TimeMatch(TimeSpec(window=timedelta(minutes=30), mode="now"), True, "30m")
     if m := RX_COMPACT.search(low):
-        window = int(m["n"]) * _UNITS[m["u"].lower()]
+        window = min(int(m["n"][:6]) * _UNITS[m["u"].lower()], MAX_SPAN)
         if window > timedelta(0):
             return TimeMatch(TimeSpec(window=window, mode="now"), True, m.group(0))
     if m := RX_LAST.search(low):
         unit = _unit_of(m["unit"])
         if unit is not None:
-            window = _count(m.group(1)) * _UNITS[unit]
+            window = min(_count(m.group(1)) * _UNITS[unit], MAX_SPAN)
             return TimeMatch(TimeSpec(window=window, mode="now"), True, m.group(0))
 
     if day is not None and RX_NOW.search(low):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 
 class ThreadMessage(BaseModel):
@@ -25,5 +25,5 @@ class Turn(BaseModel):
     role: Literal["engineer", "admin"] = "engineer"
     channel: str = "cli"
     root_id: str = "cli"
-    now: datetime
+    now: AwareDatetime  # a naive clock would mix up time zones in every window
     thread: list[ThreadMessage] = Field(default_factory=list)

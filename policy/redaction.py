@@ -83,6 +83,19 @@ _LINE_KV_RE = re.compile(
     r"(?P<sep>[ \t]*:[ \t]*)(?P<value>[^\s#][^\r\n]*)",
     re.IGNORECASE | re.MULTILINE,
 )
+# "password: s3cr3t" in the middle of a line (log messages); only the unambiguous words, so
+# "token: expired" style error text is kept.
+_INLINE_PASSWORD_RE = re.compile(
+    r"(?<![\w-])(?P<key>password|passwd|passphrase|pwd|pass)(?![\w-])"
+    r"(?P<sep>[ \t]*[:=][ \t]*)(?!\[REDACTED\])(?P<value>[^\s,;\"'\[\])]+)",
+    re.IGNORECASE,
+)
+# CLI flags: --db-password Q7rx2, --api-token=..., --client-secret x
+_FLAG_RE = re.compile(
+    r"(?<![\w-])(?P<key>--[\w-]*?(?:password|passwd|token|secret|api-?key)[\w-]*)"
+    r"(?P<sep>[ \t]+|=)(?!\[REDACTED\])(?P<value>(?!--)[^\s\"']+)",
+    re.IGNORECASE,
+)
 # `Bearer <credential>` anywhere; a plain lowercase word ("bearer authentication") is kept.
 _SCHEME_RE = re.compile(
     r"\b(?P<scheme>Bearer|Basic)(?P<sep>\s+)(?-i:(?![a-z]+\b))(?P<value>[A-Za-z0-9._~+/=-]{6,})",
@@ -177,6 +190,8 @@ def redact(text: str, keep_query_hosts: frozenset[str] = frozenset()) -> str:
     out = _ESCAPED_KV_RE.sub(_replace_value, out)
     out = _EQ_KV_RE.sub(_replace_value, out)
     out = _LINE_KV_RE.sub(_replace_value, out)
+    out = _INLINE_PASSWORD_RE.sub(_replace_value, out)
+    out = _FLAG_RE.sub(_replace_value, out)
     out = _SCHEME_RE.sub(_replace_value, out)
     for pattern in _TOKEN_RES:
         out = pattern.sub(REDACTED, out)

@@ -336,3 +336,16 @@ def test_long_input_is_fast() -> None:
     out = redact(text)
     assert time.monotonic() - started < 2.0
     assert "password=[REDACTED]" in out
+
+
+def test_inline_passwords_and_cli_flags_are_redacted_idempotently() -> None:
+    for text, secret in [
+        ("connect failed for user app, password: s3cr3tP4ss", "s3cr3tP4ss"),
+        ("DSN host=db pass=hunter2 sslmode=require", "hunter2"),
+        ("exec /app --db-password Q7rx2 --verbose", "Q7rx2"),
+        ("exec /app --api-token=abc123def", "abc123def"),
+    ]:
+        once = redact(text)
+        assert secret not in once and "[REDACTED]" in once
+        assert redact(once) == once
+    assert redact("invalid password for user bob") == "invalid password for user bob"
