@@ -33,9 +33,16 @@ def _configure_logging(verbose: bool) -> None:
         # users: a failed read reaches the answer as a gap with its reason
         for noisy in ("elastic_transport", "urllib3", "kubernetes", "gitlab"):
             logging.getLogger(noisy).setLevel(logging.ERROR)
+    # through stdlib logging: its stream handler, not a file object bound here, decides
+    # where lines go (and survives a closed stream)
     structlog.configure(
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            structlog.dev.ConsoleRenderer(colors=False),
+        ],
     )
 
 

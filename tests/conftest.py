@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+import structlog
 
 
 @pytest.fixture(autouse=True)
@@ -12,6 +13,13 @@ def _no_network_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("INFRABOT_LLM_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/blocked-in-tests")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_structlog():
+    """The CLI configures structlog process-wide; no test may leave that behind."""
+    yield
+    structlog.reset_defaults()
 
 
 @pytest.fixture(autouse=True)
