@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import structlog
@@ -170,6 +171,11 @@ class Conversation:
         if context.unknown_envs and "env" not in context.explicit:
             answer = _unknown_env_answer(turn, context, envs)
             return TurnOutcome(answer, context, None, inv_calls)
+        start, _ = context.scope.time.bounds(turn.now)
+        if start > turn.now:
+            # nothing can have been observed yet: reading would only produce empty
+            # "complete" reads that look like proof of absence
+            return TurnOutcome(_future_answer(turn, context, start), context, None, inv_calls)
         investigation = await investigate(
             turn,
             context,
@@ -228,6 +234,20 @@ def _blank_scope():
     from policy.scope import Scope
 
     return Scope()
+
+
+def _future_answer(turn: Turn, context: ContextState, start: datetime) -> Answer:
+    text = (
+        f"The time asked about starts at {start.isoformat(timespec='minutes')}, after the "
+        f"current time {turn.now.isoformat(timespec='minutes')}: nothing can be observed yet."
+    )
+    return Answer(
+        question=redact(turn.question),
+        scope=context.scope,
+        summary=text,
+        gaps=[Gap(objective="scope.time", reason=text)],
+        final=True,
+    )
 
 
 def _unknown_env_answer(turn: Turn, context: ContextState, envs: list[str]) -> Answer:

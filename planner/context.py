@@ -36,6 +36,8 @@ RX_ENVISH = re.compile(
     r"prod(?:uction)?|staging|stage|preprod|dev|qa|uat|test)(?![a-zа-яё0-9-])",
     re.I,
 )
+RX_DC_WORD = re.compile(r"\b(?:dcs?|data ?cent(?:er|re)s?)\b|дц|датацентр|дата-центр", re.I)
+RX_DC_NAME = re.compile(r"(?<![a-z])dc|datacenter|dc\d")
 RX_NAME_LIKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w.-])")
 RX_ALL_ENVS = re.compile(
     r"\b(?:both|all|every|each)\s+(?:dcs|data ?cent(?:er|re)s|environments|envs|clusters)\b|"
@@ -69,6 +71,7 @@ class ContextState(BaseModel):
     scope: Scope
     envs: list[str] = Field(description="environments to read (fan-out when env is unknown)")
     intent: Intent | None = None
+    nodes: list[str] = Field(default_factory=list, description="nodes named in the message")
     objects: list[ObjectRef] = Field(
         default_factory=list, description="every object named, in order; scope.object is the first"
     )
@@ -121,7 +124,7 @@ def _mentions(
     hits: list[tuple[int, int, str]] = []
     by_name: dict[str, list[InventoryItem]] = {}
     for item in inventory:
-        if item.kind == "namespace" or len(item.name) < 3 or item.name in env_names:
+        if item.kind in ("namespace", "node") or len(item.name) < 3 or item.name in env_names:
             continue
         by_name.setdefault(item.name, []).append(item)
     for name in by_name:
@@ -228,7 +231,7 @@ def build_context(
             if len(obj_envs) == 1 and len(envs) > 1:
                 env = obj_envs[0]
                 notes.append(f"{obj} exists only in {env}")
-    if obj is None and guess_names:
+    if obj is None and (guess_names or intent == "release_timeline"):
         # the inventory could not be read: a workload-like name in the text is taken as the
         # object (its namespace stays unknown) rather than dropped
         names = {normalise(e) for e in envs} | {normalise(a) for al in aliases.values() for a in al}
@@ -239,6 +242,14 @@ def build_context(
                 explicit.append("object")
                 notes.append(f"{obj} taken from the text: the inventory could not be read")
                 break
+    nodes = [
+        item.name
+        for item in inventory
+        if item.kind == "node"
+        and (env is None or item.env == env)
+        and re_finditer(item.name, text_norm)
+    ]
+    nodes = list(dict.fromkeys(nodes))
     ns_explicit = _namespace_in(blanked, inventory)
     if ns_explicit:
         namespace = ns_explicit
@@ -247,6 +258,8 @@ def build_context(
         obj = previous.scope.object
         namespace = namespace or previous.scope.namespace
         objects = list(previous.objects)
+    if nodes and intent in (None, "traffic") and obj is None:
+        intent = "node_health"  # "compare TCP retransmits on worker-17 with its peers"
     if intent is None and previous is not None and follow_up:
         intent = previous.intent
     restated = "object" in explicit or "env" in explicit
@@ -271,6 +284,10 @@ def build_context(
         # "в обоих ДЦ" / "in all DCs": every configured env where the object exists
         obj_envs = sorted({c.env for c in candidates if c.name == obj}) if obj else []
         read_envs = obj_envs or list(envs)
+        if RX_DC_WORD.search(message):
+            # "в обоих ДЦ": the data centres, not every environment (stage is not a DC)
+            dcs = [e for e in read_envs if RX_DC_NAME.search(normalise(e))]
+            read_envs = dcs or read_envs
         env = read_envs[0] if len(read_envs) == 1 else None
         explicit.append("env")
     elif env is not None:
@@ -287,6 +304,7 @@ def build_context(
         envs=read_envs,
         intent=intent,
         objects=objects,
+        nodes=nodes,
         identifiers=ids,
         explicit=explicit,
         follow_up=follow_up,

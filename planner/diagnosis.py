@@ -396,7 +396,22 @@ def _rates(facts: list[IndexedFact]) -> list[Finding]:
     return [Finding(rates[0].fact.text, None, [rates[0].index], "high", weight=60)]
 
 
-RULES = (_edge, _node_network, _workload, _quota, _releases, _rates)
+def _probes(facts: list[IndexedFact]) -> list[Finding]:
+    probes = _of(facts, "net.probe")
+    if not probes:
+        return []
+    return [
+        Finding(
+            "; ".join(p.fact.text for p in probes[:4]) + ".",
+            None,
+            [p.index for p in probes[:4]],
+            "high",
+            weight=55,
+        )
+    ]
+
+
+RULES = (_edge, _node_network, _workload, _quota, _releases, _rates, _probes)
 
 
 def diagnose(facts: list[IndexedFact]) -> list[Finding]:

@@ -40,6 +40,16 @@ RX_LOG_QUERY = re.compile(
 )
 
 
+RX_IPV4 = re.compile(
+    r"(?<![\d.])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(?![\d.])"
+)
+RX_PORT = re.compile(
+    r"(?:\bport\b|\bпорт\w*)\s*[:#]?\s*(\d{1,5})\b"
+    r"|(?:(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}):(\d{1,5})\b",
+    re.I,
+)
+
+
 class Identifiers(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -49,6 +59,7 @@ class Identifiers(BaseModel):
     pipeline_ids: list[int] = Field(default_factory=list)
     commits: list[str] = Field(default_factory=list)
     hosts: list[str] = Field(default_factory=list)
+    ports: list[int] = Field(default_factory=list)
     promql: str | None = None
     log_query: str | None = None
 
@@ -73,7 +84,12 @@ def extract_identifiers(text: str) -> Identifiers:
         job_ids=[int(j) for j in _unique(RX_JOB.findall(text))],
         pipeline_ids=[int(p) for p in _unique(RX_PIPELINE.findall(text))],
         commits=_unique(commits),
-        hosts=_unique([h.lower() for h in RX_HOST.findall(text)]),
+        hosts=_unique([h.lower() for h in RX_HOST.findall(text)] + RX_IPV4.findall(text)),
+        ports=[
+            int(p)
+            for p in _unique([a or b for a, b in RX_PORT.findall(text)])
+            if 0 < int(p) < 65536
+        ],
         promql=_promql(text),
         log_query=_log_query(text),
     )

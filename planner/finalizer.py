@@ -20,6 +20,7 @@ from policy.redaction import redact
 from policy.results import ResultFact
 
 MAX_RECOMMENDATIONS = 4
+DIAGNOSTIC_INTENTS = {"http_errors", "workload_startup", None}
 _RANK = {"resolved": 0, "unavailable": 1, "unresolved": 2}
 
 
@@ -116,6 +117,7 @@ def finalize(
                     ),
                 )
             )
+    gaps = _dedupe_gaps(gaps, context.envs)
     if context.ambiguous_objects:
         gaps.append(
             Gap(
@@ -158,6 +160,21 @@ def finalize(
     )
 
 
+def _dedupe_gaps(gaps: list[Gap], envs: list[str]) -> list[Gap]:
+    """A source that serves every env (GitLab, the network checker) fails once, not once
+    per env: the same reason for the same objective is shown once."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for gap in gaps:
+        key = gap.reason
+        for env in envs:
+            key = key.replace(env, "*")
+        if (gap.objective, key) not in seen:
+            seen.add((gap.objective, key))
+            out.append(gap)
+    return out
+
+
 def _has_facts(records: list[CallRecord], obj_id: str, env: str) -> bool:
     return any(
         r.result.facts for r in records if obj_id in r.objectives and r.call.env in (env, None)
@@ -185,8 +202,13 @@ def _summary(findings, facts, gaps, final, context) -> str:
     env = context.scope.env or ", ".join(context.envs)
     if findings:
         head = findings[0].summary
-    elif facts:
+    elif facts and context.intent in DIAGNOSTIC_INTENTS:
         head = f"{len(facts)} observations about {where} in {env}; no cause is established."
+    elif facts:
+        # a question for a value, not a cause: lead with the most important observation
+        head = facts[0].text.rstrip(".") + "."
+        if len(facts) > 1:
+            head += f" ({len(facts) - 1} more observation(s) below.)"
     else:
         head = f"Nothing about {where} in {env} could be established."
     if gaps:

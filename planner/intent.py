@@ -14,6 +14,7 @@ from planner.extract import Identifiers
 
 Intent = Literal[
     "raw_query",
+    "node_health",
     "readiness",
     "http_errors",
     "release_timeline",
@@ -54,6 +55,9 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
         (r"endpoints?|эндпоинт\w*|эндпойнт\w*|readiness|готовност\w*", 2),
         (r"\bready\b|готов[аыо]?\b|были ли готовы", 0.5),
     ],
+    "node_health": [
+        (r"retransmit\w*|ретрансмит\w*|softnet|squeez\w*|\bnic\b|сетев\w+ (?:проблем|ошибк)\w*", 3),
+    ],
     "traffic": [
         (r"\brps\b|\bqps\b|requests? per second|request rate|запрос\w* в секунду", 3),
         (r"\btraffic\b|трафик\w*|нагрузк\w*|\bload\b|сколько запросов|how many requests", 2),
@@ -78,6 +82,7 @@ _ORDER: list[Intent] = [
     "workload_startup",
     "http_errors",
     "readiness",
+    "node_health",
     "capacity",
     "latency",
     "traffic",

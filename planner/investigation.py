@@ -176,6 +176,9 @@ async def investigate(
     )
     executor.unavailable.update(unavailable_sources or {})
     discovered = Discovered()
+    for env in context.envs:  # nodes the question names are known from the start
+        for node in context.nodes:
+            discovered.add_node(env, node)
     fresh_after = (
         context.scope.time.bounds(turn.now)[0] if context.scope.time.mode == "now" else None
     )

@@ -50,9 +50,40 @@ _TRANSLIT = str.maketrans(
 _SERVICE_WORDS = re.compile(r"(?<![a-z0-9])(servis[a-z]*|svc|serv|servic[a-z]*)(?![a-z0-9])")
 
 
+# Cyrillic letters that look like Latin ones: inside a token that also has Latin letters
+# ("dс-b" typed with a Cyrillic с) they are the Latin letter, not a transliteration.
+_LOOKALIKE = str.maketrans(
+    {
+        "а": "a",
+        "с": "c",
+        "е": "e",
+        "о": "o",
+        "р": "p",
+        "х": "x",
+        "у": "y",
+        "к": "k",
+        "м": "m",
+        "т": "t",
+        "в": "b",
+        "н": "h",
+    }
+)
+_MIXED_TOKEN = re.compile(r"[\w-]*[a-z][\w-]*")
+
+
+def _fix_lookalikes(text: str) -> str:
+    return _MIXED_TOKEN.sub(
+        lambda m: (
+            m.group(0).translate(_LOOKALIKE) if re.search(r"[а-яё]", m.group(0)) else m.group(0)
+        ),
+        text,
+    )
+
+
 def normalise(text: str) -> str:
-    """Lowercase, transliterate Cyrillic, fold 'сервис'/'svc' to 'service'."""
-    out = text.lower().translate(_TRANSLIT)
+    """Lowercase, fix Cyrillic lookalikes inside Latin names, transliterate the rest of the
+    Cyrillic, fold 'сервис'/'svc' to 'service'."""
+    out = _fix_lookalikes(text.lower()).translate(_TRANSLIT)
     return _SERVICE_WORDS.sub("service", out)
 
 

@@ -151,6 +151,7 @@ def bind_arguments(
         "request_id": ids.request_ids[0] if ids.request_ids else None,
         "job_id": ids.job_ids[0] if ids.job_ids else None,
         "host": ids.hosts[0] if ids.hosts else None,
+        "port": ids.ports[0] if ids.ports else None,
         "query": ids.promql
         if "promql" in objective.needs
         else (ids.log_query if "log_query" in objective.needs else None),

@@ -49,7 +49,9 @@ def _images(obj: dict[str, Any]) -> list[str]:
 async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
     env = reader.env
-    reads = {"namespaces": None, "services": None} | {plural: None for _, plural in _WORKLOADS}
+    reads = {"namespaces": None, "services": None, "nodes": None} | {
+        plural: None for _, plural in _WORKLOADS
+    }
     failures: list[SourceError] = []
     for resource in reads:
         try:
@@ -75,6 +77,8 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
                 desired=desired,
                 images=_images(obj),
             )
+    for node in reads["nodes"] or []:
+        found.entity("node", name_of(node), env, None)
     for svc in reads["services"] or []:
         spec = svc.get("spec") or {}
         found.entity(
