@@ -258,7 +258,7 @@ def build_context(
         obj = previous.scope.object
         namespace = namespace or previous.scope.namespace
         objects = list(previous.objects)
-    if nodes and intent in (None, "traffic") and obj is None:
+    if nodes and intent != "raw_query" and obj is None:
         intent = "node_health"  # "compare TCP retransmits on worker-17 with its peers"
     if intent is None and previous is not None and follow_up:
         intent = previous.intent

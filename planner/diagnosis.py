@@ -255,6 +255,14 @@ def _workload(facts: list[IndexedFact]) -> list[Finding]:
                 weight=15,
             )
         )
+    evicted = [f for f in _of(facts, "k8s.pod") if _a(f, "pod_reason") == "Evicted"]
+    if evicted:
+        f = evicted[0]
+        text = (
+            f"{len(evicted)} pod(s) were evicted by the kubelet, e.g. {_a(f, 'pod')}: "
+            f"{_a(f, 'pod_message') or 'no message'}"
+        )
+        out.append(Finding(text, text, [e.index for e in evicted[:3]], "high", weight=15))
     for f in _of(facts, "k8s.event"):
         reason = _a(f, "reason")
         if reason in ("FailedMount", "FailedAttachVolume", "FailedScheduling", "FailedCreate"):

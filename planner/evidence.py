@@ -6,6 +6,7 @@ the same number of slots first, so the tenth result can never push out the fifth
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from policy.results import ResultFact, ToolResult
@@ -36,14 +37,18 @@ FACT_ORDER: dict[str, int] = {
 
 
 _SEVERE = {"ERROR", "FATAL", "CRITICAL", "PANIC", "EMERG", "ALERT"}
+# a line with no level field that still says it failed ("error: Dirty database version")
+_SEVERE_WORDS = re.compile(r"\b(?:error|fatal|panic|exception|traceback|failed)\b", re.I)
 
 
 def fact_rank(fact: ResultFact, order: dict[str, int] | None = None) -> int:
     """How early a fact is kept and shown: by kind; an error line from a log ranks with the
     failure it explains; an abnormal observation ranks before a normal one."""
     rank = (FACT_ORDER if order is None else order).get(fact.kind, 50)
-    if fact.kind in ("k8s.log", "app.log") and str(fact.attrs.get("level", "")).upper() in _SEVERE:
-        rank = min(rank, 4)
+    if fact.kind in ("k8s.log", "app.log"):
+        level = str(fact.attrs.get("level") or "").upper()
+        if level in _SEVERE or (not level and _SEVERE_WORDS.search(fact.text)):
+            rank = min(rank, 4)
     if fact.attrs.get("abnormal") is True:
         rank = min(rank, 5)
     return rank

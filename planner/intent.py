@@ -32,6 +32,12 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
         (r"\bdeploy\w*|\brollout|\brolled out|\brelease[ds]?\b|\bshipped", 1.5),
         (r"выкат\w*|выкладк\w*|деплой\w*|задеплои\w*|релиз\w*|раскат\w*", 1.5),
         (r"which (?:job|pipeline)|какой (?:джоб|пайплайн)|из какого (?:джоба|пайплайна)", 2),
+        (
+            r"did anything change|what changed|anything changed|any changes|"
+            r"что(?:-то)? (?:менял|изменил)\w*|"
+            r"какие (?:были )?изменения|были ли изменения|was (?:it|\w+) deployed",
+            3,
+        ),
     ],
     "http_errors": [
         (r"\b5\d\ds?\b|\b5xxs?\b|\b4\d\ds?\b", 2),
@@ -49,6 +55,13 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
         (r"(?:won'?t|doesn'?t|does not|can'?t|cannot) start|not starting|keeps? crashing", 2.5),
         (r"\bstuck\b|завис\w*|не готов\w*|not ready", 1),
         (r"сломал\w*|слома\w*|\bbroke\b|\bbroken\b|what broke|не работает|isn'?t working", 2),
+        # colloquial "it is down / what is wrong with it": start from the workload itself
+        (
+            r"\bлежит\b|\bлег\b|\bлёг\b|\bупал\w*|\bdown\b|what'?s wrong|what is wrong|"
+            r"что с ним|чё с|че с|что случилось|what happened",
+            2,
+        ),
+        (r"flap\w*|evict\w*|выселя\w*|эвикт\w*|перезагружа\w*", 3),
     ],
     "readiness": [
         # an HTTP symptom in the same question wins: its plan reads the endpoints too
@@ -64,7 +77,7 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
     ],
     "latency": [
         (r"latenc\w*|задержк\w*|\bp9\d\b|\bp50\b|slow\w*|медленн\w*|тормоз\w*|response time", 3),
-        (r"время ответа|долго отвечает", 3),
+        (r"время ответа|долго отвечает|тупит|тормозит|подтормаживает|лагает", 3),
     ],
     "capacity": [
         (r"quota\w*|квот\w*|resourcequota", 3),

@@ -101,6 +101,24 @@ RX_RANGE = re.compile(
     + _TZ,
     re.I,
 )
+RX_SINCE = re.compile(
+    r"\b(?:since|starting (?:at|from)|начиная с|начиная со|c|с|со)\s+"
+    + _CLOCK
+    + _TZ
+    + r"(?!\s*(?:до|по|to|till|until|and|-|–|—)\s*\d)",
+    re.I,
+)
+RX_MORNING = re.compile(
+    r"\b(?:с утра|this morning|since (?:the )?morning|утром|since morning)\b", re.I
+)
+RX_NIGHT = re.compile(
+    r"\b(?:ночью|этой ночью|сегодня ночью|last night|overnight|tonight|at night)\b", re.I
+)
+RX_HOUR_ONLY = re.compile(
+    r"\b(?:around|about|at|около|в|к)\s+(?P<h>[01]?\d|2[0-3])\s*"
+    r"(?P<ampm>am|pm|a\.m\.|p\.m\.|ночи|утра|дня|вечера|h|ч|час\w*)?(?![\d:.])",
+    re.I,
+)
 RX_YESTERDAY = re.compile(r"\b(yesterday|вчера|вчерашн\w*)\b", re.I)
 RX_DAY_BEFORE = re.compile(r"\b(day before yesterday|позавчера)\b", re.I)
 RX_TODAY = re.compile(r"\b(today|сегодня|сегодняшн\w*)\b", re.I)
@@ -205,6 +223,21 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
                 return TimeMatch(_moment(at, now), True, m.group(0))
             return TimeMatch(_whole_day(d, tz, now), True, m.group(0))
 
+    if m := _clock_like(RX_SINCE, text):
+        # "since 10:30": from then until now
+        zone = _tz_of(m["tz"], tz)
+        base_day = day or now.astimezone(zone).date()
+        since = datetime.combine(
+            base_day, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), zone
+        )
+        if day is None and since > now:
+            since -= timedelta(days=1)
+        if since < now:
+            window = now - since
+            return TimeMatch(
+                TimeSpec(at=since + window / 2, window=window, mode="now"), True, m.group(0)
+            )
+
     if m := _clock_like(RX_RANGE, text):
         zone = _tz_of(m["tz"], tz)
         base_day = day or now.astimezone(zone).date()
@@ -233,6 +266,39 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
         if day is None and at > now + timedelta(minutes=5):
             at -= timedelta(days=1)  # "at 23:10" asked at 09:00 means last night
         return TimeMatch(_moment(at, now), True, (day_text + " " + m.group(0)).strip())
+
+    night = RX_NIGHT.search(low)
+    if night or RX_MORNING.search(low):
+        hour_m = RX_HOUR_ONLY.search(low)
+        base = day or local_now.date()
+        if night:
+            # the night that just ended (or the one before, if it is night now)
+            if local_now.hour < 6 and day is None:
+                base = local_now.date()
+            start = datetime.combine(base, time(0), tz)
+            end = datetime.combine(base, time(6), tz)
+            if hour_m:
+                hour = int(hour_m["h"]) % 12 if int(hour_m["h"]) < 12 else int(hour_m["h"])
+                at = datetime.combine(base, time(hour), tz)
+                return TimeMatch(
+                    TimeSpec(
+                        at=at, window=timedelta(hours=1), mode="historical" if at < now else "now"
+                    ),
+                    True,
+                    night.group(0),
+                )
+        else:
+            start = datetime.combine(base, time(6), tz)
+            end = min(now, datetime.combine(base, time(23, 59), tz))
+        if start < now:
+            end = min(end, now)
+            window = max(end - start, timedelta(minutes=1))
+            mode = "historical" if end < now - timedelta(minutes=2) else "now"
+            return TimeMatch(
+                TimeSpec(at=start + window / 2, window=window, mode=mode),
+                True,
+                "night" if night else "morning",
+            )
 
     if m := RX_AGO.search(low):
         unit = _unit_of(m["unit"])

@@ -15,6 +15,7 @@ from connectors.elasticsearch._common import (
     reader_for,
     window,
 )
+from connectors.elasticsearch._errorlog import REQUEST_ID_FIELDS
 from connectors.elasticsearch._facts import Graph, app_facts
 from connectors.elasticsearch._reader import LogReader, any_of, kw_term, lacks_all, time_range
 from connectors.elasticsearch._settings import iso_utc
@@ -91,7 +92,7 @@ def _query(args: AppLogsArgs) -> tuple[list[dict[str, Any]], list[str]]:
         filters.append(any_of(*(kw_term(f, args.service) for f in SERVICE_FIELDS), by_pod))
         lucene.append(f'service:"{args.service}"')
     if args.request_id:
-        filters.append(kw_term("request_id", args.request_id))
+        filters.append(any_of(*(kw_term(f, args.request_id) for f in REQUEST_ID_FIELDS)))
         lucene.append(f'request_id:"{args.request_id}"')
     if args.level:
         names = _LEVELS.get(args.level, [args.level])

@@ -76,6 +76,35 @@ def parse_line(message: str) -> dict[str, Any]:
     return out
 
 
+# Where shippers put a request id: nginx/Angie $request_id, ingress-nginx req_id, ECS
+# http.request.id, and the common header and trace names.
+REQUEST_ID_FIELDS = (
+    "request_id",
+    "req_id",
+    "requestId",
+    "request.id",
+    "http.request.id",
+    "x_request_id",
+    "x-request-id",
+    "trace.id",
+    "trace_id",
+)
+
+
+def scalar(doc: dict[str, Any], *names: str) -> Any:
+    """The first present *scalar* among the names: ECS nests `service: {name: ...}`, so
+    `service` itself is an object and `service.name` is the value."""
+    for name in names:
+        value = lookup(doc, name)
+        if value is not None and not isinstance(value, dict | list):
+            return value
+    return None
+
+
+def request_id_of(doc: dict[str, Any]) -> Any:
+    return lookup(doc, *REQUEST_ID_FIELDS)
+
+
 def lookup(doc: dict[str, Any], *names: str) -> Any:
     """The first present value among dotted field names (nested objects or literal keys)."""
     for name in names:
@@ -179,21 +208,21 @@ def error_line(doc: dict[str, Any]) -> ErrorLine:
     parsed = parse_line(message)
     request = _str(lookup(doc, "request") or parsed.get("request"))
     method, path = split_request(request)
-    conn = lookup(doc, "connection")
+    conn = scalar(doc, "connection", "nginx.error.connection_id", "connection_id")
     conn = conn if conn is not None else parsed.get("connection")
     return ErrorLine(
         time=parse_time(doc.get("@timestamp")),
         message=message,
         error_class=classify(message),
-        edge_node=_str(lookup(doc, "edge_node", "host.name", "hostname")),
+        edge_node=_str(scalar(doc, "edge_node", "host.name", "host.hostname", "hostname")),
         connection=None if conn is None else str(conn),
-        host=_str(lookup(doc, "host", "server") or parsed.get("host") or parsed.get("server")),
+        host=_str(scalar(doc, "host", "server") or parsed.get("host") or parsed.get("server")),
         method=method,
         path=path,
         request=request,
         upstream=_str(lookup(doc, "upstream") or parsed.get("upstream")),
         client=_str(lookup(doc, "client") or parsed.get("client")),
-        level=_str(lookup(doc, "level") or parsed.get("level")),
+        level=_str(scalar(doc, "level", "log.level") or parsed.get("level")),
     )
 
 

@@ -6,7 +6,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from connectors.elasticsearch._errorlog import ErrorLine, lookup, parse_time, path_only
+from connectors.elasticsearch._errorlog import (
+    ErrorLine,
+    lookup,
+    parse_time,
+    path_only,
+    request_id_of,
+    scalar,
+)
 from connectors.elasticsearch._settings import iso_utc
 from policy.results import Entity, Relation, ResultFact
 
@@ -62,7 +69,7 @@ class Graph:
 
 def access_attrs(src: dict[str, Any]) -> dict[str, Any]:
     attrs = {
-        "request_id": lookup(src, "request_id"),
+        "request_id": request_id_of(src),
         "status": _num(lookup(src, "status")),
         "upstream_status": lookup(src, "upstream_status"),
         "host": lookup(src, "host", "http_host", "server_name"),
@@ -172,12 +179,18 @@ def app_facts(hit: dict[str, Any], link: str, graph: Graph) -> list[ResultFact]:
     """An app.log fact per line; an app.response fact too when the line has a status."""
     src = hit.get("_source") or {}
     when = parse_time(src.get("@timestamp"))
-    pod = lookup(src, "kubernetes.pod", "kubernetes.pod.name", "kubernetes.pod_name", "pod")
-    node = lookup(src, "kubernetes.node", "kubernetes.node.name", "kubernetes.host", "node")
-    namespace = lookup(src, "kubernetes.namespace", "kubernetes.namespace_name", "namespace")
-    service = lookup(src, "service", "service.name", "kubernetes.labels.app")
-    rid = lookup(src, "request_id")
-    level = lookup(src, "level", "log.level")
+    pod = scalar(src, "kubernetes.pod.name", "kubernetes.pod", "kubernetes.pod_name", "pod")
+    node = scalar(src, "kubernetes.node.name", "kubernetes.node", "kubernetes.host", "node")
+    namespace = scalar(
+        src,
+        "kubernetes.namespace",
+        "kubernetes.namespace_name",
+        "kubernetes.namespace.name",
+        "namespace",
+    )
+    service = scalar(src, "service.name", "service", "kubernetes.labels.app")
+    rid = request_id_of(src)
+    level = scalar(src, "log.level", "level")
     message = str(lookup(src, "message") or "")
     status = _num(lookup(src, "http.status", "http.response.status_code", "status"))
     words, response = _response_details(src)

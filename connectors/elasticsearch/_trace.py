@@ -15,7 +15,14 @@ from connectors.elasticsearch._common import (
     reader_for,
     window,
 )
-from connectors.elasticsearch._errorlog import RequestKey, belongs, error_line, request_key
+from connectors.elasticsearch._errorlog import (
+    REQUEST_ID_FIELDS,
+    RequestKey,
+    belongs,
+    error_line,
+    request_id_of,
+    request_key,
+)
 from connectors.elasticsearch._facts import Graph, access_fact, app_facts, error_fact
 from connectors.elasticsearch._reader import LogReader, any_of, kw_term, time_range
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
@@ -60,12 +67,16 @@ def contract(envs: list[str]) -> ToolContract:
 
 
 def _rid_query(request_id: str) -> tuple[dict[str, Any], str]:
+    """The id in any field a shipper may have used (request_id, req_id, http.request.id...)."""
     if len(request_id) >= 32:
-        return kw_term("request_id", request_id), f'request_id:"{request_id}"'
+        return (
+            any_of(*(kw_term(f, request_id) for f in REQUEST_ID_FIELDS)),
+            f'"{request_id}"',
+        )
     prefix = any_of(
-        {"prefix": {"request_id": request_id}}, {"prefix": {"request_id.keyword": request_id}}
+        *({"prefix": {name: request_id}} for f in REQUEST_ID_FIELDS for name in (f, f"{f}.keyword"))
     )
-    return prefix, f"request_id:{request_id}*"
+    return prefix, f"{request_id}*"
 
 
 def _error_query(key: RequestKey) -> dict[str, Any]:
@@ -107,7 +118,7 @@ def _tie_errors(
 ) -> None:
     """Attach the error lines of one request; say so when none belongs to it."""
     source = hit.get("_source") or {}
-    status, rid = source.get("status"), source.get("request_id")
+    status, rid = source.get("status"), request_id_of(source)
     unexplained = f"; the error log does not establish the cause of its {status}"
     if not _failed_request(status):
         unexplained = ""
@@ -187,7 +198,7 @@ async def request_trace(
     access_link = t.discover_link(t.edge_access_index, rid_lucene, start, end)
     facts.extend(access_fact(hit, access_link, graph) for hit in access_hits)
     raw["access"] = access_hits
-    ids = {str((h.get("_source") or {}).get("request_id")) for h in access_hits}
+    ids = {str(request_id_of(h.get("_source") or {})) for h in access_hits}
     if len(ids) > 1:
         warnings.append(
             f"request_id prefix {args.request_id} matched {len(ids)} requests: "

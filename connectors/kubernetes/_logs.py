@@ -77,10 +77,23 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
     pattern = re.compile(args.grep) if args.grep else None
     jobs = []
     for pod in pods:
+        spec = pod.get("spec") or {}
+        failing_init = {
+            str(s.get("name"))
+            for s in (pod.get("status") or {}).get("initContainerStatuses") or []
+            if not s.get("ready")
+            and (s.get("restartCount") or (s.get("state") or {}).get("waiting"))
+        }
         names = (
             [args.container]
             if args.container
-            else [str(c.get("name")) for c in (pod.get("spec") or {}).get("containers") or []]
+            # a failing init container blocks the pod: its log is where the reason is
+            else [
+                str(c.get("name"))
+                for c in spec.get("initContainers") or []
+                if str(c.get("name")) in failing_init
+            ]
+            + [str(c.get("name")) for c in spec.get("containers") or []]
         )
         jobs.extend((pod, name) for name in names)
     reads = await asyncio.gather(

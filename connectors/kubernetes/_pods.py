@@ -61,6 +61,12 @@ def pod_facts(reader: KubeReader, pod: dict[str, Any], found: Findings, ctx: Cal
             "reason": scheduled.get("reason"),
             "message": scheduled.get("message"),
         }
+    status = pod.get("status") or {}
+    if status.get("reason"):
+        # Evicted, NodeLost, Shutdown...: the kubelet's own reason for the whole pod
+        text += f"; {status.get('reason')}: {status.get('message') or ''}".rstrip(": ")
+        info["pod_reason"] = status.get("reason")
+        info["pod_message"] = status.get("message")
     ready = _condition(pod, "Ready")
     if ready is not None and ready.get("status") != "True" and ready.get("reason"):
         text += f"; Ready={ready.get('status')} ({ready.get('reason')})"

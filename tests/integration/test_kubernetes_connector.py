@@ -475,6 +475,8 @@ async def test_workload_endpoints_and_node_of_the_edge_world(edge) -> None:
         ("namespace", "payments"),
         ("deployment", "service-a"),
         ("service", "service-a"),
+        ("node", "worker-04"),  # nodes too: a question may name one
+        ("node", "worker-05"),
     }
     paths = {r.path for r in sims.query_log.matches("kubernetes", "dc-a")}
     assert "/apis/apps/v1/namespaces/payments/deployments/service-a" in paths
