@@ -59,6 +59,11 @@ EDGE_CLASS_TEXT: dict[str, tuple[str, list[str]]] = {
         "the upstream did not answer in time (upstream timed out)",
         ["Check the backend's latency and slow requests for this path around that time."],
     ),
+    "connect_timeout": (
+        "the proxy could not even connect to the upstream in time (connect timeout): the pod "
+        "or the node behind that address did not answer",
+        ["Check the pods behind the failing upstream addresses and the state of their nodes."],
+    ),
     "connection_refused": (
         "nothing accepted connections at the upstream address (connection refused)",
         ["Check whether the pod behind that address was listening (readiness, restarts)."],
@@ -117,7 +122,7 @@ def _edge(facts: list[IndexedFact]) -> list[Finding]:
 
 ANOMALY_RATIO = 3.0  # a node this many times worse than its peers' median stands out
 ANOMALY_FLOOR = 0.5  # per second: below this, a ratio is noise
-NETWORKY_EDGE = {"premature_close", "connection_reset", "timeout"}
+NETWORKY_EDGE = {"premature_close", "connection_reset", "timeout", "connect_timeout"}
 
 
 def _anomalous(f: IndexedFact) -> bool:

@@ -103,6 +103,9 @@ def _discover(records: list[CallRecord], discovered: Discovered) -> None:
                 ):
                     for ip in _IPV4.findall(str(value or "")):
                         discovered.add_address(env, ip)
+            placed = fact.kind == "k8s.placement" and fact.attrs.get("ip")
+            if placed and not fact.attrs.get("created_after_moment"):
+                discovered.add_address(env, str(fact.attrs["ip"]))
             if fact.kind == "k8s.endpoints":
                 # pod IPs behind the service: the edge log names upstreams by address
                 attrs = fact.attrs

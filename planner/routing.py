@@ -176,6 +176,7 @@ def bind_arguments(
     if "addresses" in props and "address" in objective.needs:
         base["addresses"] = discovered.addresses.get(env, [])[:20]
         base.pop("namespace", None)  # an address may belong to any namespace
+        base.pop("service", None)
     fan: list[dict[str, Any]] = [base]
     if "service" in props and len(context.objects) > 1:
         # "search-api and auth-api": the same read for every object named

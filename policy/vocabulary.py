@@ -85,6 +85,7 @@ FACT_KINDS: dict[str, str] = {
 EDGE_ERROR_CLASSES: tuple[str, ...] = (
     "too_big_header",
     "timeout",
+    "connect_timeout",
     "connection_refused",
     "connection_reset",
     "premature_close",

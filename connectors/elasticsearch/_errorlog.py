@@ -32,6 +32,8 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "while ssl handshaking to upstream",
         ),
     ),
+    # a timeout while *connecting* is not a slow backend: the address did not answer at all
+    ("connect_timeout", ("timed out) while connecting to upstream",)),
     ("timeout", ("upstream timed out",)),
     ("connection_refused", ("(111: connection refused)", "connect() failed (111")),
     ("connection_reset", ("reset by peer", "recv() failed (104")),

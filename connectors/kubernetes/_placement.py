@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from connectors.kubernetes._client import KubeReader
-from connectors.kubernetes._common import Findings, meta, name_of
+from connectors.kubernetes._common import Findings, belongs_to, meta, name_of
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -39,7 +39,8 @@ async def pod_placement(reader: KubeReader, args: Any, ctx: CallContext) -> Tool
         ips = {status.get("podIP")} | {p.get("ip") for p in status.get("podIPs") or []}
         name = name_of(pod)
         hit = ips & wanted_ips
-        if not hit and name not in wanted_pods:
+        of_service = bool(args.service) and belongs_to(name, args.service)
+        if not hit and name not in wanted_pods and not of_service:
             continue
         matched += 1
         ns = meta(pod).get("namespace")

@@ -62,11 +62,18 @@ class PlacementArgs(_Args):
     pods: list[Annotated[str, Field(pattern=_NAME, max_length=253)]] | None = Field(
         default=None, max_length=50
     )
+    service: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=253,
+        pattern=_NAME,
+        description="the pods of this workload (by name prefix), with their IPs and nodes",
+    )
 
     @model_validator(mode="after")
     def _something(self) -> PlacementArgs:
-        if not self.addresses and not self.pods:
-            raise ValueError("give addresses or pods")
+        if not self.addresses and not self.pods and not self.service:
+            raise ValueError("give addresses, pods or service")
         return self
 
 

@@ -131,6 +131,10 @@ CLASS_MESSAGES = [
         "from upstream",
     ),
     (
+        "connect_timeout",
+        "upstream timed out (110: Connection timed out) while connecting to upstream",
+    ),
+    (
         "connection_refused",
         "connect() failed (111: Connection refused) while connecting to upstream",
     ),

@@ -506,7 +506,7 @@ async def test_pod_placement_maps_upstream_addresses_to_pods_and_nodes(edge) -> 
     assert "AFTER the time asked about" in texts(early, "k8s.placement")[0]
     assert not any(e.kind == "node" for e in early.entities)
     denied = await gate.call("k8s.pod_placement", {"env": "dc-a"}, ctx)
-    assert denied.status == "denied" and "addresses or pods" in (denied.error or "")
+    assert denied.status == "denied" and "addresses, pods or service" in (denied.error or "")
 
 
 async def test_current_only_tool_refuses_a_historical_question(edge) -> None:
