@@ -57,10 +57,11 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
         (r"сломал\w*|слома\w*|\bbroke\b|\bbroken\b|what broke|не работает|isn'?t working", 2),
         # colloquial "it is down / what is wrong with it": start from the workload itself
         (
-            r"\bлежит\b|\bлег\b|\bлёг\b|\bупал\w*|\bdown\b|what'?s wrong|what is wrong|"
-            r"что с ним|чё с|че с|что случилось|what happened",
+            r"\bлежит\b|\bлег\b|\bлёг\b|\bупал\w*|\bdown\b",
             2,
         ),
+        # generic "what happened": weaker than any concrete symptom (a status code, latency)
+        (r"what'?s wrong|what is wrong|что с ним|чё с|че с|что случилось|what happened", 1),
         (r"flap\w*|evict\w*|выселя\w*|эвикт\w*|перезагружа\w*", 3),
     ],
     "readiness": [
