@@ -38,6 +38,10 @@ RX_ENVISH = re.compile(
 )
 RX_DC_WORD = re.compile(r"\b(?:dcs?|data ?cent(?:er|re)s?)\b|дц|датацентр|дата-центр", re.I)
 RX_DC_NAME = re.compile(r"(?<![a-z])dc|datacenter|dc\d")
+RX_BEFORE = re.compile(
+    r"\b(?:before|prior to|leading up to)\b|(?<![а-яё])(?:перед|до того как)\b", re.I
+)
+BEFORE_SPAN = timedelta(hours=1)
 RX_NAME_LIKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w.-])")
 RX_ALL_ENVS = re.compile(
     r"\b(?:both|all|every|each)\s+(?:dcs|data ?cent(?:er|re)s|environments|envs|clusters)\b|"
@@ -273,6 +277,9 @@ def build_context(
     if tm is not None:
         time = tm.spec
         explicit.append("time")
+        if time.at is not None and RX_BEFORE.search(message):
+            # "before the outage at 14:40": the hour that led up to it, not 15 min around it
+            time = TimeSpec(at=time.at - BEFORE_SPAN / 2, window=BEFORE_SPAN, mode=time.mode)
     elif previous is not None and follow_up:
         time = previous.scope.time
     else:

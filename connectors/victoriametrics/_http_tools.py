@@ -23,6 +23,10 @@ from policy.results import Entity, Relation, ResultFact, ToolResult
 
 REQUESTS = "nginx_ingress_controller_requests"
 BUCKETS = "nginx_ingress_controller_request_duration_seconds_bucket"
+APP_BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("http_server_requests_seconds_bucket", ("application", "service", "app", "job")),
+    ("http_request_duration_seconds_bucket", ("service", "app", "job")),
+)
 
 
 class HttpRequestsArgs(WindowArgs):
@@ -51,7 +55,11 @@ def _base(namespace: str | None) -> list[Matcher]:
 
 
 async def resolve_scope(
-    run: Run, metric: str, base: list[Matcher], service: str | None
+    run: Run,
+    metric: str,
+    base: list[Matcher],
+    service: str | None,
+    labels: tuple[str, ...] = ("service", "ingress"),
 ) -> list[Matcher] | None:
     """Matchers that find the service in `metric` during the window (by its `service`
     label, else its `ingress` label), or None when the metric has no series for the scope:
@@ -64,11 +72,11 @@ async def resolve_scope(
         f"label_replace(count(last_over_time("
         f"{selector(metric, [*base, (label, '=', service)])}[{w}s])), "
         f'"via", "{label}", "", "")'
-        for label in ("service", "ingress")
+        for label in labels
     ]
     read = await run.instant(" or ".join(parts))
     found = {s.labels.get("via") for s in read.series if s.value > 0}
-    for label in ("service", "ingress"):
+    for label in labels:
         if label in found:
             return [*base, (label, "=", service)]
     return None
@@ -252,12 +260,29 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
     )
 
 
+async def _latency_source(
+    run: Run, base: list[Matcher], service: str
+) -> tuple[str, list[Matcher], str] | None:
+    """The ingress histogram, else an application one (Micrometer, Prometheus client):
+    a service behind no ingress still has a latency."""
+    matchers = await resolve_scope(run, BUCKETS, base, service)
+    if matchers is not None:
+        return BUCKETS, matchers, "ingress-nginx request duration histogram"
+    for metric, labels in APP_BUCKETS:
+        for scope in [base, []] if base else [base]:
+            matchers = await resolve_scope(run, metric, scope, service, labels)
+            if matchers is not None:
+                return metric, matchers, f"application histogram {metric}"
+    return None
+
+
 async def latency(run: Run, args: LatencyArgs) -> ToolResult:
     base = _base(args.namespace)
-    matchers = await resolve_scope(run, BUCKETS, base, args.service)
-    if matchers is None:
+    found = await _latency_source(run, base, args.service)
+    if found is None:
         return _no_data(run, BUCKETS, "no latency data", [*base, ("service", "=", args.service)])
-    sel, w, r, q = selector(BUCKETS, matchers), run.window.seconds, run.window.rate_s, args.quantile
+    metric, matchers, source_text = found
+    sel, w, r, q = selector(metric, matchers), run.window.seconds, run.window.rate_s, args.quantile
     whole_expr = f"histogram_quantile({q}, sum by (le) (increase({sel}[{w}s])))"
     range_expr = f"histogram_quantile({q}, sum by (le) (rate({sel}[{r}s])))"
     whole, curve = await gather(run.instant(whole_expr), run.range(range_expr))
@@ -281,7 +306,7 @@ async def latency(run: Run, args: LatencyArgs) -> ToolResult:
     )
     fact = run.fact(
         f"{args.service} in {run.env}: {label} latency {fmt_num(value)} s over the window "
-        f"{run.span()}{worst_text} (ingress-nginx request duration histogram)",
+        f"{run.span()}{worst_text} ({source_text})",
         "http.latency",
         whole_expr,
         worst[0] if worst else None,
