@@ -101,7 +101,8 @@ def test_facts_contain() -> None:
 
 def test_facts_contain_is_not_satisfied_by_the_summary_alone() -> None:
     # "exit code 137" is in the summary, not in any fact
-    only(run(facts_contain=["exit code 137"]), "facts_contain")
+    failure = only(run(facts_contain=["exit code 137"]), "facts_contain")
+    assert failure.expected == "exit code 137"
 
 
 def test_hypotheses_contain() -> None:
