@@ -24,16 +24,10 @@ from planner.turn import Turn
 from policy.gate import PolicyGate
 from policy.redaction import redact, redact_obj
 from policy.results import ToolResult
+from policy.scope import Scope
 from policy.toolset import CallContext, failure_result
 
 log = structlog.get_logger(__name__)
-
-SOURCE_OF_TOOL_PREFIX = {
-    "k8s": "kubernetes",
-    "metrics": "metrics",
-    "logs": "logs",
-    "gitlab": "gitlab",
-}
 
 
 @dataclass
@@ -91,7 +85,7 @@ class Conversation:
         ctx = CallContext(
             user=turn.user,
             role=turn.role,
-            scope=_blank_scope(),
+            scope=Scope(),
             now=turn.now,
             timezone=self.config.timezone,
         )
@@ -100,12 +94,14 @@ class Conversation:
         for contract in tools:
             for env in contract.enums.get("env", [None]):
                 args = {"env": env} if env else {}
-                calls.append((contract.name, env, args))
-        results = await asyncio.gather(*(self._guarded(name, args, ctx) for name, _, args in calls))
+                calls.append((contract.name, env, args, contract.agent.sources[0]))
+        results = await asyncio.gather(
+            *(self._guarded(name, args, source, ctx) for name, _, args, source in calls)
+        )
         items: list[InventoryItem] = []
         records = []
         failures: dict[tuple[str, str | None], str] = {}
-        for (name, env, args), result in zip(calls, results, strict=True):
+        for (name, env, args, _), result in zip(calls, results, strict=True):
             if result.status in ("error", "denied"):
                 source = result.coverage.source.split("/")[0]
                 failures[(source, env)] = f"{source} in {env}: {result.error}"
@@ -129,11 +125,9 @@ class Conversation:
                 )
         return items, records, failures
 
-    async def _guarded(self, name: str, args: dict, ctx: CallContext) -> ToolResult:
+    async def _guarded(self, name: str, args: dict, source: str, ctx: CallContext) -> ToolResult:
         """An inventory read with the source's timeout; a hang or a bug becomes a failed
         read (and so a gap), never a hung or crashed turn."""
-        contract = next((c for c in self.gate.contracts(ctx) if c.name == name), None)
-        source = contract.agent.sources[0] if contract else "inventory"
         timeout = self.settings.source_timeouts.get(source, self.settings.default_timeout)
         try:
             return await asyncio.wait_for(self.gate.call(name, args, ctx), timeout)
@@ -228,12 +222,6 @@ def _own_hosts(config: InfrabotConfig) -> frozenset[str]:
         urls.append(config.gitlab.url)
     hosts = {urlsplit(u).hostname for u in urls if u}
     return frozenset(h for h in hosts if h) | frozenset(config.allowed_link_hosts)
-
-
-def _blank_scope():
-    from policy.scope import Scope
-
-    return Scope()
 
 
 def _future_answer(turn: Turn, context: ContextState, start: datetime) -> Answer:

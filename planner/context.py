@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.extract import Identifiers, extract_identifiers
 from planner.intent import Intent, classify
-from planner.names import normalise
+from planner.names import name_pattern, normalise
 from planner.timeparse import parse_time
 from policy.scope import Scope, TimeSpec
 
@@ -98,8 +98,6 @@ def _envs_in(text_norm: str, envs: list[str], aliases: dict[str, list[str]]) -> 
 
 
 def re_finditer(name: str, text_norm: str) -> list[re.Match[str]]:
-    from planner.names import name_pattern
-
     return list(name_pattern(name).finditer(text_norm))
 
 

@@ -14,6 +14,7 @@ feed back compact observations, repeat. Around it, the guardrails live in code:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import structlog
@@ -76,7 +77,7 @@ async def free_planning(
     executor: Executor,
     contracts: list[ToolContract],
     model: ModelClient,
-    status_of: callable,  # type: ignore[valid-type]
+    status_of: Callable[[], dict[str, str]],
     max_steps: int = 4,
     settings: CompletionSettings | None = None,
 ) -> FreePlanOutcome:

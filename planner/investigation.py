@@ -59,6 +59,8 @@ class InvestigationSettings:
 class CatalogueGate(GatedTools, Protocol):
     def contracts(self, ctx: CallContext) -> list[ToolContract]: ...
 
+    def refused(self, ctx: CallContext) -> list[tuple[ToolContract, str]]: ...
+
 
 @dataclass
 class Investigation:
@@ -166,7 +168,7 @@ async def investigate(
         timezone=str(settings.timezone),
     )
     contracts = gate.contracts(ctx)
-    refused = gate.refused(ctx) if hasattr(gate, "refused") else []
+    refused = gate.refused(ctx)
     by_name = {c.name: c for c in contracts}
     workspace = TurnWorkspace()
     executor = Executor(
@@ -262,7 +264,7 @@ async def investigate(
                             if rec is not None:
                                 rec.objectives.add(objective.id)
                         if all(m is not None for m in made):
-                            if outcome(objective, env).status == ("resolved"):
+                            if outcome(objective, env).status == "resolved":
                                 break
                             continue  # tried and failed: next acceptable source
                         down = executor.unavailable.get((source, env))

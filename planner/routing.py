@@ -226,9 +226,8 @@ def _coerce(prop: dict[str, Any], value: Any) -> Any:
     enum = prop.get("enum") or next(
         (t.get("enum") for t in prop.get("anyOf", []) if t.get("enum")), None
     )
-    if enum and value not in enum:
-        return None if value not in enum else value
-    return value
+    # a value outside the closed set is not bound (the optional argument is left out)
+    return None if enum and value not in enum else value
 
 
 def needs_missing(

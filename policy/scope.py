@@ -6,6 +6,7 @@ the planner's context state (`planner.context`) produces it.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -16,8 +17,6 @@ TimeMode = Literal["now", "historical"]
 
 def parse_iso_duration(text: str) -> timedelta:
     """Parse the small ISO-8601 duration subset we emit and accept (PnDTnHnMnS)."""
-    import re
-
     m = re.fullmatch(
         r"P(?:(?P<d>\d+)D)?(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d+)M)?(?:(?P<s>\d+(?:\.\d+)?)S)?)?",
         text.strip().upper(),

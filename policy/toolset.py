@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 from policy.contracts import ToolContract
-from policy.errors import SourceError
+from policy.errors import ConfigError, SourceError
 from policy.results import Coverage, ToolResult
 from policy.scope import Scope
 
@@ -97,8 +97,6 @@ class ToolSet:
         names = [t.contract.name for t in tools]
         dupes = {n for n in names if names.count(n) > 1}
         if dupes:
-            from policy.errors import ConfigError
-
             raise ConfigError(f"duplicate tool names: {sorted(dupes)}")
         self._tools = {t.contract.name: t for t in tools}
 
