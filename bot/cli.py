@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
 
 from bot.settings import ConfigFileError, InfrabotConfig, load_config
 from planner.render import render_markdown, render_plain
 from planner.turn import Turn
+
+if TYPE_CHECKING:
+    from evals.session import WorldFile
 
 
 def _configure_logging(verbose: bool) -> None:
@@ -55,10 +60,22 @@ def _user_role(config: InfrabotConfig, user: str) -> str:
     return config.role_of(user)
 
 
-async def _ask_world(args: argparse.Namespace) -> int:
-    from evals.session import WorldSession, read_world_file
+def _world_file(arg: str | None) -> WorldFile:
+    """The world of `--world` (default: the demo world), parsed once per content: later
+    starts read it back from the parse cache (see evals.parsecache)."""
+    from evals.parsecache import ParseCache, default_cache_dir
+    from evals.session import read_world_file
 
-    wf = read_world_file(Path(args.world) if args.world else None)
+    world_file = read_world_file(Path(arg) if arg else None, cache=ParseCache(default_cache_dir()))
+    # a large world lives as long as the process: keep the collector from walking it again
+    gc.freeze()
+    return world_file
+
+
+async def _ask_world(args: argparse.Namespace) -> int:
+    from evals.session import WorldSession
+
+    wf = _world_file(args.world)
     now = _parse_now(args.now) or wf.now
     with WorldSession(wf.world, timezone=wf.timezone, now=now) as session:
         assert session.conversation is not None and session.config is not None
@@ -96,7 +113,10 @@ async def _ask_with(
         role=_user_role(config, user),  # type: ignore[arg-type]
         now=now,
     )
-    outcome = await conversation.answer(turn)
+    try:
+        outcome = await conversation.answer(turn)
+    finally:
+        await conversation.aclose()
     if args.json:
         print(outcome.answer.model_dump_json(indent=2))
     elif args.markdown:
@@ -155,9 +175,9 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
     path = _config_path(args.config)
     if path is None:
-        from evals.session import WorldSession, read_world_file
+        from evals.session import WorldSession
 
-        wf = read_world_file(Path(args.world) if args.world else None)
+        wf = _world_file(args.world)
         with WorldSession(wf.world, timezone=wf.timezone) as session:
             assert session.config is not None
             return show(session.config)
@@ -175,13 +195,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     Lives here because it reaches `evals` (the simulators): the CLI is the one composition
     root allowed to (see pyproject's import contract)."""
-    from pathlib import Path
 
     from bot.knowledge import KnowledgeBase, KnowledgeDesk
     from bot.web import bind, build_web_app, term_as_exit, url_of, uvicorn_server
-    from evals.session import WorldSession, read_world_file
+    from evals.session import WorldSession
 
-    world_file = read_world_file(Path(args.world) if args.world else None)
+    world_file = _world_file(args.world)
     with (
         term_as_exit(),
         WorldSession(world_file.world, timezone=world_file.timezone, now=world_file.now) as session,

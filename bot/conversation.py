@@ -7,8 +7,9 @@ Mattermost, the web chat, the CLI and the evaluation runner all call
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import structlog
@@ -18,6 +19,7 @@ from bot.memory import MemoryEntry, Observation, WorkingMemory
 from bot.settings import InfrabotConfig
 from planner.answer import Answer, Gap
 from planner.context import ContextState, InventoryItem, build_context
+from planner.inventory_cache import InventoryCache
 from planner.investigation import Investigation, InvestigationSettings, investigate
 from planner.model import ModelClient
 from planner.turn import Turn
@@ -53,6 +55,7 @@ class Conversation:
         self.knowledge = knowledge
         self.gate = gate
         self.memory = memory
+        self.inventory_cache = InventoryCache(timedelta(seconds=config.limits.inventory_ttl_s))
         self.tz = ZoneInfo(config.timezone)
         self.settings = InvestigationSettings(
             timezone=self.tz,
@@ -62,6 +65,10 @@ class Conversation:
             facts_per_source=config.limits.facts_per_source,
             keep_query_hosts=_own_hosts(config),
         )
+
+    async def aclose(self) -> None:
+        """Close the connectors' keep-alive clients; call it on the loop that answered."""
+        await self.gate.aclose()
 
     @staticmethod
     def _timeouts(config: InfrabotConfig) -> dict[str, float]:
@@ -95,25 +102,20 @@ class Conversation:
             for env in contract.enums.get("env", [None]):
                 args = {"env": env} if env else {}
                 calls.append((contract.name, env, args, contract.agent.sources[0]))
-        results = await asyncio.gather(
-            *(self._guarded(name, args, source, ctx) for name, _, args, source in calls)
+        reads = await asyncio.gather(
+            *(
+                self._inventory_read(name, env, args, source, ctx)
+                for name, env, args, source in calls
+            )
         )
         items: list[InventoryItem] = []
         records = []
         failures: dict[tuple[str, str | None], str] = {}
-        for (name, env, args, _), result in zip(calls, results, strict=True):
+        for (_, env, _, _), (result, record) in zip(calls, reads, strict=True):
             if result.status in ("error", "denied"):
                 source = result.coverage.source.split("/")[0]
                 failures[(source, env)] = f"{source} in {env}: {result.error}"
-            records.append(
-                {
-                    "tool": name,
-                    "arguments": args,
-                    "status": result.status,
-                    "duration_ms": 0,
-                    "purpose": "inventory",
-                }
-            )
+            records.append(record)
             for ent in result.entities:
                 items.append(
                     InventoryItem(
@@ -124,6 +126,30 @@ class Conversation:
                     )
                 )
         return items, records, failures
+
+    async def _inventory_read(
+        self, name: str, env: str | None, args: dict, source: str, ctx: CallContext
+    ) -> tuple[ToolResult, dict]:
+        """One inventory read, or the same read kept from a turn moments ago (its record
+        says so, with the time it was observed)."""
+        record: dict = {"tool": name, "arguments": args, "purpose": "inventory"}
+        kept = self.inventory_cache.get(name, env, ctx.now)
+        if kept is not None:
+            record |= {
+                "status": kept.result.status,
+                "duration_ms": 0,
+                "cached": True,
+                "observed_at": kept.observed_at.isoformat(),
+            }
+            return kept.result, record
+        began = time.perf_counter()
+        result = await self._guarded(name, args, source, ctx)
+        self.inventory_cache.put(name, env, result, ctx.now)
+        record |= {
+            "status": result.status,
+            "duration_ms": round((time.perf_counter() - began) * 1000),
+        }
+        return result, record
 
     async def _guarded(self, name: str, args: dict, source: str, ctx: CallContext) -> ToolResult:
         """An inventory read with the source's timeout; a hang or a bug becomes a failed
@@ -177,6 +203,14 @@ class Conversation:
             self.settings,
             model=self.model,
             unavailable_sources=failed,
+        )
+        # a source that failed in this turn is listed afresh next time
+        self.inventory_cache.invalidate(
+            [
+                (r.call.source, r.call.env)
+                for r in investigation.records
+                if r.result.status == "error"
+            ]
         )
         answer = investigation.answer
         answer.tool_calls = inv_calls + answer.tool_calls

@@ -86,6 +86,7 @@ async def serve(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await conversation.aclose()
         sock.close()
     for task in done:
         if not task.cancelled() and task.exception() is not None:

@@ -102,6 +102,12 @@ class InvestigationLimits(_Strict):
     max_rounds: int = Field(default=4, ge=1, le=10)
     turn_deadline_s: float = Field(default=90.0, gt=0, le=1800)
     facts_per_source: int = Field(default=12, ge=1, le=200)
+    inventory_ttl_s: float = Field(
+        default=60.0,
+        ge=0,
+        le=3600,
+        description="how long the names listed in an environment are reused (0: every turn)",
+    )
 
 
 class InfrabotConfig(_Strict):

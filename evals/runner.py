@@ -26,8 +26,10 @@ from time import perf_counter
 from typing import Any, TextIO
 
 from evals.checks import Failure, check_turn, clip
+from evals.parsecache import ParseCache, default_cache_dir
 from evals.report import build_report, write_report
 from evals.scenario import Scenario, ScenarioError, builtin_suite, load_suite
+from evals.world import World
 from planner.render import render_plain
 from planner.turn import ThreadMessage, Turn
 
@@ -73,8 +75,44 @@ def _stack(exc: BaseException) -> str:
     return "".join(traceback.format_exception(exc))[-4000:]
 
 
-async def run_once(scenario: Scenario, run: int) -> dict[str, Any]:
-    """One run of a scenario in a fresh world; the run's report entry."""
+class SharedMetrics:
+    """One VictoriaMetrics for a whole suite, started when a scenario first needs it; each
+    run imports its world's series under a prefix of its own, so runs never see each
+    other's samples (the proxy filters every query by the run's label)."""
+
+    def __init__(self) -> None:
+        self._vm: Any = None
+        self._runs = 0
+
+    def for_run(self, world: World) -> tuple[Any, str]:
+        """The VM and this run's env prefix; (None, "") when the world has no metrics or
+        VictoriaMetrics is not installed (the world then reports metrics as a gap)."""
+        if not any(world.has(env, "metrics") for env in world.environments):
+            return None, ""
+        if self._vm is None:
+            from evals.simulators.victoriametrics import VictoriaMetrics, victoria_metrics_binary
+
+            binary = victoria_metrics_binary()
+            if binary is None:
+                return None, ""
+            try:
+                self._vm = VictoriaMetrics(binary).start()
+            except RuntimeError:  # the run's own start then fails and reports why
+                return None, ""
+        self._runs += 1
+        return self._vm, f"run{self._runs}-"
+
+    def stop(self) -> None:
+        if self._vm is not None:
+            self._vm.stop()
+            self._vm = None
+
+
+async def run_once(
+    scenario: Scenario, run: int, metrics: SharedMetrics | None = None
+) -> dict[str, Any]:
+    """One run of a scenario in a fresh world (with `metrics`, its series in the suite's
+    VictoriaMetrics); the run's report entry."""
     from evals.session import WorldSession  # the whole product: imported only to run
 
     spec = scenario.spec
@@ -91,6 +129,9 @@ async def run_once(scenario: Scenario, run: int) -> dict[str, Any]:
         "turns": turns,
     }
     started = perf_counter()
+    vm, vm_prefix = (
+        await asyncio.to_thread(metrics.for_run, scenario.world) if metrics else (None, "")
+    )
     session = WorldSession(
         scenario.world,
         timezone=scenario.timezone,
@@ -98,6 +139,8 @@ async def run_once(scenario: Scenario, run: int) -> dict[str, Any]:
         admins=scenario.admins() or None,
         stall_seconds=STALL_SECONDS,
         timeout_s=SOURCE_TIMEOUT_S,
+        shared_vm=vm,
+        vm_prefix=vm_prefix,
     )
     try:
         await asyncio.to_thread(session.start)
@@ -177,6 +220,7 @@ async def run_once(scenario: Scenario, run: int) -> dict[str, Any]:
                 ThreadMessage(author=BOT_NAME, text=rendered, is_bot=True, at=clock),
             ]
     finally:
+        await conversation.aclose()
         await asyncio.to_thread(session.stop)
     entry.update(
         passed=completed and not failures,
@@ -210,15 +254,19 @@ async def run_suite(
 ) -> list[dict[str, Any]]:
     """Run every scenario `runs` times (default: its own `runs`); report entries."""
     results = []
-    for scenario in scenarios:
-        count = runs or scenario.spec.runs
-        entries = []
-        for run in range(1, count + 1):
-            entry = await run_once(scenario, run)
-            entries.append(entry)
-            if stream is not None:
-                _progress(stream, scenario, entry, count)
-        results.append(_scenario_entry(scenario, entries))
+    metrics = SharedMetrics()
+    try:
+        for scenario in scenarios:
+            count = runs or scenario.spec.runs
+            entries = []
+            for run in range(1, count + 1):
+                entry = await run_once(scenario, run, metrics)
+                entries.append(entry)
+                if stream is not None:
+                    _progress(stream, scenario, entry, count)
+            results.append(_scenario_entry(scenario, entries))
+    finally:
+        await asyncio.to_thread(metrics.stop)
     return results
 
 
@@ -273,7 +321,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     paths = [Path(p) for p in getattr(args, "paths", None) or []] or [builtin_suite()]
     try:
-        suite = load_suite(paths)
+        suite = load_suite(paths, cache=ParseCache(default_cache_dir()))
     except ScenarioError as exc:
         print(f"infrabot eval: scenario file error\n{exc}", file=err)
         return 2

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from evals.parsecache import ParseCache
 from evals.world import SourceName, World, resolve_world_data
 from evals.yamlload import YamlFileError, load_yaml
 
@@ -185,7 +186,7 @@ def zone_for(now: datetime) -> str:
     return f"Etc/GMT{-int(seconds // 3600):+d}"
 
 
-def _world(raw: Any, base: Path, problems: list[str]) -> World | None:
+def _world(raw: Any, base: Path, problems: list[str], cache: ParseCache | None) -> World | None:
     if isinstance(raw, dict) and "path" in raw and "environments" not in raw:
         for key in sorted(set(raw) - _WORLD_REF_KEYS, key=str):
             problems.append(f"world.{key}: not allowed in a world reference (path, overlay)")
@@ -196,7 +197,7 @@ def _world(raw: Any, base: Path, problems: list[str]) -> World | None:
             problems.append("world.overlay: expected a mapping merged over the world file")
             return None
     try:
-        data = resolve_world_data(raw, base)
+        data = resolve_world_data(raw, base, cache=cache)
     except YamlFileError as exc:
         where = "world.path" if isinstance(raw, dict) else "world"
         problems.append(f"{where}: {exc}")
@@ -253,7 +254,7 @@ def _cross_checks(spec: ScenarioSpec, world: World, problems: list[str]) -> None
                     problems.append(f"{where}.source: no environment has {q.source}")
 
 
-def scenario_from_data(data: Any, path: Path) -> Scenario:
+def scenario_from_data(data: Any, path: Path, *, cache: ParseCache | None = None) -> Scenario:
     problems: list[str] = []
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: a scenario file must be a mapping", ["(top level)"])
@@ -264,7 +265,7 @@ def scenario_from_data(data: Any, path: Path) -> Scenario:
         problems.extend(_format_errors(exc))
     world = None
     if "world" in data:
-        world = _world(data["world"], path.parent, problems)
+        world = _world(data["world"], path.parent, problems, cache)
     if spec is not None and world is not None:
         _cross_checks(spec, world, problems)
     if problems or spec is None or world is None:
@@ -273,12 +274,12 @@ def scenario_from_data(data: Any, path: Path) -> Scenario:
     return Scenario(spec, world, path, spec.timezone or zone_for(spec.now))
 
 
-def load_scenario(path: Path) -> Scenario:
+def load_scenario(path: Path, *, cache: ParseCache | None = None) -> Scenario:
     try:
-        data = load_yaml(path)
+        data = load_yaml(path, cache=cache)
     except YamlFileError as exc:
         raise ScenarioError(str(exc), [str(exc)]) from None
-    return scenario_from_data(data, path)
+    return scenario_from_data(data, path, cache=cache)
 
 
 def builtin_suite() -> Path:
@@ -287,16 +288,18 @@ def builtin_suite() -> Path:
     return ref if isinstance(ref, Path) else Path(str(ref))
 
 
-def _looks_like_scenario(path: Path) -> bool:
+def _looks_like_scenario(path: Path, cache: ParseCache | None) -> bool:
     """In a folder scan, YAML without `id` and `turns` (a shared world) is not a scenario."""
     try:
-        data = load_yaml(path)
+        data = load_yaml(path, cache=cache)
     except YamlFileError:
         return True  # reported as an error by load_scenario
     return not isinstance(data, dict) or "id" in data or "turns" in data
 
 
-def discover(paths: Sequence[Path]) -> tuple[list[Path], list[Path], list[str]]:
+def discover(
+    paths: Sequence[Path], *, cache: ParseCache | None = None
+) -> tuple[list[Path], list[Path], list[str]]:
     """Scenario files named or found (recursively) in folders, YAML files skipped, and
     the paths that do not exist."""
     files: list[Path] = []
@@ -305,7 +308,7 @@ def discover(paths: Sequence[Path]) -> tuple[list[Path], list[Path], list[str]]:
     for path in paths:
         if path.is_dir():
             for found in sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")):
-                (files if _looks_like_scenario(found) else skipped).append(found)
+                (files if _looks_like_scenario(found, cache) else skipped).append(found)
         elif path.is_file():
             files.append(path)
         else:
@@ -313,14 +316,15 @@ def discover(paths: Sequence[Path]) -> tuple[list[Path], list[Path], list[str]]:
     return files, skipped, missing
 
 
-def load_suite(paths: Sequence[Path]) -> Suite:
-    """Load every scenario under `paths`; raise one ScenarioError listing every problem."""
-    files, skipped, errors = discover(paths)
+def load_suite(paths: Sequence[Path], *, cache: ParseCache | None = None) -> Suite:
+    """Load every scenario under `paths`; raise one ScenarioError listing every problem.
+    With `cache`, large files parsed before are read back from it (evals.parsecache)."""
+    files, skipped, errors = discover(paths, cache=cache)
     suite = Suite(skipped=skipped)
     seen: dict[str, Path] = {}
     for path in dict.fromkeys(files):  # a file named twice is loaded once
         try:
-            scenario = load_scenario(path)
+            scenario = load_scenario(path, cache=cache)
         except ScenarioError as exc:
             errors.append(str(exc))
             continue

@@ -16,6 +16,7 @@ from bot.conversation import Conversation
 from bot.memory import WorkingMemory
 from bot.settings import InfrabotConfig
 from bot.wiring import build_gate
+from evals.parsecache import ParseCache
 from evals.simulators.host import WorldSimulators
 from evals.world import World, WorldError, resolve_world_data, world_from_data
 from evals.worldconfig import config_for_world
@@ -32,14 +33,15 @@ class WorldFile:
     questions: list[str] = field(default_factory=list)
 
 
-def read_world_file(path: Path | None = None) -> WorldFile:
-    """A world file (bare world, demo file or scenario file); None means the demo world."""
+def read_world_file(path: Path | None = None, *, cache: ParseCache | None = None) -> WorldFile:
+    """A world file (bare world, demo file or scenario file); None means the demo world.
+    With `cache`, large files parsed before are read back from it (see evals.parsecache)."""
     if path is None:
         ref = resources.files("evals").joinpath(DEMO_WORLD)
         with resources.as_file(ref) as real:
-            return read_world_file(Path(real))
+            return read_world_file(Path(real), cache=cache)
     try:
-        data = load_yaml(path)
+        data = load_yaml(path, cache=cache)
     except YamlFileError as exc:
         raise WorldError(str(exc)) from None
     if not isinstance(data, dict):
@@ -52,7 +54,7 @@ def read_world_file(path: Path | None = None) -> WorldFile:
             now = datetime.fromisoformat(str(data["now"]).replace("Z", "+00:00"))
             if data.get("timezone") is None and now.utcoffset() is not None:
                 timezone = _zone_for_offset(now)
-        world_data = resolve_world_data(data["world"], path.parent)
+        world_data = resolve_world_data(data["world"], path.parent, cache=cache)
     else:
         world_data = data
     return WorldFile(world_from_data(world_data, str(path)), now, timezone, questions)
@@ -81,10 +83,14 @@ class WorldSession:
         timeout_s: float = 3.0,
         config_extra: dict[str, Any] | None = None,
         now: datetime | None = None,
+        shared_vm: Any = None,
+        vm_prefix: str = "",
     ) -> None:
         self.world = world
         self.now = now
-        self.simulators = WorldSimulators(world, stall_seconds=stall_seconds)
+        self.simulators = WorldSimulators(
+            world, stall_seconds=stall_seconds, shared_vm=shared_vm, vm_prefix=vm_prefix
+        )
         self._timezone = timezone
         self._admins = admins or ["admin"]
         self._timeout_s = timeout_s

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from evals.parsecache import ParseCache
 from evals.yamlload import YamlFileError, load_yaml
 
 SourceName = Literal["kubernetes", "metrics", "logs", "gitlab"]
@@ -184,24 +185,24 @@ def deep_merge(base: Any, overlay: Any) -> Any:
     return overlay
 
 
-def resolve_world_data(spec: Any, relative_to: Path) -> Any:
+def resolve_world_data(spec: Any, relative_to: Path, *, cache: ParseCache | None = None) -> Any:
     """A world is inline, or `path` (relative to the scenario), optionally with `overlay`."""
     if isinstance(spec, str):
-        return load_yaml(relative_to / spec)
+        return load_yaml(relative_to / spec, cache=cache)
     if isinstance(spec, dict) and "path" in spec and "environments" not in spec:
-        base = load_yaml(relative_to / spec["path"])
+        base = load_yaml(relative_to / spec["path"], cache=cache)
         if isinstance(base, dict) and "world" in base and "environments" not in base:
             base = base["world"]
         return deep_merge(base, spec.get("overlay") or {})
     return spec
 
 
-def load_world(path: Path) -> World:
+def load_world(path: Path, *, cache: ParseCache | None = None) -> World:
     """Load a world file (a bare world, or a scenario file whose `world:` is used)."""
     try:
-        data = load_yaml(path)
+        data = load_yaml(path, cache=cache)
     except YamlFileError as exc:
         raise WorldError(str(exc)) from None
     if isinstance(data, dict) and "world" in data and "environments" not in data:
-        data = resolve_world_data(data["world"], path.parent)
+        data = resolve_world_data(data["world"], path.parent, cache=cache)
     return world_from_data(data, str(path))

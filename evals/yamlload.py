@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from evals.parsecache import ParseCache
+
 
 class YamlFileError(ValueError):
     """A scenario or world file could not be read; the message names file and place."""
@@ -44,12 +46,16 @@ _StrictLoader.yaml_implicit_resolvers = {
 }
 
 
-def load_yaml(path: Path) -> Any:
+def load_yaml(path: Path, *, cache: ParseCache | None = None) -> Any:
+    """The data of a YAML file; with `cache`, a large file parsed before is read back from
+    the cache instead (the 1 MB demo world: about 1 s of libyaml, 20 ms of JSON)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise YamlFileError(f"{path}: cannot read: {exc.strerror}") from exc
-    return load_yaml_text(text, str(path))
+    if cache is None or len(text) < cache.min_bytes:
+        return load_yaml_text(text, str(path))
+    return cache.load(text, lambda: load_yaml_text(text, str(path)))
 
 
 def load_yaml_text(text: str, name: str = "<string>") -> Any:

@@ -72,6 +72,9 @@ class PolicyGate:
                 out.append((c, why))
         return out
 
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
     def contract(self, name: str, ctx: CallContext) -> ToolContract | None:
         return next((c for c in self.contracts(ctx) if c.name == name), None)
 

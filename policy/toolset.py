@@ -41,12 +41,22 @@ class Tool(Protocol):
     async def run(self, args: BaseModel, ctx: CallContext) -> ToolResult: ...
 
 
+class Resource(Protocol):
+    """Something a tool holds open between calls (a keep-alive HTTP client pool)."""
+
+    async def aclose(self) -> None: ...
+
+
 @dataclass
 class FunctionTool:
-    """A tool made of a contract and an async function."""
+    """A tool made of a contract and an async function.
+
+    `resources` are what it keeps open across calls (often shared with the other tools of
+    its connector); `ToolSet.aclose` closes each one once."""
 
     contract: ToolContract
     fn: Callable[[Any, CallContext], Awaitable[ToolResult]]
+    resources: tuple[Resource, ...] = ()
 
     async def run(self, args: BaseModel, ctx: CallContext) -> ToolResult:
         return await self.fn(args, ctx)
@@ -105,6 +115,16 @@ class ToolSet:
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
+
+    async def aclose(self) -> None:
+        """Close what the tools keep open, each shared resource once; on the loop the
+        calls ran on (keep-alive clients belong to it)."""
+        seen: dict[int, Resource] = {}
+        for tool in self._tools.values():
+            for resource in getattr(tool, "resources", ()):
+                seen.setdefault(id(resource), resource)
+        for resource in seen.values():
+            await resource.aclose()
 
     async def call_validated(self, name: str, args: BaseModel, ctx: CallContext) -> ToolResult:
         tool = self._tools[name]

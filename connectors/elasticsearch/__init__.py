@@ -52,9 +52,10 @@ def build_tools(targets: Sequence[ElasticsearchTarget]) -> list[Tool]:
 
         return run
 
+    held = tuple(readers.values())
     return [
-        FunctionTool(_trace.contract(envs), bind(_trace.request_trace)),
-        FunctionTool(_edge.contract(envs), bind(_edge.edge_errors)),
-        FunctionTool(_applogs.contract(envs), bind(_applogs.app_logs)),
-        FunctionTool(_search.contract(envs, patterns), bind(_search.log_search)),
+        FunctionTool(_trace.contract(envs), bind(_trace.request_trace), resources=held),
+        FunctionTool(_edge.contract(envs), bind(_edge.edge_errors), resources=held),
+        FunctionTool(_applogs.contract(envs), bind(_applogs.app_logs), resources=held),
+        FunctionTool(_search.contract(envs, patterns), bind(_search.log_search), resources=held),
     ]

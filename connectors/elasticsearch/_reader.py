@@ -1,22 +1,18 @@
-"""Bounded, paged reads through the official client, with honest totals and mapped errors."""
+"""Bounded, paged reads through the official client, with honest totals and mapped errors.
+
+The `elasticsearch` package is imported when the first search is made, not with this
+module: with its async half and aiohttp it is about half a second of every cold start,
+and most questions never read a log.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
-from elasticsearch import (
-    ApiError,
-    ConnectionError,
-    ConnectionTimeout,
-    Elasticsearch,
-    SerializationError,
-    TransportError,
-    UnsupportedProductError,
-)
 
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.errors import (
@@ -27,10 +23,15 @@ from policy.errors import (
     SourceUnavailable,
     SourceUnsupported,
 )
+from policy.threads import SourceThreads
+
+if TYPE_CHECKING:
+    from elasticsearch import ApiError, Elasticsearch
 
 log = structlog.get_logger(__name__)
 
 SOURCE = "elasticsearch"
+POOL_SIZE = 8  # concurrent searches of one environment (the client keeps 10 connections)
 
 
 @dataclass
@@ -98,8 +99,24 @@ def _reason(exc: ApiError) -> str:
     return text[:300]
 
 
+def _client_failure(exc: Exception) -> bool:
+    """Every way the client itself fails: an answer it refused, or the transport."""
+    from elasticsearch import ApiError, TransportError
+
+    return isinstance(exc, ApiError | TransportError)
+
+
 def map_error(exc: Exception, target: ElasticsearchTarget, index: str) -> SourceError:
     """Our error tree for every way the client can fail (see the package docstring)."""
+    from elasticsearch import (
+        ApiError,
+        ConnectionError,
+        ConnectionTimeout,
+        SerializationError,
+        TransportError,
+        UnsupportedProductError,
+    )
+
     where = f"{index} in {target.env}"
     if isinstance(exc, UnsupportedProductError):
         return SourceMalformed(SOURCE, f"{where}: the server did not identify as Elasticsearch")
@@ -135,13 +152,32 @@ class LogReader:
 
     def __init__(self, target: ElasticsearchTarget) -> None:
         self.target = target
-        self._client = Elasticsearch(
-            target.url,
-            api_key=target.api_key.get_secret_value() if target.api_key else None,
-            request_timeout=target.timeout_s,
-            max_retries=0,
-            retry_on_timeout=False,
-        )
+        self._es: Elasticsearch | None = None  # made by the first search
+        self._lock = threading.Lock()
+        self._threads = SourceThreads(f"es-{target.env}", max_workers=POOL_SIZE)
+
+    def _client(self) -> Elasticsearch:
+        with self._lock:
+            if self._es is None:
+                from elasticsearch import Elasticsearch
+
+                target = self.target
+                self._es = Elasticsearch(
+                    target.url,
+                    api_key=target.api_key.get_secret_value() if target.api_key else None,
+                    request_timeout=target.timeout_s,
+                    max_retries=0,
+                    retry_on_timeout=False,
+                )
+            return self._es
+
+    async def aclose(self) -> None:
+        """Close the kept-alive connections; a later search makes a new client."""
+        self._threads.close()
+        with self._lock:
+            es, self._es = self._es, None
+        if es is not None:
+            es.close()
 
     async def search(
         self,
@@ -153,7 +189,7 @@ class LogReader:
         aggs: dict[str, Any] | None = None,
     ) -> Read:
         """Up to `limit` docs by @timestamp (then index order), paged with search_after."""
-        return await asyncio.to_thread(self._search, index, query, limit, order, aggs)
+        return await self._threads.run(self._search, index, query, limit, order, aggs)
 
     def _search(
         self,
@@ -183,11 +219,14 @@ class LogReader:
                 kwargs["aggs"] = aggs
             try:
                 body = (
-                    self._client.options(request_timeout=self.target.timeout_s)
+                    self._client()
+                    .options(request_timeout=self.target.timeout_s)
                     .search(**kwargs)
                     .body
                 )
-            except (ApiError, TransportError) as exc:  # every client failure: ours
+            except Exception as exc:
+                if not _client_failure(exc):
+                    raise  # our own bug: loud, never dressed up as a source failure
                 err = map_error(exc, self.target, index)
                 log.info("es.search_failed", env=self.target.env, index=index, kind=err.kind)
                 raise err from exc

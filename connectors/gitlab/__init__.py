@@ -1,5 +1,5 @@
 """GitLab connector: who released what, when and from which job (python-gitlab, sync,
-called through asyncio.to_thread).
+called in its own worker threads through kept-alive clients: `GitLabSession`).
 
 Tools: `gitlab.release_timeline` (deploy jobs of a service in a window, per environment)
 and `gitlab.job` (one job by id). Roles stay apart, each named as GitLab returned it:
@@ -16,7 +16,7 @@ Errors (no SDK exception escapes; each is raised `from` the original):
 
 from __future__ import annotations
 
-from connectors.gitlab._client import GitLabTarget
+from connectors.gitlab._client import GitLabSession, GitLabTarget
 from connectors.gitlab._job import JobArgs, job
 from connectors.gitlab._timeline import ReleaseTimelineArgs, release_timeline
 from policy import AgentMeta, CallContext, FunctionTool, Tool, ToolContract, ToolResult
@@ -29,11 +29,13 @@ def build_tools(target: GitLabTarget | None, envs: list[str]) -> list[Tool]:
     if target is None:
         return []
 
+    session = GitLabSession(target)
+
     async def run_timeline(args: ReleaseTimelineArgs, ctx: CallContext) -> ToolResult:
-        return await release_timeline(target, envs, args, ctx)
+        return await release_timeline(session, envs, args, ctx)
 
     async def run_job(args: JobArgs, ctx: CallContext) -> ToolResult:
-        return await job(target, envs, args, ctx)
+        return await job(session, envs, args, ctx)
 
     def meta(output_kind: str, negative: str) -> AgentMeta:
         return AgentMeta(
@@ -68,4 +70,7 @@ def build_tools(target: GitLabTarget | None, envs: list[str]) -> list[Tool]:
         args_model=JobArgs,
         agent=meta("events", "none"),
     )
-    return [FunctionTool(timeline, run_timeline), FunctionTool(one_job, run_job)]
+    return [
+        FunctionTool(timeline, run_timeline, resources=(session,)),
+        FunctionTool(one_job, run_job, resources=(session,)),
+    ]

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import gitlab
-import requests
 import structlog
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
@@ -20,6 +19,10 @@ from policy import (
     SourceUnavailable,
     SourceUnsupported,
 )
+from policy.threads import SourceThreads
+
+if TYPE_CHECKING:  # imported where first used: python-gitlab and requests cost a cold start
+    import gitlab
 
 log = structlog.get_logger("connectors.gitlab")
 SOURCE = "gitlab"
@@ -48,6 +51,9 @@ class GitLabTarget(BaseModel):
 @contextmanager
 def mapped(what: str) -> Iterator[None]:
     """Turn every python-gitlab / requests failure of one read into our error tree."""
+    import gitlab
+    import requests
+
     try:
         yield
     except gitlab.exceptions.GitlabAuthenticationError as exc:
@@ -73,8 +79,42 @@ def mapped(what: str) -> Iterator[None]:
         raise SourceMalformed(SOURCE, reason) from exc
 
 
+class GitLabSession:
+    """Keep-alive python-gitlab clients for one instance, and the threads that use them.
+
+    A `requests` session is not shared between threads, so each concurrent read borrows
+    a client of its own and gives it back; its kept-alive connections then serve the next
+    read instead of a new connect (and TLS handshake) per tool call."""
+
+    def __init__(self, target: GitLabTarget, max_workers: int = 4) -> None:
+        self.target = target
+        self.threads = SourceThreads("gitlab", max_workers)
+        self._idle: list[gitlab.Gitlab] = []
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def borrow(self) -> Iterator[gitlab.Gitlab]:
+        with self._lock:
+            gl = self._idle.pop() if self._idle else None
+        gl = gl or client(self.target)
+        try:
+            yield gl
+        finally:
+            with self._lock:
+                self._idle.append(gl)
+
+    async def aclose(self) -> None:
+        self.threads.close()
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for gl in idle:
+            gl.session.close()
+
+
 def client(target: GitLabTarget) -> gitlab.Gitlab:
-    """A fresh client per call: no shared session between worker threads."""
+    """A new client (`GitLabSession.borrow` keeps them for reuse)."""
+    import gitlab
+
     token = target.token.get_secret_value() if target.token else None
     return gitlab.Gitlab(
         target.url,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from connectors.gitlab import _facts as facts
-from connectors.gitlab._client import SOURCE, GitLabTarget, client, get_one, read_all
+from connectors.gitlab._client import SOURCE, GitLabSession, get_one, read_all
 from policy import CallContext, Coverage, SourceError, SourceNotFound, ToolResult
 from policy.toolset import scope_of
 
@@ -23,9 +22,10 @@ class JobArgs(BaseModel):
     )
 
 
-def _read(target: GitLabTarget, args: JobArgs, hint: str | None) -> dict[str, Any]:
+def _read(session: GitLabSession, args: JobArgs, hint: str | None) -> dict[str, Any]:
+    target = session.target
     warnings: list[str] = []
-    with client(target) as gl:
+    with session.borrow() as gl:
         if args.project:
             projects = [get_one(gl.projects, args.project, f"project {args.project}")]
         else:
@@ -57,8 +57,11 @@ def _read(target: GitLabTarget, args: JobArgs, hint: str | None) -> dict[str, An
     raise SourceNotFound(SOURCE, f"job {args.job_id} not found ({where})")
 
 
-async def job(target: GitLabTarget, envs: list[str], args: JobArgs, ctx: CallContext) -> ToolResult:
-    read = await asyncio.to_thread(_read, target, args, ctx.scope.object)
+async def job(
+    session: GitLabSession, envs: list[str], args: JobArgs, ctx: CallContext
+) -> ToolResult:
+    target = session.target
+    read = await session.threads.run(_read, session, args, ctx.scope.object)
     job, project, pipeline, warnings = (
         read["job"],
         read["project"],

@@ -13,7 +13,6 @@ exact X-Total, no sub-read failed and no deploy job left its environment unstate
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -24,9 +23,9 @@ from pydantic.json_schema import SkipJsonSchema
 from connectors.gitlab import _facts as facts
 from connectors.gitlab._client import (
     SOURCE,
+    GitLabSession,
     GitLabTarget,
     Item,
-    client,
     get_one,
     read_all,
     ts,
@@ -107,14 +106,15 @@ def _began(job: Item) -> datetime | None:
 
 
 def _read(
-    target: GitLabTarget,
+    session: GitLabSession,
     envs: list[str],
     args: ReleaseTimelineArgs,
     start: datetime,
     end: datetime,
 ) -> _Read:
+    target = session.target
     out = _Read()
-    with client(target) as gl:
+    with session.borrow() as gl:
         out.project, out.ambiguous = find_project(gl, target, args.service, args.project)
         if out.ambiguous:
             return out
@@ -188,13 +188,13 @@ def _read(
 
 
 async def release_timeline(
-    target: GitLabTarget, envs: list[str], args: ReleaseTimelineArgs, ctx: CallContext
+    session: GitLabSession, envs: list[str], args: ReleaseTimelineArgs, ctx: CallContext
 ) -> ToolResult:
     start, end = ctx.scope.time.bounds(ctx.now)
     start, end = args.start or start, args.end or end
     read_window = TimeSpec(at=start + (end - start) / 2, window=end - start, mode="historical")
     scope = scope_of(args, ctx).model_copy(update={"time": read_window})
-    read = await asyncio.to_thread(_read, target, envs, args, start, end)
+    read = await session.threads.run(_read, session, envs, args, start, end)
     if read.ambiguous:
         names = [str(p.get("path_with_namespace")) for p in read.ambiguous]
         return ToolResult(

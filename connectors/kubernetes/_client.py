@@ -1,31 +1,25 @@
 """Reads from one Kubernetes API server: the only module that touches the SDK's calls.
 
-Every read goes through the official client with `_preload_content=False`, so the
-connector parses the JSON itself: the generated models validate strictly (a Node whose
-`nodeInfo` lacks `bootID` fails to deserialize) and an unparseable body must surface as
-`SourceMalformed`, never as an empty model. Every call passes
-`_request_timeout=target.timeout_s`; urllib3 retries are off so that one timeout is one
-timeout.
+Every read goes through the official client's REST layer (`ApiClient.param_serialize` +
+`call_api`: auth, TLS, the urllib3 pool and its `ApiException`s) with the resource path
+written here, and the connector parses the JSON itself. Two reasons: the generated models
+validate strictly (a Node whose `nodeInfo` lacks `bootID` fails to deserialize) and an
+unparseable body must surface as `SourceMalformed`, never as an empty model; and the
+generated `*Api` classes import most of the SDK's models, over a second of every cold
+start. Every call passes `_request_timeout=target.timeout_s`; urllib3 retries are off so
+that one timeout is one timeout.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import structlog
 import urllib3
-from kubernetes.client import (
-    ApiClient,
-    AppsV1Api,
-    Configuration,
-    CoreV1Api,
-    CustomObjectsApi,
-    DiscoveryV1Api,
-)
+from kubernetes.client.api_client import ApiClient
+from kubernetes.client.configuration import Configuration
 from kubernetes.client.exceptions import ApiException
 
 from connectors.kubernetes._settings import KubernetesTarget
@@ -37,48 +31,46 @@ from policy.errors import (
     SourceUnavailable,
     SourceUnsupported,
 )
+from policy.threads import SourceThreads
 
 log = structlog.get_logger(__name__)
 
 AUDIT_GROUP, AUDIT_VERSION, AUDIT_PLURAL = "audit.infrabot.dev", "v1", "auditevents"
 PAGE_SIZE = 500
+POOL_SIZE = 8  # connections to one API server, and threads reading through them
 MAX_LIST_ITEMS = 5000
 
-# resource -> (api attribute, namespaced list method, all-namespaces/cluster list method)
-_LISTS: dict[str, tuple[str, str | None, str]] = {
-    "pods": ("core", "list_namespaced_pod", "list_pod_for_all_namespaces"),
-    "events": ("core", "list_namespaced_event", "list_event_for_all_namespaces"),
-    "services": ("core", "list_namespaced_service", "list_service_for_all_namespaces"),
-    "resourcequotas": (
-        "core",
-        "list_namespaced_resource_quota",
-        "list_resource_quota_for_all_namespaces",
-    ),
-    "nodes": ("core", None, "list_node"),
-    "namespaces": ("core", None, "list_namespace"),
-    "deployments": ("apps", "list_namespaced_deployment", "list_deployment_for_all_namespaces"),
-    "replicasets": ("apps", "list_namespaced_replica_set", "list_replica_set_for_all_namespaces"),
-    "statefulsets": (
-        "apps",
-        "list_namespaced_stateful_set",
-        "list_stateful_set_for_all_namespaces",
-    ),
-    "daemonsets": ("apps", "list_namespaced_daemon_set", "list_daemon_set_for_all_namespaces"),
-    "endpointslices": (
-        "discovery",
-        "list_namespaced_endpoint_slice",
-        "list_endpoint_slice_for_all_namespaces",
-    ),
+# resource -> (API group path, namespaced)
+_RESOURCES: dict[str, tuple[str, bool]] = {
+    "pods": ("/api/v1", True),
+    "events": ("/api/v1", True),
+    "services": ("/api/v1", True),
+    "resourcequotas": ("/api/v1", True),
+    "nodes": ("/api/v1", False),
+    "namespaces": ("/api/v1", False),
+    "deployments": ("/apis/apps/v1", True),
+    "replicasets": ("/apis/apps/v1", True),
+    "statefulsets": ("/apis/apps/v1", True),
+    "daemonsets": ("/apis/apps/v1", True),
+    "endpointslices": ("/apis/discovery.k8s.io/v1", True),
+    AUDIT_PLURAL: (f"/apis/{AUDIT_GROUP}/{AUDIT_VERSION}", True),
 }
-_GETS: dict[str, tuple[str, str, bool]] = {
-    "pods": ("core", "read_namespaced_pod", True),
-    "services": ("core", "read_namespaced_service", True),
-    "nodes": ("core", "read_node", False),
-    "namespaces": ("core", "read_namespace", False),
-    "deployments": ("apps", "read_namespaced_deployment", True),
-    "statefulsets": ("apps", "read_namespaced_stateful_set", True),
-    "daemonsets": ("apps", "read_namespaced_daemon_set", True),
-}
+_GETTABLE = frozenset(
+    {"pods", "services", "nodes", "namespaces", "deployments", "statefulsets", "daemonsets"}
+)
+
+
+def resource_path(resource: str, namespace: str | None = None, name: str | None = None) -> str:
+    """`/api/v1/namespaces/{namespace}/pods/{name}`: the REST path of a list or an object;
+    a namespaced resource without a namespace lists across all namespaces."""
+    group, namespaced = _RESOURCES[resource]
+    path = group
+    if namespaced and namespace:
+        path += "/namespaces/{namespace}"
+    path += f"/{resource}"
+    if name is not None:
+        path += "/{name}"
+    return path
 
 
 @dataclass
@@ -108,7 +100,8 @@ def status_message(exc: ApiException) -> tuple[str, dict[str, Any]]:
 
 
 class KubeReader:
-    """One ApiClient per environment, built from an explicit Configuration."""
+    """One ApiClient (so one urllib3 connection pool) per environment, kept for the life
+    of the process and closed by `aclose`."""
 
     def __init__(self, target: KubernetesTarget) -> None:
         self.target = target
@@ -119,37 +112,56 @@ class KubeReader:
             retries=False,
             verify_ssl=target.verify_tls,
             ssl_ca_cert=target.ca_cert_path,
-            connection_pool_maxsize=8,
+            connection_pool_maxsize=POOL_SIZE,
         )
         if target.token is not None:
             config.api_key = {"BearerToken": target.token.get_secret_value()}
             config.api_key_prefix = {"BearerToken": "Bearer"}
         self._client = ApiClient(config)
         self._client.user_agent = "infrabot/0.1 (read-only)"
-        self._apis: dict[str, Any] = {
-            "core": CoreV1Api(self._client),
-            "apps": AppsV1Api(self._client),
-            "discovery": DiscoveryV1Api(self._client),
-            "custom": CustomObjectsApi(self._client),
-        }
+        self._threads = SourceThreads(f"k8s-{target.env}", max_workers=POOL_SIZE)
+
+    async def aclose(self) -> None:
+        """Drop the kept-alive connections (urllib3 opens new ones if called again)."""
+        self._threads.close()
+        self._client.rest_client.pool_manager.clear()
 
     # -- transport --------------------------------------------------------------------
 
-    async def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bytes:
-        """Run one SDK call in a worker thread; transport failures become SourceErrors,
-        an HTTP error stays an ApiException for the caller to judge."""
+    async def _request(
+        self,
+        what: str,
+        path: str,
+        *,
+        path_params: dict[str, str] | None = None,
+        query: list[tuple[str, str]] | None = None,
+        accept: str = "application/json",
+    ) -> bytes:
+        """One GET in a worker thread; transport failures become SourceErrors, an HTTP
+        error stays an ApiException for the caller to judge."""
         timeout = self.target.timeout_s
+        request = self._client.param_serialize(
+            method="GET",
+            resource_path=path,
+            path_params=path_params or {},
+            query_params=query or [],
+            header_params={"Accept": accept},
+            auth_settings=["BearerToken"],
+        )
 
         def fetch() -> bytes:
-            resp = fn(*args, _preload_content=False, _request_timeout=timeout, **kwargs)
+            resp = self._client.call_api(*request, _request_timeout=timeout)
             try:
-                return resp.data
+                data: bytes = resp.read()
             finally:
-                resp.release_conn()
+                resp.response.release_conn()
+            if not 200 <= resp.status <= 299:
+                raise ApiException(http_resp=resp)
+            return data
 
         log.debug("k8s.read", env=self.env, what=what)
         try:
-            return await asyncio.to_thread(fetch)
+            return await self._threads.run(fetch)
         except ApiException as exc:
             if exc.status == 0:  # TLS failure reported by the REST layer
                 raise SourceUnavailable(self.source, f"{what}: {exc.reason}") from exc
@@ -202,12 +214,15 @@ class KubeReader:
         self, resource: str, name: str, namespace: str | None = None
     ) -> dict[str, Any] | None:
         """One object, or None when the API server says that object does not exist."""
-        api, method, namespaced = _GETS[resource]
+        namespaced = _RESOURCES[resource][1]
+        if resource not in _GETTABLE or (namespaced and not namespace):
+            raise ValueError(f"cannot get {resource} {name!r} (namespace {namespace!r})")
         what = f"get {resource} {namespace + '/' if namespaced else ''}{name}"
-        fn = getattr(self._apis[api], method)
-        args = (name, namespace) if namespaced else (name,)
+        ns = namespace if namespaced else None
+        params = {"name": name} | ({"namespace": ns} if ns else {})
+        path = resource_path(resource, ns, name)
         try:
-            raw = await self._call(what, fn, *args)
+            raw = await self._request(what, path, path_params=params)
         except ApiException as exc:
             if exc.status == 404 and status_message(exc)[1].get("name") == name:
                 return None
@@ -223,32 +238,24 @@ class KubeReader:
         field_selector: str | None = None,
     ) -> ListRead:
         """Every item, page by page; a list that cannot be read to its end says so."""
-        if resource == AUDIT_PLURAL:
-            custom = self._apis["custom"]
-            if namespace:
-                fn: Callable[..., Any] = custom.list_namespaced_custom_object
-                args: tuple[Any, ...] = (AUDIT_GROUP, AUDIT_VERSION, namespace, AUDIT_PLURAL)
-            else:
-                fn = custom.list_cluster_custom_object
-                args = (AUDIT_GROUP, AUDIT_VERSION, AUDIT_PLURAL)
-        else:
-            api, namespaced_method, cluster_method = _LISTS[resource]
-            if namespace and namespaced_method:
-                fn, args = getattr(self._apis[api], namespaced_method), (namespace,)
-            else:
-                fn, args = getattr(self._apis[api], cluster_method), ()
+        namespaced = _RESOURCES[resource][1]
+        ns = namespace if namespaced else None
+        path = resource_path(resource, ns)
+        path_params = {"namespace": ns} if ns else {}
         what = f"list {resource}" + (f" in namespace {namespace}" if namespace else "")
-        selectors = {
-            k: v
-            for k, v in (("label_selector", label_selector), ("field_selector", field_selector))
+        selectors = [
+            (k, v)
+            for k, v in (("labelSelector", label_selector), ("fieldSelector", field_selector))
             if v
-        }
+        ]
         items: list[dict[str, Any]] = []
         token: str | None = None
         while True:
-            extra = {"_continue": token} if token else {}
+            query = [("limit", str(PAGE_SIZE)), *selectors]
+            if token:
+                query.append(("continue", token))
             try:
-                raw = await self._call(what, fn, *args, limit=PAGE_SIZE, **selectors, **extra)
+                raw = await self._request(what, path, path_params=path_params, query=query)
             except ApiException as exc:
                 if exc.status == 410 and token:
                     note = (
@@ -282,11 +289,8 @@ class KubeReader:
         previous: bool,
         limit_bytes: int,
     ) -> LogRead:
-        """One container's log with kubelet timestamps.
-
-        The generated `read_namespaced_pod_log` has no `sinceTime` parameter (only the
-        relative `sinceSeconds`, which counts from the API server's clock), so this one
-        request is built with the client's own `param_serialize` / `call_api`."""
+        """One container's log with kubelet timestamps, from the absolute `sinceTime`
+        (the relative `sinceSeconds` would count from the API server's clock)."""
         what = f"read logs of {namespace}/{pod}/{container}" + (" (previous)" if previous else "")
         query: list[tuple[str, str]] = [
             ("container", container),
@@ -297,25 +301,14 @@ class KubeReader:
             query.append(("previous", "true"))
         if since_time:
             query.append(("sinceTime", since_time))
-        request = self._client.param_serialize(
-            method="GET",
-            resource_path="/api/v1/namespaces/{namespace}/pods/{name}/log",
-            path_params={"namespace": namespace, "name": pod},
-            query_params=query,
-            header_params={"Accept": "text/plain"},
-            auth_settings=["BearerToken"],
-        )
-
-        def call(**kwargs: Any) -> Any:
-            kwargs.pop("_preload_content")
-            resp = self._client.call_api(*request, **kwargs)
-            resp.read()
-            if not 200 <= resp.status <= 299:
-                raise ApiException(http_resp=resp)
-            return resp.response
-
         try:
-            raw = await self._call(what, call)
+            raw = await self._request(
+                what,
+                "/api/v1/namespaces/{namespace}/pods/{name}/log",
+                path_params={"namespace": namespace, "name": pod},
+                query=query,
+                accept="text/plain",
+            )
         except ApiException as exc:
             message, details = status_message(exc)
             if exc.status == 400 or (exc.status == 404 and details.get("name") == pod):

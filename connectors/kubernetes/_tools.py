@@ -274,7 +274,9 @@ def build_tools(targets: Sequence[KubernetesTarget]) -> list[Tool]:
         contract = ToolContract(
             name=name, description=description, args_model=model, agent=agent, enums={"env": envs}
         )
-        tools.append(FunctionTool(contract, _bind(readers, runner)))
+        tools.append(
+            FunctionTool(contract, _bind(readers, runner), resources=tuple(readers.values()))
+        )
     return tools
 
 

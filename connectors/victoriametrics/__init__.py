@@ -32,6 +32,7 @@ from collections.abc import Sequence
 
 import httpx
 
+from connectors.victoriametrics._client import ClientPool
 from connectors.victoriametrics._cluster_tools import (
     EndpointsArgs,
     QuotaArgs,
@@ -144,7 +145,8 @@ def build_tools(
         by_env[target.env] = target
     if not by_env:
         return []
+    pool = ClientPool(by_env, transport)  # every tool of these targets shares its clients
     return [
-        metrics_tool(name, description, args_model, meta, fn, by_env, transport)
+        metrics_tool(name, description, args_model, meta, fn, by_env, pool)
         for name, description, args_model, meta, fn in _SPECS
     ]

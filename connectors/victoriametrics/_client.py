@@ -7,10 +7,10 @@ source failure but a query the caller can fix, and the tool reports it naming th
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import weakref
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -99,7 +99,7 @@ class PromClient:
     def __init__(self, target: MetricsTarget, http: httpx.AsyncClient) -> None:
         self.target = target
         self.source = f"victoriametrics/{target.env}"
-        self._http = http
+        self.http = http
 
     async def instant(self, expr: str, at: datetime) -> QueryResult:
         params = {"query": expr, "time": f"{at.timestamp():.3f}"}
@@ -120,7 +120,7 @@ class PromClient:
         env = self.target.env
         began = time.monotonic()
         try:
-            resp = await self._http.get(path, params=params)
+            resp = await self.http.get(path, params=params)
         except httpx.TimeoutException as exc:
             raise SourceTimeout(
                 self.source,
@@ -216,11 +216,44 @@ class PromClient:
         )
 
 
-@asynccontextmanager
-async def open_client(
+class ClientPool:
+    """Keep-alive clients: one `PromClient` per target and event loop, made on first use.
+
+    A client per tool call cost a TCP connect (and against HTTPS a TLS handshake) for every
+    read. An httpx client belongs to the loop it first ran on, and a process may run more
+    than one (the CLI, the web chat, a test each), so clients are kept per loop; a loop
+    that is gone takes its clients with it. `aclose` closes the current loop's clients.
+    An injected transport stays open: the caller owns it.
+    """
+
+    def __init__(
+        self, targets: dict[str, MetricsTarget], transport: httpx.AsyncBaseTransport | None
+    ) -> None:
+        self._targets = targets
+        self._transport = transport
+        self._by_loop: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, PromClient]
+        ] = weakref.WeakKeyDictionary()
+
+    def client(self, target: MetricsTarget) -> PromClient:
+        clients = self._by_loop.setdefault(asyncio.get_running_loop(), {})
+        found = clients.get(target.env)
+        if found is None or found.http.is_closed:
+            found = clients[target.env] = PromClient(target, _http_client(target, self._transport))
+        return found
+
+    async def aclose(self) -> None:
+        try:
+            clients = self._by_loop.pop(asyncio.get_running_loop(), {})
+        except RuntimeError:  # no running loop: nothing of ours can be open here
+            return
+        if self._transport is None:
+            await asyncio.gather(*(c.http.aclose() for c in clients.values()))
+
+
+def _http_client(
     target: MetricsTarget, transport: httpx.AsyncBaseTransport | None
-) -> AsyncIterator[PromClient]:
-    """One httpx client per tool call; an injected transport stays open (the caller owns it)."""
+) -> httpx.AsyncClient:
     headers = {"Accept": "application/json"}
     auth: httpx.BasicAuth | None = None
     if target.bearer_token is not None:
@@ -228,7 +261,7 @@ async def open_client(
     elif target.username is not None:
         password = target.password.get_secret_value() if target.password else ""
         auth = httpx.BasicAuth(target.username, password)
-    http = httpx.AsyncClient(
+    return httpx.AsyncClient(
         base_url=target.url.rstrip("/"),
         timeout=target.timeout_s,
         headers=headers,
@@ -236,8 +269,3 @@ async def open_client(
         verify=target.verify_tls,
         transport=transport,
     )
-    try:
-        yield PromClient(target, http)
-    finally:
-        if transport is None:
-            await http.aclose()

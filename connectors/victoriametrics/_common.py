@@ -10,11 +10,10 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
-import httpx
 import structlog
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from connectors.victoriametrics._client import PromClient, QueryRejected, QueryResult, open_client
+from connectors.victoriametrics._client import ClientPool, PromClient, QueryRejected, QueryResult
 from connectors.victoriametrics._settings import MetricsTarget
 from policy.contracts import AgentMeta, ToolContract
 from policy.errors import SourceUnsupported
@@ -280,7 +279,7 @@ def metrics_tool(
     agent: AgentMeta,
     fn: ToolFn,
     targets: dict[str, MetricsTarget],
-    transport: httpx.AsyncBaseTransport | None,
+    pool: ClientPool,
 ) -> FunctionTool:
     contract = ToolContract(
         name=name,
@@ -309,20 +308,18 @@ def metrics_tool(
             }
         )
         began = time.monotonic()
-        async with open_client(target, transport) as client:
-            call = Run(name, client, ctx, scope, window)
-            try:
-                result = await fn(call, args)
-            except QueryRejected as exc:
-                return failure_result(
-                    name,
-                    scope,
-                    source,
-                    "error",
-                    f"VictoriaMetrics in {target.env} rejected the query `{exc.expr}`: "
-                    f"{exc.reason}",
-                    "invalid_query",
-                )
+        call = Run(name, pool.client(target), ctx, scope, window)
+        try:
+            result = await fn(call, args)
+        except QueryRejected as exc:
+            return failure_result(
+                name,
+                scope,
+                source,
+                "error",
+                f"VictoriaMetrics in {target.env} rejected the query `{exc.expr}`: {exc.reason}",
+                "invalid_query",
+            )
         log.info(
             "metrics.tool",
             tool=name,
@@ -333,7 +330,7 @@ def metrics_tool(
         )
         return result
 
-    return FunctionTool(contract, run)
+    return FunctionTool(contract, run, resources=(pool,))
 
 
 def agent(

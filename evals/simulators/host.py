@@ -41,22 +41,36 @@ class WorldEndpoints:
 
 
 class WorldSimulators:
-    """Start with `start()` (or as a context manager); read `endpoints` and `query_log`."""
+    """Start with `start()` (or as a context manager); read `endpoints` and `query_log`.
 
-    def __init__(self, world: World, *, stall_seconds: float = 30.0) -> None:
+    `shared_vm` is a VictoriaMetrics already running that this world's series are imported
+    into, under `vm_prefix` + env (the evaluation runner keeps one for the whole suite:
+    starting one per scenario run cost more than the run); it is not stopped with the
+    world. Without it, a world with metrics starts and stops its own."""
+
+    def __init__(
+        self,
+        world: World,
+        *,
+        stall_seconds: float = 30.0,
+        shared_vm: Any = None,
+        vm_prefix: str = "",
+    ) -> None:
         self.world = world
         self.query_log = QueryLog()
         self.faults = FaultPlan(world.faults, stall_seconds=stall_seconds)
         self.endpoints = WorldEndpoints()
         self._server: BackgroundServer | None = None
-        self._vm: Any = None
+        self._vm: Any = shared_vm
+        self._owns_vm = shared_vm is None
+        self._vm_prefix = vm_prefix if shared_vm is not None else ""
 
     def start(self) -> WorldSimulators:
         routes: list[Mount] = []
         mounts: dict[tuple[str, str], str] = {}
         world = self.world
         needs_metrics = any(world.has(env, "metrics") for env in world.environments)
-        if needs_metrics:
+        if needs_metrics and self._vm is None:
             vm_mod = importlib.import_module("evals.simulators.victoriametrics")
             binary = vm_mod.victoria_metrics_binary()
             if binary is None:
@@ -66,7 +80,8 @@ class WorldSimulators:
                 )
             else:
                 self._vm = vm_mod.VictoriaMetrics(binary).start()
-                self._vm.import_world(world)
+        if needs_metrics and self._vm is not None:
+            self._vm.import_world(world, env_prefix=self._vm_prefix)
         for env, sources in world.environments.items():
             for source in sources:
                 if source == "gitlab":
@@ -78,7 +93,14 @@ class WorldSimulators:
                     continue
                 module = importlib.import_module(_MODULES[source])
                 if source == "metrics":
-                    app = module.build_app(world, env, self.faults, self.query_log, self._vm)
+                    app = module.build_app(
+                        world,
+                        env,
+                        self.faults,
+                        self.query_log,
+                        self._vm,
+                        vm_env=self._vm_prefix + env,
+                    )
                 else:
                     app = module.build_app(world, env, self.faults, self.query_log)
                 prefix = f"/{source}/{env}"
@@ -92,7 +114,10 @@ class WorldSimulators:
             routes.append(
                 Mount("/gitlab", app=module.build_app(world, self.faults, self.query_log))
             )
-        self._server = BackgroundServer(Starlette(routes=routes)).start()
+        vm = self._vm
+        self._server = BackgroundServer(
+            Starlette(routes=routes), on_stop=vm.close_proxy_client if vm is not None else None
+        ).start()
         base = self._server.base_url
         for (source, env), prefix in mounts.items():
             setattr(self.endpoints.envs.setdefault(env, EnvEndpoints()), source, base + prefix)
@@ -104,9 +129,9 @@ class WorldSimulators:
         if self._server is not None:
             self._server.stop()
             self._server = None
-        if self._vm is not None:
+        if self._vm is not None and self._owns_vm:
             self._vm.stop()
-            self._vm = None
+        self._vm = None
 
     def __enter__(self) -> WorldSimulators:
         return self.start()

@@ -8,21 +8,28 @@ answering meanwhile.
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 import time
+from collections.abc import Awaitable, Callable
 
 import uvicorn
 from starlette.types import ASGIApp
 
+from bot.web import bind
+
 
 class BackgroundServer:
-    def __init__(self, app: ASGIApp, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        host: str = "127.0.0.1",
+        *,
+        on_stop: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self._app = app
         self._host = host
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind((host, 0))
+        self._on_stop = on_stop  # runs on the server's own loop after it stops serving
+        self._sock = bind(host, 0)
         self.port: int = self._sock.getsockname()[1]
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=1
@@ -35,7 +42,14 @@ class BackgroundServer:
         return f"http://{self._host}:{self.port}"
 
     def _serve(self) -> None:
-        asyncio.run(self._server.serve(sockets=[self._sock]))
+        asyncio.run(self._run())
+
+    async def _run(self) -> None:
+        try:
+            await self._server.serve(sockets=[self._sock])
+        finally:
+            if self._on_stop is not None:
+                await self._on_stop()
 
     def start(self, timeout: float = 5.0) -> BackgroundServer:
         self._thread.start()

@@ -21,6 +21,7 @@ logs `victoriametrics.future_samples` when a world has such samples.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import socket
@@ -77,13 +78,10 @@ def _free_port(host: str) -> int:
 
 
 def _shutdown(proc: subprocess.Popen[bytes], directory: Path) -> None:
+    # killed, not terminated: a graceful stop flushes data to a directory thrown away next
     if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+        proc.kill()
+        proc.wait(timeout=5)
     shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -97,6 +95,9 @@ class VictoriaMetrics:
         self._proc: subprocess.Popen[bytes] | None = None
         self._dir: Path | None = None
         self._finalizer: weakref.finalize | None = None
+        self._proxies: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
 
     @property
     def url(self) -> str:
@@ -146,6 +147,26 @@ class VictoriaMetrics:
             time.sleep(0.01)
         return False
 
+    def proxy_client(self) -> httpx.AsyncClient:
+        """The keep-alive client the proxies on this loop forward through (a client per
+        request cost a TCP connect each time). One per event loop, since a server thread
+        each may share this process; `close_proxy_client` closes the current loop's."""
+        loop = asyncio.get_running_loop()
+        client = self._proxies.get(loop)
+        if client is None or client.is_closed:
+            client = httpx.AsyncClient(
+                base_url=self.url,
+                timeout=60.0,
+                limits=httpx.Limits(max_keepalive_connections=32),
+            )
+            self._proxies[loop] = client
+        return client
+
+    async def close_proxy_client(self) -> None:
+        client = self._proxies.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
+
     def stop(self) -> None:
         if self._finalizer is not None:
             self._finalizer()  # terminates the process and removes the data directory
@@ -167,27 +188,27 @@ class VictoriaMetrics:
         pass the same prefixed name to `build_app(vm_env=...)`. Returns the series count.
         """
         lines: list[str] = []
-        horizon = datetime.now(UTC) + timedelta(days=1)
+        horizon_ms = int((datetime.now(UTC) + timedelta(days=1)).timestamp() * 1000)
         for env, series_list in world.metrics.items():
             for series in series_list:
-                samples = series.samples()
-                if not samples:
+                # integer milliseconds straight from start + i * step: no datetime per sample
+                start_ms = round(series.start.timestamp() * 1000)
+                step_ms = round(series.step.total_seconds() * 1000)
+                kept = [(i, v) for i, v in enumerate(series.values) if v is not None]
+                if not kept:
                     continue
-                if samples[-1][0] > horizon:
+                stamps = [start_ms + i * step_ms for i, _ in kept]
+                if stamps[-1] > horizon_ms:
                     log.warning(
                         "victoriametrics.future_samples",
                         env=env,
                         metric=series.labels["__name__"],
-                        last=samples[-1][0].isoformat(),
+                        last=datetime.fromtimestamp(stamps[-1] / 1000, UTC).isoformat(),
                     )
                 labels = {**series.labels, ENV_LABEL: env_prefix + env}
                 lines.append(
                     json.dumps(
-                        {
-                            "metric": labels,
-                            "values": [v for _, v in samples],
-                            "timestamps": [int(t.timestamp() * 1000) for t, _ in samples],
-                        }
+                        {"metric": labels, "values": [v for _, v in kept], "timestamps": stamps}
                     )
                 )
         with httpx.Client(base_url=self.url, timeout=30.0) as client:
@@ -283,8 +304,7 @@ def build_app(
             upstream = [(k, v) for k, v in pairs if k not in _CLIENT_FILTERS]
             upstream.append(("extra_label", f"{ENV_LABEL}={label_value}"))
             try:
-                async with httpx.AsyncClient(base_url=vm.url, timeout=60.0) as client:
-                    resp = await client.get(path, params=upstream)
+                resp = await vm.proxy_client().get(path, params=upstream)
             except httpx.HTTPError as exc:
                 record(503)
                 return _prom_error(503, "unavailable", f"victoria-metrics: {type(exc).__name__}")
@@ -376,7 +396,9 @@ class MetricsSimulator:
             for env in self.world.environments
             if self.world.has(env, "metrics")
         ]
-        self._server = BackgroundServer(Starlette(routes=routes)).start()
+        self._server = BackgroundServer(
+            Starlette(routes=routes), on_stop=self.vm.close_proxy_client
+        ).start()
         return self
 
     def url(self, env: str) -> str:
