@@ -33,7 +33,7 @@ def default_cache_dir() -> Path:
 
 
 class ParseCache:
-    def __init__(self, directory: Path, *, min_bytes: int = 64 * 1024) -> None:
+    def __init__(self, directory: Path, *, min_bytes: int = 4096) -> None:
         self.directory = directory
         self.min_bytes = min_bytes  # smaller files parse faster than a cache look-up pays
 

@@ -8,6 +8,7 @@ prose: admission and the planner read it; a description saying "safe" grants not
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -58,6 +59,13 @@ def _close_objects(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+@functools.cache
+def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """pydantic regenerates a model's schema on every call (2 ms for ours); an argument
+    model is a class that never changes, so once per process is enough. Callers copy."""
+    return model.model_json_schema()
+
+
 class ToolContract(BaseModel):
     """Name, description, argument model and x-agent block of one tool."""
 
@@ -73,7 +81,13 @@ class ToolContract(BaseModel):
     )
 
     def input_schema(self) -> dict[str, Any]:
-        schema = copy.deepcopy(self.args_model.model_json_schema())
+        """The JSON Schema of the arguments, built once per contract and shared by every
+        reader (the gate's validator, routing, the model's tool list): do not mutate it."""
+        return self._schema
+
+    @functools.cached_property
+    def _schema(self) -> dict[str, Any]:
+        schema = copy.deepcopy(_model_schema(self.args_model))
         props = schema.get("properties", {})
         for field, values in self.enums.items():
             if field in props:

@@ -8,7 +8,9 @@ source failure but a query the caller can fix, and the tool reports it naming th
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
+import ssl
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -266,6 +268,22 @@ def _http_client(
         timeout=target.timeout_s,
         headers=headers,
         auth=auth,
-        verify=target.verify_tls,
+        verify=_tls(target),
         transport=transport,
     )
+
+
+def _tls(target: MetricsTarget) -> ssl.SSLContext | bool:
+    """What httpx verifies with. httpx builds a TLS context (loading the CA bundle, 20-40
+    ms) for every client, even a plain-HTTP one that never uses it: for an http:// target
+    none is built. Redirects are not followed, so a plain target cannot turn into TLS."""
+    if httpx.URL(target.url).scheme != "https":
+        return False
+    return _verified_context() if target.verify_tls else False
+
+
+@functools.cache
+def _verified_context() -> ssl.SSLContext:
+    """httpx's own default (certifi, or SSL_CERT_FILE), loaded once per process: a
+    context is safe to share between clients."""
+    return httpx.create_ssl_context()
