@@ -25,7 +25,7 @@ from planner.render import render_markdown, render_plain
 from planner.turn import Turn
 
 if TYPE_CHECKING:
-    from evals.session import WorldFile
+    from evals.worldfile import WorldFile
 
 
 def _configure_logging(verbose: bool) -> None:
@@ -64,7 +64,7 @@ def _world_file(arg: str | None) -> WorldFile:
     """The world of `--world` (default: the demo world), parsed once per content: later
     starts read it back from the parse cache (see evals.parsecache)."""
     from evals.parsecache import ParseCache, default_cache_dir
-    from evals.session import read_world_file
+    from evals.worldfile import read_world_file
 
     world_file = read_world_file(Path(arg) if arg else None, cache=ParseCache(default_cache_dir()))
     # a large world lives as long as the process: keep the collector from walking it again
@@ -73,13 +73,24 @@ def _world_file(arg: str | None) -> WorldFile:
 
 
 async def _ask_world(args: argparse.Namespace) -> int:
-    from evals.session import WorldSession
+    from evals.simulators.victoriametrics import MetricsBoot
 
     wf = _world_file(args.world)
-    now = _parse_now(args.now) or wf.now
-    with WorldSession(wf.world, timezone=wf.timezone, now=now) as session:
-        assert session.conversation is not None and session.config is not None
-        return await _ask_with(session.conversation, session.config, args, session.clock())
+    # VictoriaMetrics boots and ingests in its own process while this one imports the
+    # product below: about a quarter of a second of a cold start given back
+    boot = MetricsBoot.begin(wf.world)
+    try:
+        from evals.session import WorldSession
+
+        now = _parse_now(args.now) or wf.now
+        vm = boot.vm()
+        with WorldSession(
+            wf.world, timezone=wf.timezone, now=now, shared_vm=vm, vm_preloaded=vm is not None
+        ) as session:
+            assert session.conversation is not None and session.config is not None
+            return await _ask_with(session.conversation, session.config, args, session.clock())
+    finally:
+        boot.stop()
 
 
 async def _ask_config(args: argparse.Namespace, path: Path) -> int:

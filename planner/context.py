@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.extract import Identifiers, extract_identifiers
 from planner.intent import Intent, classify
-from planner.names import name_pattern, normalise
+from planner.names import find_name, normalise
 from planner.timeparse import parse_time
 from policy.scope import Scope, TimeSpec
 
@@ -98,7 +98,7 @@ def _envs_in(text_norm: str, envs: list[str], aliases: dict[str, list[str]]) -> 
 
 
 def re_finditer(name: str, text_norm: str) -> list[re.Match[str]]:
-    return list(name_pattern(name).finditer(text_norm))
+    return find_name(name, text_norm)
 
 
 def _unknown_envs(text: str, envs: list[str], aliases: dict[str, list[str]]) -> list[str]:

@@ -88,11 +88,27 @@ def normalise(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)
+def name_parts(name: str) -> tuple[str, ...]:
+    return tuple(p for p in re.split(r"[-_.\s]+", normalise(name)) if p)
+
+
+@lru_cache(maxsize=4096)
 def name_pattern(name: str) -> re.Pattern[str]:
-    parts = [re.escape(p) for p in re.split(r"[-_.\s]+", normalise(name)) if p]
-    body = r"[-_.\s]?".join(parts)
+    body = r"[-_.\s]?".join(re.escape(p) for p in name_parts(name))
     return re.compile(r"(?<![a-z0-9])" + body + r"(?![a-z0-9])")
 
 
+def find_name(name: str, text_norm: str) -> list[re.Match[str]]:
+    """Every place `name` is written in the normalised text, separators optional.
+
+    A text holds a few of the hundreds of names an inventory lists: the name's first part
+    must stand in it literally for the pattern to match, so the rest are passed over
+    without compiling a pattern for each on every cold start."""
+    parts = name_parts(name)
+    if parts and parts[0] not in text_norm:
+        return []
+    return list(name_pattern(name).finditer(text_norm))
+
+
 def mentions(text_normalised: str, name: str) -> bool:
-    return bool(name_pattern(name).search(text_normalised))
+    return bool(find_name(name, text_normalised))

@@ -45,8 +45,9 @@ class WorldSimulators:
 
     `shared_vm` is a VictoriaMetrics already running that this world's series are imported
     into, under `vm_prefix` + env (the evaluation runner keeps one for the whole suite:
-    starting one per scenario run cost more than the run); it is not stopped with the
-    world. Without it, a world with metrics starts and stops its own."""
+    starting one per scenario run cost more than the run), or were imported already when
+    `preloaded` (`MetricsBoot`); it is not stopped with the world. Without it, a world
+    with metrics starts and stops its own."""
 
     def __init__(
         self,
@@ -55,6 +56,7 @@ class WorldSimulators:
         stall_seconds: float = 30.0,
         shared_vm: Any = None,
         vm_prefix: str = "",
+        preloaded: bool = False,
     ) -> None:
         self.world = world
         self.query_log = QueryLog()
@@ -64,6 +66,7 @@ class WorldSimulators:
         self._vm: Any = shared_vm
         self._owns_vm = shared_vm is None
         self._vm_prefix = vm_prefix if shared_vm is not None else ""
+        self._preloaded = preloaded and shared_vm is not None  # series already imported
 
     def start(self) -> WorldSimulators:
         routes: list[Mount] = []
@@ -80,7 +83,7 @@ class WorldSimulators:
                 )
             else:
                 self._vm = vm_mod.VictoriaMetrics(binary).start()
-        if needs_metrics and self._vm is not None:
+        if needs_metrics and self._vm is not None and not self._preloaded:
             self._vm.import_world(world, env_prefix=self._vm_prefix)
         for env, sources in world.environments.items():
             for source in sources:

@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 import uvicorn
 from starlette.types import ASGIApp
 
-from bot.web import bind
+from bot.sockets import bind
 
 
 class _PromptServer(uvicorn.Server):

@@ -27,6 +27,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import weakref
 from datetime import UTC, datetime, timedelta
@@ -218,6 +219,54 @@ class VictoriaMetrics:
                 client.post("/api/v1/import", content=body.encode()).raise_for_status()
             client.get("/internal/force_flush").raise_for_status()
         return len(lines)
+
+
+class MetricsBoot:
+    """Start VictoriaMetrics and import a world's series in a background thread.
+
+    The process boots and ingests outside our interpreter, so a caller that starts it
+    first and then does its own imports and set-up gets that time back (a cold `infrabot
+    ask`). `vm()` waits for it: the started VictoriaMetrics, or None when the world has
+    no metrics or the binary is not installed (the world then reports a gap); a failed
+    start is raised there. The caller owns the process: `stop()` it.
+    """
+
+    def __init__(self, world: World) -> None:
+        self._world = world
+        self._vm: VictoriaMetrics | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._boot, name="infrabot-vm-boot", daemon=True)
+
+    @classmethod
+    def begin(cls, world: World) -> MetricsBoot:
+        boot = cls(world)
+        boot._thread.start()
+        return boot
+
+    def _boot(self) -> None:
+        world = self._world
+        if not any(world.has(env, "metrics") for env in world.environments):
+            return
+        binary = victoria_metrics_binary()
+        if binary is None:
+            return
+        try:
+            self._vm = VictoriaMetrics(binary).start()
+            self._vm.import_world(world)
+        except BaseException as exc:  # handed to the caller by vm()
+            self._error = exc
+
+    def vm(self) -> VictoriaMetrics | None:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._vm
+
+    def stop(self) -> None:
+        self._thread.join()
+        if self._vm is not None:
+            self._vm.stop()
+            self._vm = None
 
 
 # --- the per-environment proxy -------------------------------------------------------
