@@ -208,7 +208,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     root allowed to (see pyproject's import contract)."""
 
     from bot.knowledge import KnowledgeBase, KnowledgeDesk
-    from bot.web import bind, build_web_app, term_as_exit, url_of, uvicorn_server
+    from bot.sockets import bind, url_of
+    from bot.web import build_web_app, term_as_exit, uvicorn_server
     from evals.session import WorldSession
 
     world_file = _world_file(args.world)

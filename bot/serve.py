@@ -22,7 +22,8 @@ from bot.knowledge import KnowledgeBase, KnowledgeDesk
 from bot.mattermost import MattermostApi, MattermostAuthError, MattermostListener
 from bot.memory import WorkingMemory
 from bot.settings import ConfigFileError, InfrabotConfig, Secrets
-from bot.web import bind, build_web_app, term_as_exit, url_of, uvicorn_server
+from bot.sockets import bind, url_of
+from bot.web import build_web_app, term_as_exit, uvicorn_server
 from bot.wiring import build_gate, build_model
 
 log = structlog.get_logger(__name__)
