@@ -37,6 +37,7 @@ class WorldSession:
         shared_vm: Any = None,
         vm_prefix: str = "",
         vm_preloaded: bool = False,
+        latency_s: float = 0.0,
     ) -> None:
         self.world = world
         self.now = now
@@ -46,6 +47,7 @@ class WorldSession:
             shared_vm=shared_vm,
             vm_prefix=vm_prefix,
             preloaded=vm_preloaded,
+            latency_s=latency_s,
         )
         self._timezone = timezone
         self._admins = admins or ["admin"]

@@ -10,6 +10,7 @@ Each is served by the module of the same name under evals.simulators.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import structlog
 from starlette.applications import Starlette
 from starlette.routing import Mount
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from evals.simulators.faults import FaultPlan
 from evals.simulators.querylog import QueryLog
@@ -57,6 +59,7 @@ class WorldSimulators:
         shared_vm: Any = None,
         vm_prefix: str = "",
         preloaded: bool = False,
+        latency_s: float = 0.0,
     ) -> None:
         self.world = world
         self.query_log = QueryLog()
@@ -67,6 +70,7 @@ class WorldSimulators:
         self._owns_vm = shared_vm is None
         self._vm_prefix = vm_prefix if shared_vm is not None else ""
         self._preloaded = preloaded and shared_vm is not None  # series already imported
+        self._latency_s = latency_s  # added to every request: a network for benchmarks
 
     def start(self) -> WorldSimulators:
         routes: list[Mount] = []
@@ -107,16 +111,15 @@ class WorldSimulators:
                 else:
                     app = module.build_app(world, env, self.faults, self.query_log)
                 prefix = f"/{source}/{env}"
-                routes.append(Mount(prefix, app=app))
+                routes.append(Mount(prefix, app=self._delayed(app)))
                 mounts[(source, env)] = prefix
         uses_gitlab = bool(world.gitlab.projects) or any(
             "gitlab" in s for s in world.environments.values()
         )
         if uses_gitlab:
             module = importlib.import_module(_MODULES["gitlab"])
-            routes.append(
-                Mount("/gitlab", app=module.build_app(world, self.faults, self.query_log))
-            )
+            app = module.build_app(world, self.faults, self.query_log)
+            routes.append(Mount("/gitlab", app=self._delayed(app)))
         vm = self._vm
         self._server = BackgroundServer(
             Starlette(routes=routes), on_stop=vm.close_proxy_client if vm is not None else None
@@ -127,6 +130,9 @@ class WorldSimulators:
         if uses_gitlab:
             self.endpoints.gitlab = base + "/gitlab"
         return self
+
+    def _delayed(self, app: ASGIApp) -> ASGIApp:
+        return _Latency(app, self._latency_s) if self._latency_s > 0 else app
 
     def stop(self) -> None:
         if self._server is not None:
@@ -141,6 +147,20 @@ class WorldSimulators:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _Latency:
+    """Answer every HTTP request `seconds` later, like a source across a network (the
+    latency benchmark gives each source 200 ms)."""
+
+    def __init__(self, app: ASGIApp, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await asyncio.sleep(self.seconds)
+        await self.app(scope, receive, send)
 
 
 _MODULES = {

@@ -1,0 +1,121 @@
+"""What makes turns fast must not change what they answer: schemas built once stay per
+contract, resources close once, kept inventory ages on the turn's clock, and the log
+SDK is loaded only when a log is read."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+
+from pydantic import BaseModel, ConfigDict
+
+from planner.inventory_cache import InventoryCache
+from policy.contracts import AgentMeta, ToolContract
+from policy.results import Coverage, ToolResult
+from policy.scope import Scope
+from policy.toolset import FunctionTool, ToolSet
+
+NOW = datetime(2026, 7, 20, 11, 0, tzinfo=UTC)
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    env: str
+
+
+def _meta() -> AgentMeta:
+    return AgentMeta(
+        evidence=["inventory"],
+        sources=["kubernetes"],
+        output_kind="objects",
+        freshness="live",
+        negative_semantics="complete_read",
+        supports_history=False,
+        current_only=True,
+        read_only=True,
+    )
+
+
+def _contract(name: str, envs: list[str]) -> ToolContract:
+    return ToolContract(
+        name=name, description="d", args_model=_Args, agent=_meta(), enums={"env": envs}
+    )
+
+
+def _result(status: str = "ok", source: str = "kubernetes/dc-a") -> ToolResult:
+    return ToolResult(
+        tool="k8s.inventory",
+        status=status,  # type: ignore[arg-type]
+        scope=Scope(env="dc-a"),
+        coverage=Coverage(source=source, complete_for_negative=True),
+    )
+
+
+def test_contracts_of_one_argument_model_keep_their_own_environments() -> None:
+    a, b = _contract("t.one", ["dc-a"]), _contract("t.two", ["dc-b", "stage"])
+    assert a.input_schema()["properties"]["env"]["enum"] == ["dc-a"]
+    assert b.input_schema()["properties"]["env"]["enum"] == ["dc-b", "stage"]
+    assert a.input_schema() is a.input_schema()  # built once per contract
+    assert a.input_schema()["additionalProperties"] is False
+
+
+async def test_a_shared_resource_is_closed_once() -> None:
+    closed: list[str] = []
+
+    class Pool:
+        async def aclose(self) -> None:
+            closed.append("pool")
+
+    async def run(args: BaseModel, ctx: object) -> ToolResult:
+        return _result()
+
+    pool = Pool()
+    tools = ToolSet(
+        [
+            FunctionTool(_contract("t.one", ["dc-a"]), run, resources=(pool,)),
+            FunctionTool(_contract("t.two", ["dc-a"]), run, resources=(pool,)),
+        ]
+    )
+    await tools.aclose()
+    assert closed == ["pool"]
+
+
+def test_kept_inventory_ages_on_the_turn_clock() -> None:
+    cache = InventoryCache(timedelta(seconds=60))
+    cache.put("k8s.inventory", "dc-a", _result(), NOW)
+    kept = cache.get("k8s.inventory", "dc-a", NOW + timedelta(seconds=59))
+    assert kept is not None and kept.observed_at == NOW
+    assert cache.get("k8s.inventory", "dc-b", NOW) is None
+    # a turn about an earlier moment than the read cannot use it, nor a turn too late
+    assert cache.get("k8s.inventory", "dc-a", NOW - timedelta(seconds=1)) is None
+    cache.put("k8s.inventory", "dc-a", _result(), NOW)
+    assert cache.get("k8s.inventory", "dc-a", NOW + timedelta(seconds=61)) is None
+
+
+def test_failed_reads_are_never_kept_and_a_failure_drops_what_was() -> None:
+    cache = InventoryCache(timedelta(seconds=60))
+    cache.put("k8s.inventory", "dc-a", _result("error"), NOW)
+    assert cache.get("k8s.inventory", "dc-a", NOW) is None
+    cache.put("k8s.inventory", "dc-a", _result(), NOW)
+    cache.put("k8s.inventory", "dc-b", _result(source="kubernetes/dc-b"), NOW)
+    cache.invalidate([("kubernetes", "dc-a")])
+    assert cache.get("k8s.inventory", "dc-a", NOW) is None
+    assert cache.get("k8s.inventory", "dc-b", NOW) is not None
+
+
+def test_a_zero_ttl_keeps_nothing() -> None:
+    cache = InventoryCache(timedelta(0))
+    cache.put("k8s.inventory", "dc-a", _result(), NOW)
+    assert cache.get("k8s.inventory", "dc-a", NOW) is None
+
+
+def test_the_log_and_gitlab_sdks_load_only_when_used() -> None:
+    code = (
+        "import sys, bot.wiring, connectors.elasticsearch, connectors.gitlab;"
+        "print(sorted(m for m in ('elasticsearch', 'gitlab', 'aiohttp') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"
