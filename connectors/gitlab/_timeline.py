@@ -13,9 +13,11 @@ exact X-Total, no sub-read failed and no deploy job left its environment unstate
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -44,6 +46,7 @@ from policy import (
 from policy.toolset import scope_of
 
 CONTEXT_FACTS = 5
+T = TypeVar("T")
 MAX_COMMITS = 10
 
 
@@ -105,81 +108,124 @@ def _began(job: Item) -> datetime | None:
     return ts(job.get("started_at")) or ts(job.get("created_at"))
 
 
-def _read(
+async def _attempt(read: Awaitable[T]) -> tuple[T | None, SourceError | None]:
+    try:
+        return await read, None
+    except SourceError as exc:
+        return None, exc
+
+
+async def _read(
     session: GitLabSession,
     envs: list[str],
     args: ReleaseTimelineArgs,
     start: datetime,
     end: datetime,
 ) -> _Read:
+    """The project, then its pipelines and deployments together, then the jobs of every
+    candidate pipeline together, then the commits: each read that does not need another's
+    answer is made at the same time (one round trip each stage, not one per read)."""
     target = session.target
     out = _Read()
-    with session.borrow() as gl:
-        out.project, out.ambiguous = find_project(gl, target, args.service, args.project)
-        if out.ambiguous:
-            return out
-        handle = gl.projects.get(out.project["id"], lazy=True)
-        after = start.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        since = {"updated_after": after, "order_by": "updated_at", "sort": "asc"}
-        pipelines, out.complete = read_all(target, handle.pipelines, "pipelines", **since)
-        if not out.complete:
-            out.warnings.append("the pipeline list was cut short; releases may be missing")
-        # a job cannot start before its pipeline was created
-        candidates = [p for p in pipelines if (ts(p.get("created_at")) or start) <= end]
-        if len(candidates) > target.max_pipelines:
+
+    def on_client(fn: Callable[..., T], *fn_args: Any) -> Awaitable[T]:
+        def call() -> T:
+            with session.borrow() as gl:  # a client per concurrent read
+                return fn(gl, *fn_args)
+
+        return session.threads.run(call)
+
+    out.project, out.ambiguous = await on_client(find_project, target, args.service, args.project)
+    if out.ambiguous:
+        return out
+    project_id = out.project["id"]
+    after = start.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    since = {"updated_after": after, "order_by": "updated_at", "sort": "asc"}
+
+    def listing(
+        gl: Any, what: str, manager_of: Callable[[Any], Any], filters: dict[str, str]
+    ) -> tuple[list[Item], bool]:
+        return read_all(target, manager_of(gl.projects.get(project_id, lazy=True)), what, **filters)
+
+    (pipelines, out.complete), (deployments_read, deployments_error) = await asyncio.gather(
+        on_client(listing, "pipelines", lambda p: p.pipelines, since),
+        _attempt(on_client(listing, "deployments", lambda p: p.deployments, since)),
+    )
+    if not out.complete:
+        out.warnings.append("the pipeline list was cut short; releases may be missing")
+    # a job cannot start before its pipeline was created
+    candidates = [p for p in pipelines if (ts(p.get("created_at")) or start) <= end]
+    if len(candidates) > target.max_pipelines:
+        out.complete = False
+        out.warnings.append(f"read jobs of {target.max_pipelines} of {len(candidates)} pipelines")
+    candidates = candidates[: target.max_pipelines]
+
+    def jobs_of(pipeline_id: Any) -> Callable[[Any], Any]:
+        return lambda p: p.pipelines.get(pipeline_id, lazy=True).jobs
+
+    job_reads = await asyncio.gather(
+        *(
+            _attempt(on_client(listing, f"jobs of pipeline {pipe['id']}", jobs_of(pipe["id"]), {}))
+            for pipe in candidates
+        )
+    )
+    jobs: list[Item] = []
+    failures: list[SourceError] = []
+    for found, error in job_reads:
+        if error is not None:
+            failures.append(error)
+            out.warnings.append(error.reason)
+            continue
+        assert found is not None
+        out.complete = out.complete and found[1]
+        jobs += found[0]
+    if failures and len(failures) == len(candidates):
+        raise failures[0]
+    out.complete = out.complete and not failures
+    deployed_to: dict[Any, str] = {}
+    if deployments_error is None:
+        assert deployments_read is not None
+        deployments, whole = deployments_read
+        out.complete = out.complete and whole
+    else:
+        deployments, out.complete = [], False
+        out.warnings.append(
+            f"{deployments_error.reason}; environments are taken from job names only"
+        )
+    for dep in deployments:
+        name, job_id = (
+            (dep.get("environment") or {}).get("name"),
+            (dep.get("deployable") or {}).get("id"),
+        )
+        if name and job_id is not None:
+            deployed_to[job_id] = str(name)
+    known_envs = [*envs, *([args.env] if args.env else [])]
+    for job in jobs:
+        environment = facts.environment_name(job, deployed_to)
+        first = _began(job)
+        last = ts(job.get("finished_at")) or first
+        if not facts.is_deploy(job, environment) or first is None or last is None:
+            continue
+        if first <= end and last >= start:
+            env = facts.job_env(job, environment, known_envs, target.env_job_pattern)
+            out.jobs.append((job, env, environment))
+    out.jobs.sort(key=lambda t: _began(t[0]) or start, reverse=True)
+    wanted = [j for j, env, _ in out.jobs if args.env is None or env == args.env]
+    shas = [(j.get("commit") or {}).get("id") for j in wanted[: args.limit]]
+    unique = list(dict.fromkeys(s for s in shas if s))[:MAX_COMMITS]
+
+    def commit(gl: Any, sha: str) -> Item:
+        handle = gl.projects.get(project_id, lazy=True)
+        return get_one(handle.commits, sha, f"commit {sha[:8]}")
+
+    commit_reads = await asyncio.gather(*(_attempt(on_client(commit, sha)) for sha in unique))
+    for sha, (item, error) in zip(unique, commit_reads, strict=True):
+        if error is not None:
             out.complete = False
-            out.warnings.append(
-                f"read jobs of {target.max_pipelines} of {len(candidates)} pipelines"
-            )
-        candidates = candidates[: target.max_pipelines]
-        jobs: list[Item] = []
-        failures: list[SourceError] = []
-        for pipe in candidates:
-            manager = handle.pipelines.get(pipe["id"], lazy=True).jobs
-            try:
-                found, whole = read_all(target, manager, f"jobs of pipeline {pipe['id']}")
-            except SourceError as exc:
-                failures.append(exc)
-                out.warnings.append(exc.reason)
-                continue
-            out.complete = out.complete and whole
-            jobs += found
-        if failures and len(failures) == len(candidates):
-            raise failures[0]
-        out.complete = out.complete and not failures
-        deployed_to: dict[Any, str] = {}
-        try:
-            deployments, whole = read_all(target, handle.deployments, "deployments", **since)
-            out.complete = out.complete and whole
-        except SourceError as exc:
-            deployments, out.complete = [], False
-            out.warnings.append(f"{exc.reason}; environments are taken from job names only")
-        for dep in deployments:
-            name, job_id = (
-                (dep.get("environment") or {}).get("name"),
-                (dep.get("deployable") or {}).get("id"),
-            )
-            if name and job_id is not None:
-                deployed_to[job_id] = str(name)
-        known_envs = [*envs, *([args.env] if args.env else [])]
-        for job in jobs:
-            environment = facts.environment_name(job, deployed_to)
-            first = _began(job)
-            last = ts(job.get("finished_at")) or first
-            if not facts.is_deploy(job, environment) or first is None or last is None:
-                continue
-            if first <= end and last >= start:
-                env = facts.job_env(job, environment, known_envs, target.env_job_pattern)
-                out.jobs.append((job, env, environment))
-        out.jobs.sort(key=lambda t: _began(t[0]) or start, reverse=True)
-        wanted = [j for j, env, _ in out.jobs if args.env is None or env == args.env]
-        shas = [(j.get("commit") or {}).get("id") for j in wanted[: args.limit]]
-        for sha in list(dict.fromkeys(s for s in shas if s))[:MAX_COMMITS]:
-            try:
-                out.commits[sha] = get_one(handle.commits, sha, f"commit {sha[:8]}")
-            except SourceError as exc:
-                out.complete = False
-                out.warnings.append(f"{exc.reason}; author and committer come from the job")
+            out.warnings.append(f"{error.reason}; author and committer come from the job")
+        else:
+            assert item is not None
+            out.commits[sha] = item
     out.note = (
         f"read {len(pipelines)} pipeline(s) updated since {after}, the jobs of "
         f"{len(candidates)} of them and {len(deployments)} deployment(s)"
@@ -194,7 +240,7 @@ async def release_timeline(
     start, end = args.start or start, args.end or end
     read_window = TimeSpec(at=start + (end - start) / 2, window=end - start, mode="historical")
     scope = scope_of(args, ctx).model_copy(update={"time": read_window})
-    read = await session.threads.run(_read, session, envs, args, start, end)
+    read = await _read(session, envs, args, start, end)
     if read.ambiguous:
         names = [str(p.get("path_with_namespace")) for p in read.ambiguous]
         return ToolResult(

@@ -1,0 +1,57 @@
+"""Benchmark: a cold `infrabot ask` on the demo world, the whole process, wall time.
+
+Each run is a new process: interpreter start, imports, the demo world (from the parse
+cache after the first run), the simulators (VictoriaMetrics included), one turn, exit.
+One run first warms the caches a fresh install fills once (bytecode, the parse cache).
+
+    .venv/bin/python benchmarks/cold_ask.py [--runs 10] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import time
+
+from _common import INFRABOT, QUESTION, ROOT, median, p95
+
+
+def one_run() -> tuple[float, int]:
+    began = time.perf_counter()
+    done = subprocess.run(
+        [INFRABOT, "ask", QUESTION], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    wall = time.perf_counter() - began
+    if done.returncode != 0 or "502" not in done.stdout:
+        raise SystemExit(f"infrabot ask failed ({done.returncode}): {done.stderr[-500:]}")
+    return wall, done.stdout.count("\n")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args()
+    one_run()  # warm-up: bytecode and the parse cache, as after any first start
+    walls = [one_run()[0] for _ in range(args.runs)]
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    result = {
+        "benchmark": "cold_ask",
+        "runs": args.runs,
+        "median_s": round(median(walls), 3),
+        "p95_s": round(p95(walls), 3),
+        "peak_rss_mib": round(peak_mib, 1),
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"cold ask: median {result['median_s']:.2f} s, p95 {result['p95_s']:.2f} s over "
+            f"{args.runs} runs; peak RSS {result['peak_rss_mib']:.0f} MiB"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Benchmark: a turn in a long-lived process, over the web chat API (`infrabot demo`).
+
+Starts `infrabot demo` on a free port, asks the demo question once to warm up, then asks
+it again N times, each in a new thread (so no working memory carries over; the names
+listed in each environment are reused, as in any running bot), timing each HTTP answer.
+
+    .venv/bin/python benchmarks/warm_turn.py [--turns 20] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import time
+
+import httpx
+from _common import INFRABOT, QUESTION, ROOT, median, p95
+
+
+def _start_demo() -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [INFRABOT, "demo", "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        found = re.search(r"web chat on (http://\S+)", line)
+        if found:
+            return proc, found.group(1).rstrip("/")
+        if not line and proc.poll() is not None:
+            break
+    proc.kill()
+    raise SystemExit("infrabot demo did not start")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--turns", type=int, default=20)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args()
+    proc, url = _start_demo()
+    times: list[float] = []
+    try:
+        with httpx.Client(base_url=url, timeout=60) as client:
+            for i in range(args.turns + 1):
+                began = time.perf_counter()
+                resp = client.post(
+                    "/api/ask", json={"thread_id": f"bench{i}", "question": QUESTION}
+                )
+                elapsed = time.perf_counter() - began
+                resp.raise_for_status()
+                if not resp.json().get("answer", {}).get("facts"):
+                    raise SystemExit(f"turn {i}: no facts in the answer")
+                if i:  # the first warms up
+                    times.append(elapsed)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    result = {
+        "benchmark": "warm_turn",
+        "turns": args.turns,
+        "median_ms": round(median(times) * 1000, 1),
+        "p95_ms": round(p95(times) * 1000, 1),
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"warm turn over the web chat API: median {result['median_ms']:.0f} ms, "
+            f"p95 {result['p95_ms']:.0f} ms over {args.turns} turns"
+        )
+
+
+if __name__ == "__main__":
+    main()
