@@ -15,7 +15,11 @@ memory per scale, a timeout per scale) and measures:
     turn        median of the next `--turns` turns (the inventory is cached for 60 s on
                 the turn clock); every turn has a new thread root id
     facts/gaps  of the last answer: a scaled world that breaks the story shows here
+    bad calls   tool calls of the last answer that came back partial, error or denied
     rss         peak RSS of the scale's process; vm: peak RSS of its VictoriaMetrics
+
+A scale that fails or runs past `--timeout` shows as "failed: reason"; scales are not
+started once `--budget` (all scales together) is spent.
 
     .venv/bin/python benchmarks/world_scale.py [--scales 1,10,100] [--turns 3] [--json]
 """
@@ -24,25 +28,32 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import copy
 import hashlib
 import json
+import os
 import resource
+import signal
 import statistics
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+if TYPE_CHECKING:
+    from evals.world import World
 
 QUESTION = "почему service-a в dc-a отдавал 502 в 14:11?"
 STORY = "service-a"  # the service the question is about: never copied
 NOT_COPIED = ("Namespace",)
 KEEP_KEYS = frozenset({"container"})  # container names are not workload names
 RESULT = "RESULT "  # prefix of the child's result line on stdout
+MIN_SCALE_S = 10.0  # a scale is not started with less of the budget left
 
 # --- scaling the world ------------------------------------------------------------------
 
@@ -164,7 +175,7 @@ def _duplicate_series(data: dict[str, Any]) -> int:
     return sum(len(s) for s in data["metrics"].values()) - len(seen)
 
 
-def world_data(world: Any) -> dict[str, Any]:
+def world_data(world: World) -> dict[str, Any]:
     """The world as data in the world format (steps as "60s": the JSON dump's ISO 8601
     durations are not a format the world file accepts)."""
     data = world.model_dump(mode="json")
@@ -254,6 +265,10 @@ def measure(scale: int, turns: int) -> dict[str, Any]:
     }
 
 
+def _exit_on_term(signum: int, frame: object) -> None:
+    raise SystemExit(f"stopped by signal {signum}")
+
+
 def child(scale: int, turns: int) -> None:
     import logging
 
@@ -261,27 +276,44 @@ def child(scale: int, turns: int) -> None:
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     logging.basicConfig(level=logging.ERROR)
+    signal.signal(signal.SIGTERM, _exit_on_term)  # so `finally` stops the simulators
     result = measure(scale, turns)
     if result["facts"] == 0:
         result["error"] = "the answer has no facts"
-    print(RESULT + json.dumps(result), flush=True)
+    print(RESULT + json.dumps(result, ensure_ascii=False), flush=True)
 
 
 # --- the driver -------------------------------------------------------------------------
 
 
+def _stop_group(proc: subprocess.Popen[str]) -> None:
+    """SIGTERM first (the child stops its simulators and VictoriaMetrics), then SIGKILL to
+    the whole process group, so no VictoriaMetrics outlives a timed-out scale."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.communicate(timeout=10)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
+
+
 def run_scale(scale: int, turns: int, timeout: float) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--child", str(scale), "--turns", str(turns)]
     began = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"scale": scale, "error": f"timed out after {timeout:g} s"}
+        _stop_group(proc)
+        return {"scale": scale, "error": f"timed out after {timeout:g} s", "wall_s": timeout}
     wall = time.perf_counter() - began
-    for line in reversed(proc.stdout.splitlines()):
+    for line in reversed(stdout.splitlines()):
         if line.startswith(RESULT):
             return json.loads(line[len(RESULT) :]) | {"wall_s": wall}
-    tail = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+    tail = (stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
     return {"scale": scale, "error": tail[:160], "wall_s": wall}
 
 
@@ -329,16 +361,29 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def main(scales: list[int], turns: int, timeout: float, as_json: bool) -> None:
+def main(scales: list[int], turns: int, timeout: float, budget: float, as_json: bool) -> None:
     began = time.perf_counter()
     rows = []
     for scale in scales:
-        rows.append(run_scale(scale, turns, timeout))
+        left = budget - (time.perf_counter() - began)
+        if left < MIN_SCALE_S:
+            rows.append(
+                {"scale": scale, "error": f"not started, the {budget:g} s budget was spent"}
+            )
+            continue
+        rows.append(run_scale(scale, turns, min(timeout, left)))
         if not as_json:
-            print(f"  {scale}x done in {rows[-1].get('wall_s', timeout):.1f} s", file=sys.stderr)
+            wall = rows[-1].get("wall_s", 0.0)
+            print(f"  {scale}x done in {wall:.1f} s", file=sys.stderr, flush=True)
     total = time.perf_counter() - began
     if as_json:
-        print(json.dumps({"question": QUESTION, "total_s": total, "scales": rows}, indent=2))
+        print(
+            json.dumps(
+                {"question": QUESTION, "total_s": total, "scales": rows},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     print(f"question: {QUESTION}")
     print(table(rows))
@@ -357,10 +402,11 @@ if __name__ == "__main__":
     parser.add_argument("--scales", type=_scales, default=[1, 10, 100])
     parser.add_argument("--turns", type=int, default=3, help="turns after the first")
     parser.add_argument("--timeout", type=float, default=150.0, help="seconds per scale")
+    parser.add_argument("--budget", type=float, default=230.0, help="seconds for all scales")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
         child(args.child, args.turns)
     else:
-        main(args.scales, args.turns, args.timeout, args.json)
+        main(args.scales, args.turns, args.timeout, args.budget, args.json)

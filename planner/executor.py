@@ -71,6 +71,7 @@ class Executor:
     unavailable: dict[tuple[str, str | None], str] = field(default_factory=dict)
     _seen: set[str] = field(default_factory=set)
     _seq: int = 0
+    _prefetched: dict[str, asyncio.Task[tuple[ToolResult, int, int]]] = field(default_factory=dict)
 
     def already_made(self, call: PlannedCall) -> bool:
         return call.key in self._seen
@@ -78,7 +79,27 @@ class Executor:
     def source_down(self, call: PlannedCall) -> str | None:
         return self.unavailable.get((call.source, call.env))
 
-    async def run(self, calls: list[PlannedCall]) -> list[CallRecord]:
+    def prefetch(self, call: PlannedCall) -> None:
+        """Start a call that the next round will probably plan, before this round ends.
+
+        Its result is held back: it becomes a record (evidence) only when a later `run`
+        plans the same call, and `drop_prefetched` cancels what no round asked for. A
+        source already down is not read ahead."""
+        if call.key in self._seen or call.key in self._prefetched or self.source_down(call):
+            return
+        log.debug("executor.prefetch", tool=call.tool, env=call.env)
+        self._prefetched[call.key] = asyncio.ensure_future(self._attempts(call))
+
+    def drop_prefetched(self) -> None:
+        for task in self._prefetched.values():
+            task.cancel()
+        self._prefetched.clear()
+
+    async def run(
+        self, calls: list[PlannedCall], *, on_progress: Callable[[], None] | None = None
+    ) -> list[CallRecord]:
+        """Make these calls at once; the records in the order given. `on_progress` is
+        told each time one call ends while others still run (to read ahead)."""
         fresh: list[PlannedCall] = []
         for call in calls:
             if call.key in self._seen:
@@ -92,7 +113,17 @@ class Executor:
         for call in fresh:
             self._seq += 1
             numbered.append((self._seq, call))
-        return list(await asyncio.gather(*(self._one(c, n) for n, c in numbered)))
+        tasks = [asyncio.ensure_future(self._one(c, n)) for n, c in numbered]
+        try:
+            pending: set[asyncio.Future[CallRecord]] = set(tasks)
+            while on_progress is not None and len(pending) > 1:
+                _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                if pending:
+                    on_progress()
+            return list(await asyncio.gather(*tasks))
+        finally:
+            for task in tasks:  # cancelled by the turn deadline: so are the calls
+                task.cancel()
 
     def ordered(self) -> list[CallRecord]:
         """Records in the order the calls were planned, not the order they finished: the
@@ -104,7 +135,6 @@ class Executor:
 
     async def _one(self, call: PlannedCall, seq: int) -> CallRecord:
         call_id = f"c{seq}-{call.tool}"
-        started = self.clock()
         down = self.source_down(call)
         if down is not None:
             result = failure_result(
@@ -119,19 +149,13 @@ class Executor:
             self.workspace.put(call_id, result)
             self.records.append(record)
             return record
-        attempts = 0
-        while True:
-            attempts += 1
-            result = await self._attempt(call)
-            if result.status != "error" or result.error_kind not in TRANSIENT or attempts > 1:
-                break
-            log.info("executor.retry", tool=call.tool, env=call.env, kind=result.error_kind)
+        early = self._prefetched.pop(call.key, None)
+        result, attempts, duration = await (early if early is not None else self._attempts(call))
         if result.status == "error" and result.error_kind in SOURCE_DOWN:
             # only a source that is down is skipped for the rest of the turn; a 404 or a
             # refused resource says nothing about the next read
             reason = f"{call.source} in {call.env or 'all environments'}: {result.error}"
             self.unavailable.setdefault((call.source, call.env), reason)
-        duration = int((self.clock() - started) * 1000)
         log.info(
             "tool.call",
             tool=call.tool,
@@ -144,6 +168,18 @@ class Executor:
         record = CallRecord(call_id, call, result, duration, attempts, seq=seq)
         self.records.append(record)
         return record
+
+    async def _attempts(self, call: PlannedCall) -> tuple[ToolResult, int, int]:
+        """The call, retried once on a transient failure: (result, attempts, ms)."""
+        started = self.clock()
+        attempts = 0
+        while True:
+            attempts += 1
+            result = await self._attempt(call)
+            if result.status != "error" or result.error_kind not in TRANSIENT or attempts > 1:
+                break
+            log.info("executor.retry", tool=call.tool, env=call.env, kind=result.error_kind)
+        return result, attempts, int((self.clock() - started) * 1000)
 
     async def _attempt(self, call: PlannedCall) -> ToolResult:
         timeout = self.timeouts.get(call.source, self.default_timeout)

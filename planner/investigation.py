@@ -9,6 +9,7 @@ is hit, or the turn deadline passes. Whatever came back survives the deadline.
 from __future__ import annotations
 
 import asyncio
+import copy
 import re
 import time
 from collections.abc import Callable
@@ -128,6 +129,7 @@ def _share_a_call(
     wanted: dict[str, tuple[PlannedCall, set[str]]],
     records: list[CallRecord],
     by_name: dict[str, ToolContract],
+    commit: bool = True,
 ) -> bool:
     """One call that closes several evidence kinds serves every objective that accepts
     one of them: attach this objective to a call already planned this round, or to one
@@ -143,7 +145,8 @@ def _share_a_call(
             and rec.result.status not in ("error", "denied")
             and _covers(by_name.get(rec.call.tool), objective)
         ):
-            rec.objectives.add(objective.id)
+            if commit:
+                rec.objectives.add(objective.id)
             return True
     return False
 
@@ -194,91 +197,120 @@ async def investigate(
     blocked: dict[tuple[str, str], str] = {}
     timed_out = False
 
-    async def rounds() -> None:
-        for round_no in range(settings.max_rounds):
-            wanted: dict[str, tuple[PlannedCall, set[str]]] = {}
-            deferred = False
-            for objective in plan.objectives:
-                for env in context.envs:
-                    current = outcome(objective, env)
-                    if current.status == "resolved":
-                        continue
-                    if _share_a_call(objective, env, wanted, executor.records, by_name):
-                        continue
-                    missing = needs_missing(objective, env, context, discovered)
-                    if missing:
-                        blocked[(objective.id, env)] = missing
-                        continue
-                    cands = candidates(
-                        objective,
-                        env,
-                        contracts,
-                        context.scope.time.mode,
-                        turn.question,
-                        {
-                            "job_id": bool(context.identifiers.job_ids),
-                            "request_id": bool(context.identifiers.request_ids),
-                        },
+    def plan_round(
+        round_no: int, found: Discovered, *, commit: bool = True
+    ) -> tuple[dict[str, tuple[PlannedCall, set[str]]], bool]:
+        """The calls round `round_no` wants, and whether some waited for entities not seen
+        yet. `commit=False` is a dry run (what the next round would probably ask while
+        this one is still reading): it records nothing, neither blocked objectives nor
+        which made call serves which objective."""
+        wanted: dict[str, tuple[PlannedCall, set[str]]] = {}
+        blocked_now: dict[tuple[str, str], str] = blocked if commit else {}
+        deferred = False
+        for objective in plan.objectives:
+            for env in context.envs:
+                current = outcome(objective, env)
+                if current.status == "resolved":
+                    continue
+                if _share_a_call(objective, env, wanted, executor.records, by_name, commit):
+                    continue
+                missing = needs_missing(objective, env, context, found)
+                if missing:
+                    blocked_now[(objective.id, env)] = missing
+                    continue
+                cands = candidates(
+                    objective,
+                    env,
+                    contracts,
+                    context.scope.time.mode,
+                    turn.question,
+                    {
+                        "job_id": bool(context.identifiers.job_ids),
+                        "request_id": bool(context.identifiers.request_ids),
+                    },
+                )
+                if not cands:
+                    hidden = [
+                        why
+                        for c, why in refused
+                        if set(c.agent.evidence) & set(objective.evidence)
+                        and env in c.enums.get("env", [env])
+                    ]
+                    blocked_now[(objective.id, env)] = (
+                        f"not allowed for {turn.user} ({turn.role}): {hidden[0]}"
+                        if hidden
+                        else f"no source for {' or '.join(objective.evidence)} is configured "
+                        f"in {env}"
                     )
-                    if not cands:
-                        hidden = [
-                            why
-                            for c, why in refused
-                            if set(c.agent.evidence) & set(objective.evidence)
-                            and env in c.enums.get("env", [env])
-                        ]
-                        blocked[(objective.id, env)] = (
-                            f"not allowed for {turn.user} ({turn.role}): {hidden[0]}"
-                            if hidden
-                            else f"no source for {' or '.join(objective.evidence)} is configured "
-                            f"in {env}"
-                        )
+                    continue
+                reasons: list[str] = []
+                for contract in cands:
+                    source = contract.agent.sources[0]
+                    if (source, env) in executor.unavailable:
+                        reasons.append(executor.unavailable[(source, env)])
                         continue
-                    reasons: list[str] = []
-                    for contract in cands:
-                        source = contract.agent.sources[0]
-                        if (source, env) in executor.unavailable:
-                            reasons.append(executor.unavailable[(source, env)])
-                            continue
-                        arg_sets, why = bind_arguments(
-                            contract, objective, env, context, turn.now, discovered, round_no
+                    arg_sets, why = bind_arguments(
+                        contract, objective, env, context, turn.now, found, round_no
+                    )
+                    if why and why.startswith(DEFER):
+                        deferred = True
+                        break
+                    if why:
+                        reasons.append(why)
+                        continue
+                    calls = [
+                        PlannedCall(
+                            contract.name,
+                            canonical(a),
+                            env if "env" in a else None,
+                            source,
+                            (objective.id,),
                         )
-                        if why and why.startswith(DEFER):
-                            deferred = True
-                            break
-                        if why:
-                            reasons.append(why)
-                            continue
-                        calls = [
-                            PlannedCall(
-                                contract.name,
-                                canonical(a),
-                                env if "env" in a else None,
-                                source,
-                                (objective.id,),
-                            )
-                            for a in arg_sets
-                        ]
-                        made = [executor.record_for(c.key) for c in calls]
+                        for a in arg_sets
+                    ]
+                    made = [executor.record_for(c.key) for c in calls]
+                    if commit:
                         for rec in made:
                             if rec is not None:
                                 rec.objectives.add(objective.id)
-                        if all(m is not None for m in made):
-                            if outcome(objective, env).status == "resolved":
-                                break
-                            continue  # tried and failed: next acceptable source
-                        down = executor.unavailable.get((source, env))
-                        if down:
-                            reasons.append(down)
-                            continue
-                        for call in calls:
-                            if executor.record_for(call.key) is None:
-                                entry = wanted.setdefault(call.key, (call, set()))
-                                entry[1].add(objective.id)
-                        break
-                    else:
-                        if reasons:
-                            blocked[(objective.id, env)] = "; ".join(dict.fromkeys(reasons))
+                    if all(m is not None for m in made):
+                        if outcome(objective, env).status == "resolved":
+                            break
+                        continue  # tried and failed: next acceptable source
+                    down = executor.unavailable.get((source, env))
+                    if down:
+                        reasons.append(down)
+                        continue
+                    for call in calls:
+                        if executor.record_for(call.key) is None:
+                            entry = wanted.setdefault(call.key, (call, set()))
+                            entry[1].add(objective.id)
+                    break
+                else:
+                    if reasons:
+                        blocked_now[(objective.id, env)] = "; ".join(dict.fromkeys(reasons))
+        return wanted, deferred
+
+    def read_ahead(round_no: int) -> None:
+        """While round `round_no` still waits for its slowest calls, start what the next
+        round would ask given the entities already found (the nodes of pods placed by a
+        fast read, say): a round then costs its dependent reads, not its slowest one.
+        A call read ahead becomes evidence only if the next round really plans it."""
+        if round_no + 1 >= settings.max_rounds:
+            return
+        view = copy.deepcopy(discovered)
+        _discover(executor.ordered(), view)
+        ahead, _ = plan_round(round_no + 1, view, commit=False)
+        for call, objectives in ahead.values():
+            executor.prefetch(
+                PlannedCall(
+                    call.tool, call.arguments_json, call.env, call.source, tuple(objectives)
+                )
+            )
+
+    async def rounds() -> None:
+        for round_no in range(settings.max_rounds):
+            wanted, deferred = plan_round(round_no, discovered)
             if not wanted:
                 if deferred and round_no == 0:
                     continue  # only calls that wait for round-one entities: go on
@@ -288,7 +320,7 @@ async def investigate(
                 for c, objs in wanted.values()
             ]
             log.info("plan.round", round=round_no + 1, calls=len(calls))
-            new = await executor.run(calls)
+            new = await executor.run(calls, on_progress=lambda r=round_no: read_ahead(r))
             _discover(new, discovered)
 
     free = FreePlanOutcome()
@@ -329,6 +361,8 @@ async def investigate(
     except TimeoutError:
         timed_out = True
         log.warning("investigation.deadline", seconds=settings.turn_deadline_s)
+    finally:
+        executor.drop_prefetched()  # read ahead, never planned: not evidence
 
     outcomes: dict[tuple[str, str], EnvOutcome] = {}
     for objective in plan.objectives:

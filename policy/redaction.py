@@ -73,7 +73,7 @@ _ESCAPED_KV_RE = re.compile(
 )
 # key=value (query strings, logfmt, env, CLI flags); the value may be quoted.
 _EQ_KV_RE = re.compile(
-    rf"(?<![\w.-])(?P<key>{_SECRET_KEY})(?![\w-])(?P<sep>[ \t]*=[ \t]*)"
+    rf"(?<![\w.-])(?P<key>{_SECRET_KEY})(?![\w-])(?P<sep>[ \t]*=[ \t]*)(?!\[REDACTED\])"
     r"(?P<value>\"(?:[^\"\\\r\n]|\\.)*\"|'[^'\r\n]*'|[^\s&;,\"']+)",
     re.IGNORECASE,
 )

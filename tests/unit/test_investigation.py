@@ -3,6 +3,8 @@ evidence, free re-planning, degradation (a failed source is a gap, facts survive
 
 from __future__ import annotations
 
+import asyncio
+import time
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -257,3 +259,77 @@ async def test_history_cannot_confirm_the_present() -> None:
     status = {o.id: o.status for o in answer.objectives}
     assert status["k8s.workload_status"] == "unresolved"
     assert any("history cannot confirm the current state" in g.reason for g in answer.gaps)
+
+
+async def test_a_round_two_read_starts_once_what_it_needs_is_in_not_after_the_slowest_read() -> (
+    None
+):
+    """Pods placed on worker-17 come back at once; the 502 counts take 0.6 s. The node's
+    network is read while the counts are still coming, and only once."""
+    pods = facts_result(
+        "k8s.endpoints",
+        "kubernetes",
+        [("2 ready endpoints", "k8s.endpoints", {})],
+        entities=[Entity(kind="node", name="worker-17", env="dc-a")],
+    )
+    began = time.perf_counter()
+    started: list[float] = []
+    counted: list[float] = []
+
+    async def net(args, ctx):
+        started.append(time.perf_counter() - began)
+        return await facts_result(
+            "metrics.node_network", "metrics", [("worker-17 clean", "node.network", {})]
+        )(args, ctx)
+
+    async def errors(args, ctx):
+        await asyncio.sleep(0.6)
+        counted.append(time.perf_counter() - began)
+        return await facts_result("metrics.http_errors", "metrics", [("502 spike", "x", {})])(
+            args, ctx
+        )
+
+    tools = [
+        make_tool(
+            "k8s.endpoints", ServiceArgs, agent(["k8s.ready_endpoints"], "kubernetes"), ENVS, pods
+        ),
+        make_tool("metrics.node_network", NodeArgs, agent(["node.network"], "metrics"), ENVS, net),
+        make_tool(
+            "metrics.http_errors", ServiceArgs, agent(["http.error_rate"], "metrics"), ENVS, errors
+        ),
+    ]
+    answer = (await ask("почему service-a в dc-a отдаёт 502?", tools)).answer
+    assert len(started) == 1 and started[0] < counted[0]
+    made = [c for c in answer.tool_calls if c["tool"] == "metrics.node_network"]
+    assert len(made) == 1 and made[0]["arguments"]["node"] == "worker-17"
+
+
+async def test_a_read_ahead_that_no_round_plans_is_never_evidence() -> None:
+    from planner.executor import Executor
+    from planner.routing import PlannedCall
+    from planner.workspace import TurnWorkspace
+    from policy.scope import Scope
+    from policy.toolset import CallContext
+
+    calls: list[str] = []
+
+    async def net(args, ctx):
+        calls.append(args.node)
+        return await facts_result("metrics.node_network", "metrics", [("n", "x", {})])(args, ctx)
+
+    tool = make_tool(
+        "metrics.node_network", NodeArgs, agent(["node.network"], "metrics"), ENVS, net
+    )
+    ctx = CallContext(user="u", role="engineer", scope=Scope(env="dc-a"), now=NOW)
+    executor = Executor(gate=PolicyGate(ToolSet([tool])), ctx=ctx, workspace=TurnWorkspace())
+    ahead = PlannedCall("metrics.node_network", '{"env":"dc-a","node":"n1"}', "dc-a", "metrics", ())
+    wanted = PlannedCall(
+        "metrics.node_network", '{"env":"dc-a","node":"n2"}', "dc-a", "metrics", ()
+    )
+    executor.prefetch(ahead)
+    executor.prefetch(wanted)
+    records = await executor.run([wanted])
+    executor.drop_prefetched()
+    assert [r.call.key for r in executor.records] == [wanted.key]
+    assert [r.result.status for r in records] == ["ok"]
+    assert calls.count("n2") == 1  # read ahead, then used: not read twice
