@@ -1,15 +1,35 @@
-"""What the benchmarks share: the repository root, the demo question, statistics."""
+"""What the benchmarks share: the repository root, the demo question, statistics, and how
+to run `infrabot` from another checkout (`--tree`, for before/after ratios)."""
 
 from __future__ import annotations
 
+import logging
+import os
 import statistics
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
-INFRABOT = str(Path(PYTHON).with_name("infrabot"))
 QUESTION = "почему service-a в dc-a отдавал 502 в 14:11?"
+
+
+def infrabot(tree: Path | None = None) -> tuple[list[str], dict[str, str], Path]:
+    """The command line, environment and working folder that run `infrabot` from `tree`
+    (another checkout, e.g. a `git worktree` of an older commit) with this virtualenv."""
+    env = dict(os.environ)
+    if tree is None:
+        return [PYTHON, "-m", "bot.cli"], env, ROOT
+    env["PYTHONPATH"] = str(tree)  # ahead of the editable install of this checkout
+    return [PYTHON, "-m", "bot.cli"], env, tree
+
+
+def quiet_logs() -> None:
+    """Only warnings: the bot's info events would drown the numbers."""
+    import structlog
+
+    logging.basicConfig(level=logging.WARNING)
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 
 
 def median(values: list[float]) -> float:

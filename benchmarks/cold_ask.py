@@ -4,7 +4,7 @@ Each run is a new process: interpreter start, imports, the demo world (from the 
 cache after the first run), the simulators (VictoriaMetrics included), one turn, exit.
 One run first warms the caches a fresh install fills once (bytecode, the parse cache).
 
-    .venv/bin/python benchmarks/cold_ask.py [--runs 10] [--json]
+    .venv/bin/python benchmarks/cold_ask.py [--runs 10] [--json] [--tree OTHER_CHECKOUT]
 """
 
 from __future__ import annotations
@@ -14,14 +14,16 @@ import json
 import resource
 import subprocess
 import time
+from pathlib import Path
 
-from _common import INFRABOT, QUESTION, ROOT, median, p95
+from _common import QUESTION, infrabot, median, p95
 
 
-def one_run() -> tuple[float, int]:
+def one_run(tree: Path | None) -> tuple[float, int]:
+    command, env, cwd = infrabot(tree)
     began = time.perf_counter()
     done = subprocess.run(
-        [INFRABOT, "ask", QUESTION], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [*command, "ask", QUESTION], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
     )
     wall = time.perf_counter() - began
     if done.returncode != 0 or "502" not in done.stdout:
@@ -33,9 +35,10 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--tree", type=Path, help="run the infrabot of another checkout")
     args = p.parse_args()
-    one_run()  # warm-up: bytecode and the parse cache, as after any first start
-    walls = [one_run()[0] for _ in range(args.runs)]
+    one_run(args.tree)  # warm-up: bytecode and the parse cache, as after any first start
+    walls = [one_run(args.tree)[0] for _ in range(args.runs)]
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     result = {
         "benchmark": "cold_ask",

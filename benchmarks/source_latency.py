@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-from _common import QUESTION, ROOT, median
+from _common import QUESTION, ROOT, median, quiet_logs
 
 sys.path.insert(0, str(ROOT))
 
@@ -66,6 +66,7 @@ def main() -> None:
     p.add_argument("--turns", type=int, default=5)
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
+    quiet_logs()
     wf = read_world_file(None, cache=ParseCache(default_cache_dir()))
     latency = args.latency_ms / 1000
     with WorldSession(wf.world, timezone=wf.timezone, now=wf.now, latency_s=latency) as session:

@@ -5,13 +5,14 @@
 2. parallelism: a turn with six tool calls that each sleep 200 ms — wall time vs the
    slowest call (goal: <= 1.25x).
 
-    .venv/bin/python benchmarks/turn_overhead.py [--turns 200]
+    .venv/bin/python benchmarks/turn_overhead.py [--turns 200] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import sys
 import time
@@ -87,7 +88,7 @@ async def one_turn(gate: PolicyGate) -> tuple[float, int]:
     return time.perf_counter() - started, len(result.records)
 
 
-async def main(turns: int) -> None:
+async def main(turns: int, as_json: bool) -> None:
     fast = PolicyGate(ToolSet(tools(0)))
     await one_turn(fast)  # warm-up (imports, regex compilation)
     overhead = [(await one_turn(fast))[0] for _ in range(turns)]
@@ -100,6 +101,18 @@ async def main(turns: int) -> None:
     med = statistics.median(overhead) * 1000
     p95 = sorted(overhead)[int(len(overhead) * 0.95) - 1] * 1000
     wall = statistics.median(walls)
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "benchmark": "turn_overhead",
+                    "overhead_median_ms": round(med, 2),
+                    "overhead_p95_ms": round(p95, 2),
+                    "six_calls_ratio": round(wall / 0.2, 2),
+                }
+            )
+        )
+        return
     print(
         f"turn overhead (instant tools, {turns} turns): median {med:.1f} ms, p95 {p95:.1f} ms"
         f" — goal < 20 ms"
@@ -118,4 +131,6 @@ if __name__ == "__main__":
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=200)
-    asyncio.run(main(parser.parse_args().turns))
+    parser.add_argument("--json", action="store_true")
+    options = parser.parse_args()
+    asyncio.run(main(options.turns, options.json))

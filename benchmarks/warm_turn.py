@@ -4,7 +4,7 @@ Starts `infrabot demo` on a free port, asks the demo question once to warm up, t
 it again N times, each in a new thread (so no working memory carries over; the names
 listed in each environment are reused, as in any running bot), timing each HTTP answer.
 
-    .venv/bin/python benchmarks/warm_turn.py [--turns 20] [--json]
+    .venv/bin/python benchmarks/warm_turn.py [--turns 20] [--json] [--tree OTHER_CHECKOUT]
 """
 
 from __future__ import annotations
@@ -14,15 +14,18 @@ import json
 import re
 import subprocess
 import time
+from pathlib import Path
 
 import httpx
-from _common import INFRABOT, QUESTION, ROOT, median, p95
+from _common import QUESTION, infrabot, median, p95
 
 
-def _start_demo() -> tuple[subprocess.Popen[str], str]:
+def _start_demo(tree: Path | None) -> tuple[subprocess.Popen[str], str]:
+    command, env, cwd = infrabot(tree)
     proc = subprocess.Popen(
-        [INFRABOT, "demo", "--port", "0"],
-        cwd=ROOT,
+        [*command, "demo", "--port", "0"],
+        cwd=cwd,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -44,8 +47,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--turns", type=int, default=20)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--tree", type=Path, help="run the infrabot of another checkout")
     args = p.parse_args()
-    proc, url = _start_demo()
+    proc, url = _start_demo(args.tree)
     times: list[float] = []
     try:
         with httpx.Client(base_url=url, timeout=60) as client:

@@ -18,6 +18,10 @@ else
   .venv/bin/python -m pip install -q -e .
 fi
 
+# bytecode for our own packages now, so that even with PYTHONDONTWRITEBYTECODE set a cold
+# `infrabot ask` does not compile them again on every start
+.venv/bin/python -m compileall -q bot planner policy connectors evals >/dev/null || true
+
 need=()
 command -v victoria-metrics >/dev/null 2>&1 || need+=(victoria-metrics)
 if [ "$dev" = 1 ]; then

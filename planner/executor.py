@@ -90,10 +90,12 @@ class Executor:
         log.debug("executor.prefetch", tool=call.tool, env=call.env)
         self._prefetched[call.key] = asyncio.ensure_future(self._attempts(call))
 
-    def drop_prefetched(self) -> None:
-        for task in self._prefetched.values():
+    async def drop_prefetched(self) -> None:
+        """Cancel what was read ahead and never planned, and let it finish cancelling."""
+        tasks, self._prefetched = list(self._prefetched.values()), {}
+        for task in tasks:
             task.cancel()
-        self._prefetched.clear()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def run(
         self, calls: list[PlannedCall], *, on_progress: Callable[[], None] | None = None

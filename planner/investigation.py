@@ -362,7 +362,7 @@ async def investigate(
         timed_out = True
         log.warning("investigation.deadline", seconds=settings.turn_deadline_s)
     finally:
-        executor.drop_prefetched()  # read ahead, never planned: not evidence
+        await executor.drop_prefetched()  # read ahead, never planned: not evidence
 
     outcomes: dict[tuple[str, str], EnvOutcome] = {}
     for objective in plan.objectives:

@@ -11,10 +11,11 @@ from datetime import UTC, datetime, timedelta
 from pydantic import BaseModel, ConfigDict
 
 from planner.inventory_cache import InventoryCache
-from policy.contracts import AgentMeta, ToolContract
+from policy.contracts import ToolContract
 from policy.results import Coverage, ToolResult
 from policy.scope import Scope
 from policy.toolset import FunctionTool, ToolSet
+from tests.unit.toolkit import agent
 
 NOW = datetime(2026, 7, 20, 11, 0, tzinfo=UTC)
 
@@ -24,22 +25,10 @@ class _Args(BaseModel):
     env: str
 
 
-def _meta() -> AgentMeta:
-    return AgentMeta(
-        evidence=["inventory"],
-        sources=["kubernetes"],
-        output_kind="objects",
-        freshness="live",
-        negative_semantics="complete_read",
-        supports_history=False,
-        current_only=True,
-        read_only=True,
-    )
-
-
 def _contract(name: str, envs: list[str]) -> ToolContract:
+    meta = agent(["inventory"], "kubernetes", output_kind="objects", freshness="live")
     return ToolContract(
-        name=name, description="d", args_model=_Args, agent=_meta(), enums={"env": envs}
+        name=name, description="d", args_model=_Args, agent=meta, enums={"env": envs}
     )
 
 

@@ -329,7 +329,7 @@ async def test_a_read_ahead_that_no_round_plans_is_never_evidence() -> None:
     executor.prefetch(ahead)
     executor.prefetch(wanted)
     records = await executor.run([wanted])
-    executor.drop_prefetched()
+    await executor.drop_prefetched()
     assert [r.call.key for r in executor.records] == [wanted.key]
     assert [r.result.status for r in records] == ["ok"]
     assert calls.count("n2") == 1  # read ahead, then used: not read twice

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 _DATE_RE = re.compile(
@@ -84,6 +85,12 @@ def parse_date(value: Any, *, epoch_millis: bool = True) -> datetime | None:
         return datetime.fromtimestamp(value / 1000, tz=UTC) if epoch_millis else None
     if not isinstance(value, str):
         return None
+    return _parse_date_text(value, epoch_millis)
+
+
+@lru_cache(maxsize=65536)
+def _parse_date_text(value: str, epoch_millis: bool) -> datetime | None:
+    """A search compares the same stored timestamps again and again: parsed once each."""
     text = value.strip()
     if epoch_millis and re.fullmatch(r"-?\d{10,}", text):
         return datetime.fromtimestamp(int(text) / 1000, tz=UTC)

@@ -28,6 +28,7 @@ class StoredDoc:
     id: str
     source: dict[str, Any]
     order: int  # position across the whole store: the `_doc` sort key
+    timestamp_ms: int | None = None  # `@timestamp`, parsed once when stored (None: unknown)
 
 
 Pred = Callable[[StoredDoc], bool]
@@ -210,11 +211,13 @@ def range_(field: str, spec: Any) -> Pred:
             moment = moment.replace(tzinfo=tz)
         return moment
 
+    bound_dates = {op: as_date(bound) for op, bound in bounds.items()}  # once, not per doc
+
     def compare(value: Any, op: str, bound: Any) -> bool:
         left: Any
         right: Any
         if looks_like_date(value):
-            left, right = parse_date(value), as_date(bound)
+            left, right = parse_date(value), bound_dates[op]
         elif as_number(value) is not None and as_number(bound) is not None:
             left, right = as_number(value), as_number(bound)
         else:

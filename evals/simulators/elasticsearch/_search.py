@@ -8,7 +8,7 @@ from typing import Any
 
 from evals.simulators.elasticsearch._aggs import run_aggs
 from evals.simulators.elasticsearch._errors import illegal_argument, parsing_error
-from evals.simulators.elasticsearch._fields import sort_value, sortable
+from evals.simulators.elasticsearch._fields import parse_date, sort_value, sortable, to_millis
 from evals.simulators.elasticsearch._matchers import StoredDoc, values_of
 from evals.simulators.elasticsearch._query import compile_query
 from evals.simulators.elasticsearch._querystring import compile_query_string
@@ -163,6 +163,52 @@ def _filter_source(node: Any, incl: list[str], excl: list[str], path: str = "") 
     return out
 
 
+def time_window(query: Any) -> tuple[int, int] | None:
+    """[low, high] in epoch ms that every match's `@timestamp` must lie in, when the query
+    requires a `range` on `@timestamp` with absolute bounds (a bool's filter or must);
+    None when it cannot be told safely. Inclusive at both ends: only ever wider than the
+    range itself, so a doc left out could not have matched."""
+    if not isinstance(query, dict) or len(query) != 1:
+        return None
+    ((name, spec),) = query.items()
+    if name == "bool" and isinstance(spec, dict):
+        required: list[Any] = []
+        for key in ("filter", "must"):
+            part = spec.get(key)
+            required += part if isinstance(part, list) else [part] if part else []
+        for clause in required:
+            found = time_window(clause)
+            if found is not None:
+                return found
+        return None
+    if name != "range" or not isinstance(spec, dict) or set(spec) != {"@timestamp"}:
+        return None
+    bounds = spec["@timestamp"]
+    if not isinstance(bounds, dict) or set(bounds) - {"gte", "gt", "lte", "lt", "format"}:
+        return None
+    if bounds.get("format") not in (None, "strict_date_optional_time"):
+        return None
+    low, high = -(2**63), 2**63
+    for op, value in bounds.items():
+        if op == "format":
+            continue
+        if not isinstance(value, str) or "now" in value or not _explicit_offset(value):
+            return None
+        moment = parse_date(value)
+        if moment is None:
+            return None
+        if op in ("gte", "gt"):
+            low = max(low, to_millis(moment) - 1)
+        else:
+            high = min(high, to_millis(moment) + 1)
+    return low, high
+
+
+def _explicit_offset(text: str) -> bool:
+    tail = text.strip()[10:]
+    return tail.endswith(("Z", "z")) or "+" in tail or "-" in tail
+
+
 def execute(
     docs: list[StoredDoc],
     n_indices: int,
@@ -186,6 +232,10 @@ def execute(
         )
     else:
         pred = compile_query(body.get("query"))
+        window = time_window(body.get("query"))
+        if window is not None:  # narrow first on the parsed @timestamp; pred still decides
+            low, high = window
+            docs = [d for d in docs if d.timestamp_ms is None or low <= d.timestamp_ms <= high]
     matched = [doc for doc in docs if pred(doc)]
     shards = {"total": n_indices, "successful": n_indices, "skipped": 0, "failed": 0}
     if count_only:

@@ -8,6 +8,7 @@ import hashlib
 from typing import Any
 
 from evals.simulators.elasticsearch._errors import index_not_found
+from evals.simulators.elasticsearch._fields import looks_like_date, parse_date, to_millis
 from evals.simulators.elasticsearch._matchers import StoredDoc
 
 
@@ -27,7 +28,19 @@ class Store:
             for position, raw in enumerate(docs_by_index[index]):
                 source = {k: v for k, v in raw.items() if k != "_id"}
                 doc_id = str(raw.get("_id") or _doc_id(index, position))
-                stored.append(StoredDoc(index=index, id=doc_id, source=source, order=order))
+                stamp = source.get("@timestamp")
+                # only a date string: a search compares other forms differently (see
+                # _matchers.range_), so they are never narrowed out by time
+                moment = parse_date(stamp) if looks_like_date(stamp) else None
+                stored.append(
+                    StoredDoc(
+                        index=index,
+                        id=doc_id,
+                        source=source,
+                        order=order,
+                        timestamp_ms=to_millis(moment) if moment is not None else None,
+                    )
+                )
                 order += 1
             self.indices[index] = stored
 
