@@ -23,14 +23,14 @@ def _fresh_structlog():
 
 
 @pytest.fixture(autouse=True)
-def _no_leaked_tasks():
-    """A test fails if it leaves asyncio tasks running (kopf-style async hygiene)."""
+async def _no_leaked_tasks():
+    """A test fails if it leaves asyncio tasks running (kopf-style async hygiene). Async,
+    so it runs on the test's own event loop and sees what the test left on it."""
     yield
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return
+    await asyncio.sleep(0)  # let tasks that were just cancelled finish cancelling
     pending = [
-        t for t in asyncio.all_tasks(loop) if t is not asyncio.current_task() and not t.done()
+        t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()
     ]
+    for task in pending:
+        task.cancel()
     assert not pending, f"leaked asyncio tasks: {pending}"
