@@ -18,7 +18,7 @@ from bot.knowledge import KnowledgeBase, knowledge_facts
 from bot.memory import MemoryEntry, Observation, WorkingMemory
 from bot.settings import InfrabotConfig
 from planner.answer import Answer, Gap
-from planner.context import ContextState, InventoryItem, build_context
+from planner.context import ContextState, InventoryItem, build_context, names_not_listed
 from planner.inventory_cache import InventoryCache
 from planner.investigation import Investigation, InvestigationSettings, investigate
 from planner.model import ModelClient
@@ -85,7 +85,7 @@ class Conversation:
         return out
 
     async def _inventory(
-        self, turn: Turn
+        self, turn: Turn, *, fresh: bool = False
     ) -> tuple[list[InventoryItem], list[dict], dict[tuple[str, str | None], str]]:
         """Names known in each env, the calls made, and the sources that failed (those stay
         unavailable for the rest of the turn, so the answer says why, not "no service")."""
@@ -104,7 +104,7 @@ class Conversation:
                 calls.append((contract.name, env, args, contract.agent.sources[0]))
         reads = await asyncio.gather(
             *(
-                self._inventory_read(name, env, args, source, ctx)
+                self._inventory_read(name, env, args, source, ctx, fresh=fresh)
                 for name, env, args, source in calls
             )
         )
@@ -128,12 +128,19 @@ class Conversation:
         return items, records, failures
 
     async def _inventory_read(
-        self, name: str, env: str | None, args: dict, source: str, ctx: CallContext
+        self,
+        name: str,
+        env: str | None,
+        args: dict,
+        source: str,
+        ctx: CallContext,
+        *,
+        fresh: bool = False,
     ) -> tuple[ToolResult, dict]:
         """One inventory read, or the same read kept from a turn moments ago (its record
-        says so, with the time it was observed)."""
+        says so, with the time it was observed); `fresh` always reads."""
         record: dict = {"tool": name, "arguments": args, "purpose": "inventory"}
-        kept = self.inventory_cache.get(name, env, ctx.now)
+        kept = None if fresh else self.inventory_cache.get(name, env, ctx.now)
         if kept is not None:
             record |= {
                 "status": kept.result.status,
@@ -178,6 +185,12 @@ class Conversation:
         inventory, inv_calls, failed = await self._inventory(turn)
         envs = list(self.config.environments)
         aliases = {name: env.aliases for name, env in self.config.environments.items()}
+        if any(c.get("cached") for c in inv_calls) and names_not_listed(
+            turn.question, inventory=inventory, envs=envs, env_aliases=aliases
+        ):
+            # the question names something the kept lists do not have: perhaps deployed
+            # since they were read, so list again rather than answer about something else
+            inventory, inv_calls, failed = await self._inventory(turn, fresh=True)
         context = build_context(
             turn.question,
             envs=envs,

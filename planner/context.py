@@ -43,6 +43,34 @@ RX_BEFORE = re.compile(
 )
 BEFORE_SPAN = timedelta(hours=1)
 RX_NAME_LIKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w.-])")
+_POD_OWNERS = frozenset({"deployment", "statefulset", "daemonset"})
+
+
+def names_not_listed(
+    message: str,
+    *,
+    inventory: list[InventoryItem],
+    envs: list[str],
+    env_aliases: dict[str, list[str]] | None = None,
+) -> list[str]:
+    """Workload-like names in the message that neither the inventory nor an environment
+    carries (a pod of a listed workload counts as listed). With an inventory kept from an
+    earlier turn, a sign that it may be out of date: something was deployed since."""
+    known = {normalise(e) for e in envs}
+    known |= {normalise(a) for al in (env_aliases or {}).values() for a in al}
+    listed = {normalise(i.name) for i in inventory}
+    workloads = {normalise(i.name) for i in inventory if i.kind in _POD_OWNERS}
+    out = []
+    for m in RX_NAME_LIKE.finditer(message.lower()):
+        word = normalise(m.group(0))
+        if word in known or word in listed or word.startswith(("request", "x-")):
+            continue
+        if any(word.startswith(name + "-") for name in workloads):
+            continue
+        out.append(m.group(0))
+    return out
+
+
 RX_ALL_ENVS = re.compile(
     r"\b(?:both|all|every|each)\s+(?:dcs|data ?cent(?:er|re)s|environments|envs|clusters)\b|"
     r"(?:обоих|обеих|всех|каждом|во всех)\s+"

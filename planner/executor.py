@@ -115,7 +115,13 @@ class Executor:
         for call in fresh:
             self._seq += 1
             numbered.append((self._seq, call))
-        tasks = [asyncio.ensure_future(self._one(c, n)) for n, c in numbered]
+        # which sources are down is decided for the whole round before any call starts: a
+        # read-ahead result that failed must not skip its siblings in the same round
+        downs = [self.source_down(c) for _, c in numbered]
+        tasks = [
+            asyncio.ensure_future(self._one(c, n, down))
+            for (n, c), down in zip(numbered, downs, strict=True)
+        ]
         try:
             pending: set[asyncio.Future[CallRecord]] = set(tasks)
             while on_progress is not None and len(pending) > 1:
@@ -126,6 +132,7 @@ class Executor:
         finally:
             for task in tasks:  # cancelled by the turn deadline: so are the calls
                 task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def ordered(self) -> list[CallRecord]:
         """Records in the order the calls were planned, not the order they finished: the
@@ -135,9 +142,8 @@ class Executor:
     def record_for(self, key: str) -> CallRecord | None:
         return next((r for r in self.records if r.call.key == key), None)
 
-    async def _one(self, call: PlannedCall, seq: int) -> CallRecord:
+    async def _one(self, call: PlannedCall, seq: int, down: str | None) -> CallRecord:
         call_id = f"c{seq}-{call.tool}"
-        down = self.source_down(call)
         if down is not None:
             result = failure_result(
                 call.tool,

@@ -41,8 +41,10 @@ class InventoryCache:
         return entry
 
     def put(self, tool: str, env: str | None, result: ToolResult, now: datetime) -> None:
-        """Keep a read that worked; a failed or refused one is never kept."""
-        if self.ttl <= timedelta(0) or result.status in ("error", "denied"):
+        """Keep a read that worked and read everything; a failed, refused, partial or
+        truncated one is never kept (the next turn tries again)."""
+        complete = result.status == "ok" and result.coverage.complete_for_negative
+        if self.ttl <= timedelta(0) or not complete or result.coverage.truncated:
             return
         self._entries[(tool, env)] = CachedRead(result, now)
 

@@ -298,15 +298,15 @@ async def investigate(
         A call read ahead becomes evidence only if the next round really plans it."""
         if round_no + 1 >= settings.max_rounds:
             return
-        view = copy.deepcopy(discovered)
-        _discover(executor.ordered(), view)
-        ahead, _ = plan_round(round_no + 1, view, commit=False)
-        for call, objectives in ahead.values():
-            executor.prefetch(
-                PlannedCall(
-                    call.tool, call.arguments_json, call.env, call.source, tuple(objectives)
-                )
-            )
+        try:
+            view = copy.deepcopy(discovered)
+            _discover(executor.ordered(), view)
+            ahead, _ = plan_round(round_no + 1, view, commit=False)
+        except Exception:  # only a head start: a bug here must not cost the turn
+            log.exception("investigation.read_ahead_failed", round=round_no + 1)
+            return
+        for call, _objectives in ahead.values():
+            executor.prefetch(call)
 
     async def rounds() -> None:
         for round_no in range(settings.max_rounds):

@@ -32,6 +32,7 @@ from typing import Any
 from pydantic import BaseModel
 
 REDACTED = "[REDACTED]"
+_RUN_RE = re.compile(r"(?:\[REDACTED\]){2,}")
 
 # A secret-like key: an optional prefix, a secret word, an optional known suffix, and
 # nothing word-like after it (so `secretName`, `token-service`, `tokenizer` are not keys).
@@ -73,7 +74,7 @@ _ESCAPED_KV_RE = re.compile(
 )
 # key=value (query strings, logfmt, env, CLI flags); the value may be quoted.
 _EQ_KV_RE = re.compile(
-    rf"(?<![\w.-])(?P<key>{_SECRET_KEY})(?![\w-])(?P<sep>[ \t]*=[ \t]*)(?!\[REDACTED\])"
+    rf"(?<![\w.-])(?P<key>{_SECRET_KEY})(?![\w-])(?P<sep>[ \t]*=[ \t]*)"
     r"(?P<value>\"(?:[^\"\\\r\n]|\\.)*\"|'[^'\r\n]*'|[^\s&;,\"']+)",
     re.IGNORECASE,
 )
@@ -197,7 +198,9 @@ def redact(text: str, keep_query_hosts: frozenset[str] = frozenset()) -> str:
         out = pattern.sub(REDACTED, out)
     out = _WEBHOOK_RE.sub(_webhook, out)
     out = _USERINFO_RE.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", out)
-    return _URL_RE.sub(_query_replacer(keep_query_hosts), out)
+    out = _URL_RE.sub(_query_replacer(keep_query_hosts), out)
+    # two secrets side by side read as one: a second pass then finds nothing new to join
+    return _RUN_RE.sub(REDACTED, out)
 
 
 def is_secret_key(key: str) -> bool:

@@ -37,7 +37,9 @@ class SourceThreads:
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 
     def close(self) -> None:
-        """Let running calls finish in the background; start no new ones on this pool."""
+        """Let running and queued calls finish in the background (a queued one cancelled
+        would reach its caller as a bare CancelledError, not a source error); a later
+        call starts a new pool."""
         pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=False)

@@ -28,9 +28,7 @@ async def _no_leaked_tasks():
     so it runs on the test's own event loop and sees what the test left on it."""
     yield
     await asyncio.sleep(0)  # let tasks that were just cancelled finish cancelling
-    pending = [
-        t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()
-    ]
+    pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]
     for task in pending:
         task.cancel()
     assert not pending, f"leaked asyncio tasks: {pending}"

@@ -12,7 +12,6 @@ import functools
 import math
 import ssl
 import time
-import weakref
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -223,9 +222,10 @@ class ClientPool:
 
     A client per tool call cost a TCP connect (and against HTTPS a TLS handshake) for every
     read. An httpx client belongs to the loop it first ran on, and a process may run more
-    than one (the CLI, the web chat, a test each), so clients are kept per loop; a loop
-    that is gone takes its clients with it. `aclose` closes the current loop's clients.
-    An injected transport stays open: the caller owns it.
+    than one (the CLI, the web chat, a test each), so clients are kept per loop. `aclose`
+    closes the current loop's clients; those of a loop that was closed without it are
+    dropped on the next use (their sockets close with them). An injected transport stays
+    open: the caller owns it.
     """
 
     def __init__(
@@ -233,11 +233,11 @@ class ClientPool:
     ) -> None:
         self._targets = targets
         self._transport = transport
-        self._by_loop: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[str, PromClient]
-        ] = weakref.WeakKeyDictionary()
+        self._by_loop: dict[asyncio.AbstractEventLoop, dict[str, PromClient]] = {}
 
     def client(self, target: MetricsTarget) -> PromClient:
+        for gone in [loop for loop in self._by_loop if loop.is_closed()]:
+            del self._by_loop[gone]
         clients = self._by_loop.setdefault(asyncio.get_running_loop(), {})
         found = clients.get(target.env)
         if found is None or found.http.is_closed:

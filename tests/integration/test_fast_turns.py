@@ -85,6 +85,16 @@ async def test_a_quick_follow_up_reuses_the_inventory_and_says_when_it_was_read(
     assert fresh and not any(c.get("cached") for c in fresh)
 
 
+async def test_a_name_the_kept_inventory_lacks_is_listed_afresh(session: WorldSession) -> None:
+    """Something deployed since the names were read must not be answered as unknown."""
+    assert session.conversation is not None
+    await _answer(session, _turn(QUESTION))
+    seen = len(session.simulators.query_log.records())
+    await _answer(session, _turn("а что с catalog-worker в dc-a?", 0.5, root="r2"))
+    await session.conversation.aclose()
+    assert len(_inventory_reads(session, seen)) == 2
+
+
 async def test_an_old_inventory_is_read_again(session: WorldSession) -> None:
     assert session.conversation is not None
     await _answer(session, _turn(QUESTION))
@@ -128,6 +138,21 @@ def _port_recording_app(ports: list[int]) -> Starlette:
             Route("/api/v1/series", query, methods=["GET", "POST"]),
         ]
     )
+
+
+def test_clients_of_a_closed_event_loop_are_let_go() -> None:
+    ports: list[int] = []
+    with BackgroundServer(_port_recording_app(ports)) as server:
+        target = victoriametrics.MetricsTarget(env="dc-a", url=server.base_url, timeout_s=2)
+        tool = next(
+            t for t in victoriametrics.build_tools([target]) if "http_errors" in t.contract.name
+        )
+        pool = tool.resources[0]
+        ctx = CallContext(user="u", role="engineer", scope=Scope(), now=NOW)
+        args = tool.contract.args_model.model_validate({"env": "dc-a", "service": "catalog-api"})
+        for _ in range(3):  # three processes' worth of loops, none closing the pool
+            asyncio.run(tool.run(args, ctx))
+        assert len(pool._by_loop) == 1  # only the last loop's, dropped on its next use
 
 
 async def test_metrics_reads_share_one_kept_alive_connection() -> None:

@@ -73,3 +73,8 @@ def test_only_a_required_absolute_range_narrows() -> None:
     assert time_window({"bool": {"must_not": [WINDOW]}}) is None
     naive = {"range": {"@timestamp": {"gte": "2026-07-20T11:03:30"}}}
     assert time_window(naive) is None  # a time_zone may apply: left to the full match
+
+
+def test_a_numeric_range_far_beyond_any_date_is_still_a_number() -> None:
+    big = {"range": {"n": {"gte": 10**15}}}
+    assert _hits(big) == _scan(big) == []

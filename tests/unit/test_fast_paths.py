@@ -108,3 +108,28 @@ def test_the_log_and_gitlab_sdks_load_only_when_used() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_a_partial_inventory_is_not_kept() -> None:
+    cache = InventoryCache(timedelta(seconds=60))
+    partial = _result("partial")
+    cut = _result().model_copy(
+        update={"coverage": Coverage(source="kubernetes/dc-a", truncated=True)}
+    )
+    cache.put("k8s.inventory", "dc-a", partial, NOW)
+    cache.put("k8s.inventory", "dc-b", cut, NOW)
+    assert cache.get("k8s.inventory", "dc-a", NOW) is None
+    assert cache.get("k8s.inventory", "dc-b", NOW) is None
+
+
+def test_a_name_the_kept_lists_lack_is_noticed() -> None:
+    from planner.context import InventoryItem, names_not_listed
+
+    listed = [InventoryItem(env="dc-a", namespace="shop", name="catalog-api", kind="deployment")]
+    envs = ["dc-a", "dc-b"]
+    assert names_not_listed("а что с catalog-worker в dc-a?", inventory=listed, envs=envs) == [
+        "catalog-worker"
+    ]
+    assert names_not_listed("почему catalog-api в dc-a?", inventory=listed, envs=envs) == []
+    pod = "логи catalog-api-7d9f-x2 в dc-b"
+    assert names_not_listed(pod, inventory=listed, envs=envs) == []

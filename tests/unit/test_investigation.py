@@ -333,3 +333,32 @@ async def test_a_read_ahead_that_no_round_plans_is_never_evidence() -> None:
     assert [r.call.key for r in executor.records] == [wanted.key]
     assert [r.result.status for r in records] == ["ok"]
     assert calls.count("n2") == 1  # read ahead, then used: not read twice
+
+
+async def test_a_failed_read_ahead_does_not_skip_the_other_calls_of_its_round() -> None:
+    from planner.executor import Executor
+    from planner.routing import PlannedCall
+    from planner.workspace import TurnWorkspace
+    from policy.scope import Scope
+    from policy.toolset import CallContext
+
+    async def net(args, ctx):
+        if args.node == "n1":
+            raise SourceUnavailable("metrics", "a blip")
+        return await facts_result("metrics.node_network", "metrics", [("n", "x", {})])(args, ctx)
+
+    meta = agent(["node.network"], "metrics")
+    tool = make_tool("metrics.node_network", NodeArgs, meta, ENVS, net)
+    ctx = CallContext(user="u", role="engineer", scope=Scope(env="dc-a"), now=NOW)
+    executor = Executor(gate=PolicyGate(ToolSet([tool])), ctx=ctx, workspace=TurnWorkspace())
+
+    def node_call(node: str) -> PlannedCall:
+        return PlannedCall(
+            "metrics.node_network", f'{{"env":"dc-a","node":"{node}"}}', "dc-a", "metrics", ()
+        )
+
+    executor.prefetch(node_call("n1"))
+    await asyncio.sleep(0.05)  # the read ahead has failed before its round starts
+    records = await executor.run([node_call("n1"), node_call("n2")])
+    await executor.drop_prefetched()
+    assert [r.result.status for r in records] == ["error", "ok"]

@@ -349,3 +349,8 @@ def test_inline_passwords_and_cli_flags_are_redacted_idempotently() -> None:
         assert secret not in once and "[REDACTED]" in once
         assert redact(once) == once
     assert redact("invalid password for user bob") == "invalid password for user bob"
+
+
+def test_a_secret_after_an_earlier_redaction_marker_is_still_redacted() -> None:
+    assert redact("password=[REDACTED]hunter2") == "password=[REDACTED]"
+    assert redact("password=&password=password=") == redact(redact("password=&password=password="))

@@ -211,13 +211,18 @@ def range_(field: str, spec: Any) -> Pred:
             moment = moment.replace(tzinfo=tz)
         return moment
 
-    bound_dates = {op: as_date(bound) for op, bound in bounds.items()}  # once, not per doc
+    bound_dates: dict[str, datetime | None] = {}  # each bound parsed once, when first needed
+
+    def bound_date(op: str, bound: Any) -> datetime | None:
+        if op not in bound_dates:
+            bound_dates[op] = as_date(bound)
+        return bound_dates[op]
 
     def compare(value: Any, op: str, bound: Any) -> bool:
         left: Any
         right: Any
         if looks_like_date(value):
-            left, right = parse_date(value), bound_dates[op]
+            left, right = parse_date(value), bound_date(op, bound)
         elif as_number(value) is not None and as_number(bound) is not None:
             left, right = as_number(value), as_number(bound)
         else:
