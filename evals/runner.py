@@ -184,6 +184,7 @@ async def run_once(
             turns.append(record)
             before = len(query_log.records())
             turn_started = perf_counter()
+            failure: Failure | None
             try:
                 outcome = await asyncio.wait_for(conversation.answer(turn), TURN_GUARD_S)
             except TimeoutError:

@@ -158,7 +158,7 @@ def format_loc(loc: Iterable[Any], prefix: str = "") -> str:
 
 
 def _format_errors(exc: ValidationError, prefix: str = "") -> list[str]:
-    problems = []
+    problems: list[str] = []
     for err in exc.errors():
         where = format_loc(err["loc"], prefix) or "(top level)"
         msg = err["msg"]

@@ -269,7 +269,7 @@ def _workload(facts: list[IndexedFact]) -> list[Finding]:
         )
         out.append(Finding(text, text, [e.index for e in evicted[:3]], "high", weight=15))
     for f in _of(facts, "k8s.event"):
-        reason = _a(f, "reason")
+        reason = str(_a(f, "reason") or "")
         if reason in ("FailedMount", "FailedAttachVolume", "FailedScheduling", "FailedCreate"):
             text = (
                 f"Kubernetes reports {reason} for {_a(f, 'object')}: {_a(f, 'message', '')}".strip()

@@ -31,7 +31,7 @@ SOURCE_DOWN = TRANSIENT | {"malformed"}
 
 
 class GatedTools(Protocol):
-    async def call(self, name: str, arguments: dict, ctx: CallContext) -> ToolResult: ...
+    async def call(self, name: str, arguments: dict[str, Any], ctx: CallContext) -> ToolResult: ...
 
 
 @dataclass

@@ -8,9 +8,19 @@ read; an empty partial or failed read is a gap, never "no problem".
 
 from __future__ import annotations
 
-from planner.answer import Answer, AnswerFact, Gap, Hypothesis, ObjectiveReport, Timings
+from collections.abc import Callable
+
+from planner.answer import (
+    Answer,
+    AnswerFact,
+    Gap,
+    Hypothesis,
+    ObjectiveReport,
+    ObjectiveStatus,
+    Timings,
+)
 from planner.context import ContextState
-from planner.diagnosis import IndexedFact, diagnose
+from planner.diagnosis import Finding, IndexedFact, diagnose
 from planner.evidence import EvidencePacket, fact_rank
 from planner.executor import CallRecord
 from planner.guard import EnvOutcome
@@ -107,10 +117,10 @@ def finalize(
                 or f"read {cov.returned} of {'>= ' if not cov.total_is_exact else ''}"
                 f"{cov.total if cov.total is not None else 'more'}"
             )
-            objective = sorted(rec.objectives)[0] if rec.objectives else rec.call.tool
+            gap_for = sorted(rec.objectives)[0] if rec.objectives else rec.call.tool
             gaps.append(
                 Gap(
-                    objective=objective,
+                    objective=gap_for,
                     reason=clean(
                         f"{rec.call.env or 'all environments'}: {rec.call.tool} read only part "
                         f"of the data ({note}); what was not read is not covered"
@@ -131,15 +141,25 @@ def finalize(
         per_env = [
             outcomes[(objective.id, env)] for env in context.envs if (objective.id, env) in outcomes
         ]
-        status = max(
+        worst = max(
             (o.status for o in per_env), key=lambda s: _RANK.get(s, 2), default="unresolved"
+        )
+        status: ObjectiveStatus = (
+            "resolved"
+            if worst == "resolved"
+            else "unavailable"
+            if worst == "unavailable"
+            else "unresolved"
         )
         sources = sorted({s for o in per_env for s in o.sources})
         reports.append(
             ObjectiveReport(
-                id=objective.id, required=objective.required, status=status, sources=sources
+                id=objective.id,
+                required=objective.required,
+                status=status,
+                sources=sources,
             )
-        )  # type: ignore[arg-type]
+        )
     final = not timed_out and all(
         r.status in ("resolved", "unavailable") for r in reports if r.required
     )
@@ -182,9 +202,13 @@ def _has_facts(records: list[CallRecord], obj_id: str, env: str) -> bool:
 
 
 def _answer_fact(
-    fact: ResultFact, env: str | None, call_id: str | None, context: ContextState, clean
+    fact: ResultFact,
+    env: str | None,
+    call_id: str | None,
+    context: ContextState,
+    clean: Callable[[str], str],
 ) -> AnswerFact:
-    scope = {"env": env}
+    scope: dict[str, str | None] = {"env": env}
     if context.scope.namespace:
         scope["namespace"] = context.scope.namespace
     return AnswerFact(
@@ -197,7 +221,13 @@ def _answer_fact(
     )
 
 
-def _summary(findings, facts, gaps, final, context) -> str:
+def _summary(
+    findings: list[Finding],
+    facts: list[AnswerFact],
+    gaps: list[Gap],
+    final: bool,
+    context: ContextState,
+) -> str:
     where = context.scope.object or "the question"
     env = context.scope.env or ", ".join(context.envs)
     if findings:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import re
 import time
 from collections.abc import Callable
@@ -191,7 +192,7 @@ async def investigate(
         context.scope.time.bounds(turn.now)[0] if context.scope.time.mode == "now" else None
     )
 
-    def outcome(objective, env):
+    def outcome(objective: Objective, env: str) -> EnvOutcome:
         return outcome_for(objective, env, executor.records, by_name, fresh_after)
 
     blocked: dict[tuple[str, str], str] = {}
@@ -320,12 +321,12 @@ async def investigate(
                 for c, objs in wanted.values()
             ]
             log.info("plan.round", round=round_no + 1, calls=len(calls))
-            new = await executor.run(calls, on_progress=lambda r=round_no: read_ahead(r))
+            new = await executor.run(calls, on_progress=functools.partial(read_ahead, round_no))
             _discover(new, discovered)
 
     free = FreePlanOutcome()
 
-    def settled(o, env) -> str:
+    def settled(o: Objective, env: str) -> str:
         status = outcome(o, env).status
         if status == "resolved":
             return "resolved"

@@ -138,7 +138,7 @@ class OpenAICompatibleModel:
             resp = await self._client.chat.completions.create(
                 model=self._model,
                 messages=payload,  # type: ignore[arg-type]
-                tools=[tool_spec(c) for c in tools] or openai.NOT_GIVEN,  # type: ignore[arg-type]
+                tools=[tool_spec(c) for c in tools] or openai.NOT_GIVEN,  # type: ignore[arg-type,misc]
                 temperature=settings.temperature,
                 max_tokens=settings.max_tokens,
                 timeout=settings.timeout_s,

@@ -43,7 +43,8 @@ class PlannedCall:
 
     @property
     def arguments(self) -> dict[str, Any]:
-        return json.loads(self.arguments_json)
+        loaded: dict[str, Any] = json.loads(self.arguments_json)
+        return loaded
 
     @property
     def key(self) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
-from policy.scope import TimeSpec
+from policy.scope import TimeMode, TimeSpec
 
 DEFAULT_WINDOW = timedelta(minutes=15)
 
@@ -293,7 +293,7 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
         if start < now:
             end = min(end, now)
             window = max(end - start, timedelta(minutes=1))
-            mode = "historical" if end < now - timedelta(minutes=2) else "now"
+            mode: TimeMode = "historical" if end < now - timedelta(minutes=2) else "now"
             return TimeMatch(
                 TimeSpec(at=start + window / 2, window=window, mode=mode),
                 True,
@@ -335,12 +335,12 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
 
 
 def _moment(at: datetime, now: datetime) -> TimeSpec:
-    mode = "historical" if at < now - timedelta(minutes=2) else "now"
+    mode: TimeMode = "historical" if at < now - timedelta(minutes=2) else "now"
     return TimeSpec(at=at, window=DEFAULT_WINDOW, mode=mode)
 
 
 def _whole_day(d: date, tz: tzinfo, now: datetime) -> TimeSpec:
     start = datetime.combine(d, time(0), tz)
     centre = start + timedelta(hours=12)
-    mode = "historical" if start + timedelta(days=1) <= now else "now"
+    mode: TimeMode = "historical" if start + timedelta(days=1) <= now else "now"
     return TimeSpec(at=centre, window=timedelta(days=1), mode=mode)

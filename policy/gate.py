@@ -11,6 +11,8 @@ reaches the answer as a gap):
 
 from __future__ import annotations
 
+from typing import Any
+
 import jsonschema
 import structlog
 from pydantic import ValidationError
@@ -78,7 +80,7 @@ class PolicyGate:
     def contract(self, name: str, ctx: CallContext) -> ToolContract | None:
         return next((c for c in self.contracts(ctx) if c.name == name), None)
 
-    async def call(self, name: str, arguments: dict, ctx: CallContext) -> ToolResult:
+    async def call(self, name: str, arguments: dict[str, Any], ctx: CallContext) -> ToolResult:
         tool = self._inner.get(name)
         if tool is None:
             return self._deny(name, ctx, f"unknown tool {name!r}", "unknown_tool")

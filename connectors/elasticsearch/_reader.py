@@ -258,6 +258,7 @@ class LogReader:
                 SOURCE, f"{index} in {self.target.env}: the answer has no hits list"
             )
         if first:
+            assert isinstance(hits_block, dict)  # a list of hits came out of it
             total = hits_block.get("total")
             if isinstance(total, dict) and isinstance(total.get("value"), int):
                 read.total = total["value"]

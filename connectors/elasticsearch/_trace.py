@@ -206,8 +206,8 @@ async def request_trace(
         )
 
     subs = [access_sub]
-    keyed = [(h, request_key(h.get("_source") or {})) for h in access_hits[:MAX_CORRELATED]]
-    keyed = [(h, k) for h, k in keyed if k is not None]
+    found = [(h, request_key(h.get("_source") or {})) for h in access_hits[:MAX_CORRELATED]]
+    keyed = [(h, k) for h, k in found if k is not None]
     label = f"edge error log ({t.edge_error_index})"
     if access_err is not None:
         subs.append(

@@ -217,7 +217,7 @@ class KubeReader:
         namespaced = _RESOURCES[resource][1]
         if resource not in _GETTABLE or (namespaced and not namespace):
             raise ValueError(f"cannot get {resource} {name!r} (namespace {namespace!r})")
-        what = f"get {resource} {namespace + '/' if namespaced else ''}{name}"
+        what = f"get {resource} {f'{namespace}/' if namespaced else ''}{name}"
         ns = namespace if namespaced else None
         params = {"name": name} | ({"namespace": ns} if ns else {})
         path = resource_path(resource, ns, name)

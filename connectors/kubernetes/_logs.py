@@ -75,7 +75,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
             )
             pods = pods[:MAX_PODS]
     pattern = re.compile(args.grep) if args.grep else None
-    jobs = []
+    jobs: list[Any] = []
     for pod in pods:
         spec = pod.get("spec") or {}
         failing_init = {

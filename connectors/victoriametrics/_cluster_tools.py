@@ -238,7 +238,7 @@ async def quota_usage(run: Run, args: QuotaArgs) -> ToolResult:
         return row["used"] / row["hard"] if row["hard"] else 0.0
 
     rows.sort(key=lambda item: (-ratio(item[1]), item[0]))
-    facts: list[ResultFact] = []
+    facts = []
     for (ns, quota, resource), row in rows[:MAX_QUOTA_FACTS]:
         share = ratio(row)
         near = "; at least 90% of the hard limit" if share >= 0.9 else ""

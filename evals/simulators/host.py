@@ -125,8 +125,8 @@ class WorldSimulators:
             Starlette(routes=routes), on_stop=vm.close_proxy_client if vm is not None else None
         ).start()
         base = self._server.base_url
-        for (source, env), prefix in mounts.items():
-            setattr(self.endpoints.envs.setdefault(env, EnvEndpoints()), source, base + prefix)
+        for (mounted, env), prefix in mounts.items():
+            setattr(self.endpoints.envs.setdefault(env, EnvEndpoints()), mounted, base + prefix)
         if uses_gitlab:
             self.endpoints.gitlab = base + "/gitlab"
         return self

@@ -351,7 +351,9 @@ def build_app(
             if vm is None:
                 record(503)
                 return _prom_error(503, "unavailable", "victoria-metrics is not running")
-            upstream = [(k, v) for k, v in pairs if k not in _CLIENT_FILTERS]
+            upstream: list[tuple[str, str | int | float | bool | None]] = [
+                (k, v) for k, v in pairs if k not in _CLIENT_FILTERS
+            ]
             upstream.append(("extra_label", f"{ENV_LABEL}={label_value}"))
             try:
                 resp = await vm.proxy_client().get(path, params=upstream)

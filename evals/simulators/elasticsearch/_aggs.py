@@ -212,12 +212,12 @@ def _date_histogram(spec: Any, docs: list[StoredDoc], sub: Any, typed: bool) -> 
 
     members: dict[int, list[StoredDoc]] = {}
     for doc in docs:
-        keys = set()
+        doc_keys: set[int] = set()
         for value in values_of(doc, field):
             moment = parse_date(value)
             if moment is not None:
-                keys.add(floor(to_millis(moment)))
-        for key in keys:
+                doc_keys.add(floor(to_millis(moment)))
+        for key in doc_keys:
             members.setdefault(key, []).append(doc)
     min_count = int(spec.get("min_doc_count", 0))
     keys = sorted(members)
@@ -227,7 +227,7 @@ def _date_histogram(spec: Any, docs: list[StoredDoc], sub: Any, typed: bool) -> 
         high_candidates = [*keys[-1:], _bound(bounds.get("max"), floor)]
         low = min(k for k in low_candidates if k is not None)
         high = max(k for k in high_candidates if k is not None)
-        keys, cursor = [], low
+        keys, cursor = [], low  # every bucket between, empty ones included
         while cursor <= high and len(keys) < 65_536:
             keys.append(cursor)
             cursor = step(cursor)

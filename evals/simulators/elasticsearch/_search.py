@@ -96,7 +96,7 @@ def _sort_spec(raw: Any) -> list[tuple[str, str, str]]:
 
 
 def _doc_sort_values(doc: StoredDoc, spec: list[tuple[str, str, str]]) -> list[Any]:
-    out = []
+    out: list[Any] = []
     for field, order, _missing in spec:
         if field == "_doc":
             out.append(doc.order)
@@ -242,9 +242,14 @@ def execute(
         return {"count": len(matched), "_shards": shards}
 
     spec = _sort_spec(body.get("sort", params.get("sort")))
+    keyed: list[tuple[StoredDoc, list[Any]]]
     if spec:
         keyed = [(d, _doc_sort_values(d, spec)) for d in matched]
-        keyed.sort(key=cmp_to_key(lambda x, y: _compare(x[1], y[1], spec)))
+
+        def by_sort_values(x: tuple[StoredDoc, list[Any]], y: tuple[StoredDoc, list[Any]]) -> int:
+            return _compare(x[1], y[1], spec)
+
+        keyed.sort(key=cmp_to_key(by_sort_values))
     else:
         keyed = [(d, []) for d in matched]
     # A capped backend (the truncate fault) cannot tell how many more there were: it

@@ -24,7 +24,9 @@ class SelectorError(ValueError):
 
 
 def _split_top_level(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "(":
             depth += 1
