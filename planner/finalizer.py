@@ -1,14 +1,13 @@
 """Finalizer without a model: facts, hypotheses, gaps and bounded recommendations.
 
-Everything that reaches the Answer passes through redaction. Facts come from the evidence
+Redaction is not done here but once, at the exit of the turn (planner.conduct), for
+every field of the Answer and whichever way the turn ended. Facts come from the evidence
 packet (per-source budgets), each with source, observed_at, link and scope. A negative
 statement ("no restarts") is written only for an objective resolved by a complete empty
 read; an empty partial or failed read is a gap, never "no problem".
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from planner.answer import (
     Answer,
@@ -26,7 +25,6 @@ from planner.executor import CallRecord
 from planner.guard import EnvOutcome
 from planner.objectives import QuestionPlan
 from planner.turn import Turn
-from policy.redaction import redact
 from policy.results import ResultFact
 
 MAX_RECOMMENDATIONS = 4
@@ -44,11 +42,7 @@ def finalize(
     packet: EvidencePacket,
     total_ms: int,
     timed_out: bool,
-    keep_query_hosts: frozenset[str] = frozenset(),
 ) -> Answer:
-    def clean(text: str) -> str:
-        return redact(text, keep_query_hosts=keep_query_hosts)
-
     indexed: list[IndexedFact] = []
     facts: list[AnswerFact] = []
     seen: set[tuple[str, str, str | None]] = set()
@@ -60,7 +54,7 @@ def finalize(
             continue
         seen.add(key)
         indexed.append(IndexedFact(len(facts), fact, entry.env))
-        facts.append(_answer_fact(fact, entry.env, entry.call_id, context, clean))
+        facts.append(_answer_fact(fact, entry.env, entry.call_id, context))
 
     objective_titles = {o.id: o.title for o in plan.objectives}
     for (obj_id, env), out in outcomes.items():
@@ -77,11 +71,11 @@ def finalize(
                 historical=context.scope.time.mode != "now",
             )
             indexed.append(IndexedFact(len(facts), rf, env))
-            facts.append(_answer_fact(rf, env, None, context, clean))
+            facts.append(_answer_fact(rf, env, None, context))
 
     findings = diagnose(indexed)
     hypotheses = [
-        Hypothesis(text=clean(f.hypothesis), supported_by=f.supported_by, confidence=f.confidence)
+        Hypothesis(text=f.hypothesis, supported_by=f.supported_by, confidence=f.confidence)
         for f in findings
         if f.hypothesis
     ]
@@ -89,7 +83,7 @@ def finalize(
     for f in findings:
         for r in f.recommendations:
             if r not in recommendations and len(recommendations) < MAX_RECOMMENDATIONS:
-                recommendations.append(clean(r))
+                recommendations.append(r)
 
     gaps: list[Gap] = []
     by_id = {o.id: o for o in plan.objectives}
@@ -98,7 +92,7 @@ def finalize(
             gaps.append(
                 Gap(
                     objective=obj_id,
-                    reason=clean(
+                    reason=(
                         f"{env}: no {by_id[obj_id].title} was found (complete read of "
                         f"{', '.join(out.sources) or 'the source'}), so the cause is not "
                         "established by it"
@@ -108,7 +102,7 @@ def finalize(
         if out.status != "resolved":
             for reason in out.reasons or ["not established"]:
                 text = reason if env in reason else f"{env}: {reason}"
-                gaps.append(Gap(objective=obj_id, reason=clean(text)))
+                gaps.append(Gap(objective=obj_id, reason=text))
     for rec in records:
         cov = rec.result.coverage
         if rec.result.status == "partial" and rec.result.facts:
@@ -121,7 +115,7 @@ def finalize(
             gaps.append(
                 Gap(
                     objective=gap_for,
-                    reason=clean(
+                    reason=(
                         f"{rec.call.env or 'all environments'}: {rec.call.tool} read only part "
                         f"of the data ({note}); what was not read is not covered"
                     ),
@@ -168,7 +162,7 @@ def finalize(
     return Answer(
         question=turn.question,
         scope=context.scope,
-        summary=clean(summary),
+        summary=summary,
         facts=facts,
         hypotheses=hypotheses,
         gaps=gaps,
@@ -206,16 +200,15 @@ def _answer_fact(
     env: str | None,
     call_id: str | None,
     context: ContextState,
-    clean: Callable[[str], str],
 ) -> AnswerFact:
     scope: dict[str, str | None] = {"env": env}
     if context.scope.namespace:
         scope["namespace"] = context.scope.namespace
     return AnswerFact(
-        text=clean(fact.text),
+        text=fact.text,
         source=fact.source,
         observed_at=fact.observed_at,
-        link=clean(fact.link) if fact.link else None,
+        link=fact.link,
         scope=scope,
         kind=fact.kind,
     )

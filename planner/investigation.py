@@ -410,7 +410,6 @@ async def investigate(
         packet=packet,
         total_ms=total_ms,
         timed_out=timed_out,
-        keep_query_hosts=settings.keep_query_hosts,
     )
     answer.timings.model_ms = free.model_ms
     for note in free.notes:

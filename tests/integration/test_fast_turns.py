@@ -282,3 +282,29 @@ def test_runs_sharing_one_victoriametrics_each_see_only_their_own_series() -> No
         assert values[1] == pytest.approx(values[0] * 10)
     finally:
         shared.stop()
+
+
+@pytest.mark.parametrize(
+    ("question", "early_exit"),
+    [
+        ("почему catalog-api в dc-z отдаёт 502? password=hunter2", "scope.env"),
+        ("что будет с catalog-api в dc-a сегодня в 23:50? password=hunter2", "scope.time"),
+        ("password=hunter2 что происходит?", None),  # no scope at all
+        ("почему catalog-api в dc-a отдаёт 502? password=hunter2", None),  # investigated
+    ],
+)
+async def test_a_secret_in_the_question_leaves_no_trace_in_the_answer(
+    session: WorldSession, question: str, early_exit: str | None
+) -> None:
+    from planner.render import render_markdown, render_plain
+
+    outcome = await _answer(session, _turn(question))
+    assert session.conversation is not None
+    await session.conversation.aclose()
+    answer = outcome.answer
+    assert (outcome.investigation is None) == (early_exit is not None)
+    if early_exit is not None:
+        assert [g.objective for g in answer.gaps] == [early_exit]
+    for shown in (answer.model_dump_json(), render_plain(answer), render_markdown(answer)):
+        assert "hunter2" not in shown
+    assert "password=[REDACTED]" in answer.question

@@ -1,0 +1,290 @@
+"""The path of one turn, top-down: the one place a question becomes an Answer.
+
+    inventory (round 0)  what each environment runs, so names in the question resolve;
+                         read through the executor like every other call (one timeout,
+                         retry and failure path), or kept from a turn moments ago
+    context              env, namespace, object, time: explicit scope > memory > defaults
+    early exits          an unknown environment, a time in the future: answered as gaps,
+                         nothing read
+    investigation        plan, route, gate, execute, guard, finalise (planner.investigation)
+    knowledge            confirmed knowledge after the live facts, marked as knowledge
+    exit                 one redaction of everything the answer carries
+
+Surfaces (bot/) hand a Turn in and render the Answer out; working memory and the
+knowledge store stay there and come in as `previous` and `knowledge`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import structlog
+
+from planner.answer import Answer, AnswerFact, Gap
+from planner.context import ContextState, InventoryItem, build_context, names_not_listed
+from planner.executor import CallRecord, Executor
+from planner.inventory_cache import InventoryCache
+from planner.investigation import (
+    CatalogueGate,
+    Investigation,
+    InvestigationSettings,
+    investigate,
+)
+from planner.model import ModelClient
+from planner.routing import PlannedCall, canonical
+from planner.turn import Turn
+from planner.workspace import TurnWorkspace
+from policy.redaction import redact, redact_obj
+from policy.results import ToolResult
+from policy.scope import Scope
+from policy.toolset import CallContext
+
+log = structlog.get_logger(__name__)
+
+KnowledgeLookup = Callable[[str, Scope], list[AnswerFact]]
+"""Confirmed knowledge for a question and its scope (bot.knowledge provides it)."""
+
+INVENTORY = "inventory"
+
+
+@dataclass(frozen=True)
+class TurnSettings:
+    investigation: InvestigationSettings
+    envs: list[str]
+    env_aliases: dict[str, list[str]]
+    timezone: str
+
+
+@dataclass
+class TurnOutcome:
+    answer: Answer
+    context: ContextState
+    investigation: Investigation | None
+    inventory_calls: list[dict[str, Any]]
+
+
+@dataclass
+class _Inventory:
+    items: list[InventoryItem]
+    calls: list[dict[str, Any]]
+    failed: dict[tuple[str, str | None], str]
+
+
+async def answer_turn(
+    turn: Turn,
+    *,
+    previous: ContextState | None,
+    gate: CatalogueGate,
+    settings: TurnSettings,
+    inventory_cache: InventoryCache,
+    model: ModelClient | None = None,
+    knowledge: KnowledgeLookup | None = None,
+) -> TurnOutcome:
+    """Answer one turn. Whatever way it ends, the Answer leaves redacted."""
+    keep = settings.investigation.keep_query_hosts
+    inventory = await _read_inventory(turn, gate, settings, inventory_cache)
+    if any(c.get("cached") for c in inventory.calls) and names_not_listed(
+        turn.question,
+        inventory=inventory.items,
+        envs=settings.envs,
+        env_aliases=settings.env_aliases,
+    ):
+        # the question names something the kept lists do not have: perhaps deployed since
+        # they were read, so list again rather than answer about something else
+        inventory = await _read_inventory(turn, gate, settings, inventory_cache, fresh=True)
+    context = build_context(
+        turn.question,
+        envs=settings.envs,
+        inventory=inventory.items,
+        now=turn.now,
+        tz=settings.investigation.timezone,
+        previous=previous,
+        env_aliases=settings.env_aliases,
+        guess_names=bool(inventory.failed),
+    )
+    if context.unknown_envs and "env" not in context.explicit:
+        answer = _unknown_env_answer(turn, context, settings.envs)
+        return _leave(TurnOutcome(answer, context, None, inventory.calls), keep)
+    start, _ = context.scope.time.bounds(turn.now)
+    if start > turn.now:
+        # nothing can have been observed yet: reading would only produce empty "complete"
+        # reads that look like proof of absence
+        answer = _future_answer(turn, context, start)
+        return _leave(TurnOutcome(answer, context, None, inventory.calls), keep)
+    investigation = await investigate(
+        turn,
+        context,
+        gate,
+        settings.investigation,
+        model=model,
+        unavailable_sources=inventory.failed,
+    )
+    # a source that failed in this turn is listed afresh next time
+    failed_now = [r.call for r in investigation.records if r.result.status == "error"]
+    inventory_cache.invalidate((c.source, c.env) for c in failed_now)
+    answer = investigation.answer
+    answer.tool_calls = inventory.calls + answer.tool_calls
+    if knowledge is not None:
+        # after the live facts, so supported_by indexes stay valid; never stored as observed
+        answer.facts.extend(knowledge(turn.question, context.scope))
+    return _leave(TurnOutcome(answer, context, investigation, inventory.calls), keep)
+
+
+def _leave(outcome: TurnOutcome, keep_query_hosts: frozenset[str]) -> TurnOutcome:
+    """The exit of every turn: what the user pasted (the question), what tools returned
+    (facts, links, errors in gaps and tool calls) and what was derived from them (summary,
+    hypotheses, scope) are redacted here, once, whichever way the turn ended."""
+    outcome.answer = redact_answer(outcome.answer, keep_query_hosts)
+    return outcome
+
+
+def redact_answer(answer: Answer, keep_query_hosts: frozenset[str] = frozenset()) -> Answer:
+    def r(text: str) -> str:
+        return redact(text, keep_query_hosts=keep_query_hosts)
+
+    def maybe(text: str | None) -> str | None:
+        return r(text) if text is not None else None
+
+    scope = answer.scope.model_copy(
+        update={
+            "env": maybe(answer.scope.env),
+            "namespace": maybe(answer.scope.namespace),
+            "object": maybe(answer.scope.object),
+            "subject": maybe(answer.scope.subject),
+        }
+    )
+    return answer.model_copy(
+        update={
+            "question": r(answer.question),
+            "scope": scope,
+            "summary": r(answer.summary),
+            "facts": [
+                f.model_copy(
+                    update={
+                        "text": r(f.text),
+                        "link": maybe(f.link),
+                        "scope": redact_obj(f.scope, keep_query_hosts),
+                    }
+                )
+                for f in answer.facts
+            ],
+            "hypotheses": [h.model_copy(update={"text": r(h.text)}) for h in answer.hypotheses],
+            "gaps": [g.model_copy(update={"reason": r(g.reason)}) for g in answer.gaps],
+            "recommendations": [r(x) for x in answer.recommendations],
+            "tool_calls": redact_obj(answer.tool_calls, keep_query_hosts),
+        }
+    )
+
+
+async def _read_inventory(
+    turn: Turn,
+    gate: CatalogueGate,
+    settings: TurnSettings,
+    cache: InventoryCache,
+    *,
+    fresh: bool = False,
+) -> _Inventory:
+    """Names known in each env, the calls made, and the sources that failed (those stay
+    unavailable for the rest of the turn, so the answer says why, not "no service").
+    A read kept from a turn moments ago is reused unless `fresh`; its record says so."""
+    ctx = CallContext(
+        user=turn.user,
+        role=turn.role,
+        scope=Scope(),
+        now=turn.now,
+        timezone=settings.timezone,
+    )
+    planned: list[PlannedCall] = []
+    for contract in gate.contracts(ctx):
+        if INVENTORY not in contract.agent.evidence:
+            continue
+        source = contract.agent.sources[0]
+        envs: list[str | None] = list(contract.enums.get("env", [None]))
+        for env in envs:
+            args = {"env": env} if env else {}
+            planned.append(PlannedCall(contract.name, canonical(args), env, source, (INVENTORY,)))
+    kept: dict[str, tuple[ToolResult, datetime]] = {}
+    if not fresh:
+        for call in planned:
+            hit = cache.get(call.tool, call.env, turn.now)
+            if hit is not None:
+                kept[call.key] = (hit.result, hit.observed_at)
+    executor = Executor(
+        gate=gate,
+        ctx=ctx,
+        workspace=TurnWorkspace(),
+        timeouts=settings.investigation.source_timeouts,
+        default_timeout=settings.investigation.default_timeout,
+    )
+    began = time.perf_counter()
+    records = {r.call.key: r for r in await executor.run([c for c in planned if c.key not in kept])}
+    log.debug("inventory.read", calls=len(records), kept=len(kept), ms=_ms_since(began))
+    out = _Inventory([], [], {})
+    for call in planned:
+        record: dict[str, Any] = {"tool": call.tool, "arguments": call.arguments}
+        record["purpose"] = INVENTORY
+        if call.key in kept:
+            result, observed_at = kept[call.key]
+            record |= {
+                "status": result.status,
+                "duration_ms": 0,
+                "cached": True,
+                "observed_at": observed_at.isoformat(),
+            }
+        else:
+            made: CallRecord = records[call.key]
+            result = made.result
+            cache.put(call.tool, call.env, result, turn.now)
+            record |= {"status": result.status, "duration_ms": made.duration_ms}
+        out.calls.append(record)
+        if result.status in ("error", "denied"):
+            source = result.coverage.source.split("/")[0]
+            out.failed[(source, call.env)] = f"{source} in {call.env}: {result.error}"
+        for ent in result.entities:
+            out.items.append(
+                InventoryItem(
+                    env=ent.env or call.env or "",
+                    namespace=ent.namespace,
+                    name=ent.name,
+                    kind=ent.kind,
+                )
+            )
+    return out
+
+
+def _ms_since(began: float) -> int:
+    return round((time.perf_counter() - began) * 1000)
+
+
+def _future_answer(turn: Turn, context: ContextState, start: datetime) -> Answer:
+    text = (
+        f"The time asked about starts at {start.isoformat(timespec='minutes')}, after the "
+        f"current time {turn.now.isoformat(timespec='minutes')}: nothing can be observed yet."
+    )
+    return Answer(
+        question=turn.question,
+        scope=context.scope,
+        summary=text,
+        gaps=[Gap(objective="scope.time", reason=text)],
+        final=True,
+    )
+
+
+def _unknown_env_answer(turn: Turn, context: ContextState, envs: list[str]) -> Answer:
+    unknown = ", ".join(context.unknown_envs)
+    configured = ", ".join(envs)
+    text = (
+        f"Environment {unknown} is not configured, so nothing there can be read. "
+        f"Configured environments: {configured}."
+    )
+    return Answer(
+        question=turn.question,
+        scope=context.scope.model_copy(update={"env": None}),
+        summary=text,
+        gaps=[Gap(objective="scope.env", reason=text)],
+        final=True,
+    )
