@@ -30,7 +30,8 @@ from planner.guard import EnvOutcome, outcome_for
 from planner.model import ModelClient
 from planner.objectives import Objective, QuestionPlan, plan_for
 from planner.routing import (
-    DEFER,
+    Block,
+    Blocked,
     Discovered,
     PlannedCall,
     bind_arguments,
@@ -195,7 +196,7 @@ async def investigate(
     def outcome(objective: Objective, env: str) -> EnvOutcome:
         return outcome_for(objective, env, executor.records, by_name, fresh_after)
 
-    blocked: dict[tuple[str, str], str] = {}
+    blocked: dict[tuple[str, str], Blocked] = {}
     timed_out = False
 
     def plan_round(
@@ -206,7 +207,7 @@ async def investigate(
         this one is still reading): it records nothing, neither blocked objectives nor
         which made call serves which objective."""
         wanted: dict[str, tuple[PlannedCall, set[str]]] = {}
-        blocked_now: dict[tuple[str, str], str] = blocked if commit else {}
+        blocked_now: dict[tuple[str, str], Blocked] = blocked if commit else {}
         deferred = False
         for objective in plan.objectives:
             for env in context.envs:
@@ -238,10 +239,16 @@ async def investigate(
                         and env in c.enums.get("env", [env])
                     ]
                     blocked_now[(objective.id, env)] = (
-                        f"not allowed for {turn.user} ({turn.role}): {hidden[0]}"
+                        Blocked(
+                            Block.NOT_ALLOWED,
+                            f"not allowed for {turn.user} ({turn.role}): {hidden[0]}",
+                        )
                         if hidden
-                        else f"no source for {' or '.join(objective.evidence)} is configured "
-                        f"in {env}"
+                        else Blocked(
+                            Block.NO_SOURCE,
+                            f"no source for {' or '.join(objective.evidence)} is configured "
+                            f"in {env}",
+                        )
                     )
                     continue
                 reasons: list[str] = []
@@ -253,11 +260,11 @@ async def investigate(
                     arg_sets, why = bind_arguments(
                         contract, objective, env, context, turn.now, found, round_no
                     )
-                    if why and why.startswith(DEFER):
+                    if why is not None and why.kind is Block.DEFERRED:
                         deferred = True
                         break
-                    if why:
-                        reasons.append(why)
+                    if why is not None:
+                        reasons.append(why.reason)
                         continue
                     calls = [
                         PlannedCall(
@@ -289,7 +296,9 @@ async def investigate(
                     break
                 else:
                     if reasons:
-                        blocked_now[(objective.id, env)] = "; ".join(dict.fromkeys(reasons))
+                        blocked_now[(objective.id, env)] = Blocked(
+                            Block.UNAVAILABLE, "; ".join(dict.fromkeys(reasons))
+                        )
         return wanted, deferred
 
     def read_ahead(round_no: int) -> None:
@@ -330,7 +339,8 @@ async def investigate(
         status = outcome(o, env).status
         if status == "resolved":
             return "resolved"
-        if status == "failed" or blocked.get((o.id, env), "").startswith("no source"):
+        why = blocked.get((o.id, env))
+        if status == "failed" or (why is not None and why.kind is Block.NO_SOURCE):
             return "settled"  # nothing a model could add: no source, or it failed
         return "open"
 
@@ -370,22 +380,9 @@ async def investigate(
         for env in context.envs:
             out = outcome(objective, env)
             if out.status == "pending" and (objective.id, env) in blocked:
-                reason = blocked[(objective.id, env)]
-                out.status = (
-                    "unresolved"
-                    if reason.startswith(
-                        (
-                            "no request",
-                            "the question",
-                            "no node",
-                            "no pod",
-                            "no host",
-                            "no namespace",
-                        )
-                    )
-                    else "unavailable"
-                )
-                out.reasons.append(reason)
+                why = blocked[(objective.id, env)]
+                out.status = "unresolved" if why.kind.leaves_unresolved else "unavailable"
+                out.reasons.append(why.reason)
             elif out.status == "failed":
                 out.status = "unavailable"
             elif out.status == "pending":

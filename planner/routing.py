@@ -14,6 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from planner.context import ContextState
@@ -29,8 +30,30 @@ IDENTIFIER_NEEDS = {
 MAX_ENUM_FAN = 6
 MAX_NODES = 3
 MAX_OBJECTS = 4
-DEFER = "DEFER:"
 MAX_PODS = 2
+
+
+class Block(StrEnum):
+    """Why an objective could not be asked of a source in one env. A decision reads this,
+    never the sentence that goes with it."""
+
+    MISSING_INPUT = "missing_input"  # the question lacks what it needs (a request_id, a name)
+    NOT_OBSERVED = "not_observed"  # an entity the evidence has not yielded (a node, a pod)
+    DEFERRED = "deferred"  # waits for entities a later round may observe
+    NOT_ALLOWED = "not_allowed"  # the user's role may not use the tools that could
+    NO_SOURCE = "no_source"  # no configured tool serves it in this env
+    UNAVAILABLE = "unavailable"  # its sources are down, or no call could be bound
+
+    @property
+    def leaves_unresolved(self) -> bool:
+        """The answer is open for lack of input or evidence, not for lack of a source."""
+        return self in (Block.MISSING_INPUT, Block.NOT_OBSERVED)
+
+
+@dataclass(frozen=True)
+class Blocked:
+    kind: Block
+    reason: str  # the sentence the user reads as the gap
 
 
 @dataclass(frozen=True)
@@ -129,11 +152,11 @@ def bind_arguments(
     now: datetime,
     discovered: Discovered,
     round_no: int = 0,
-) -> tuple[list[dict[str, Any]], str | None]:
+) -> tuple[list[dict[str, Any]], Blocked | None]:
     """Argument sets for this tool (several for per-node/per-pod tools), or why none.
 
-    A reason starting with DEFER means: call it next round, once the entities it can use
-    (a service's upstream addresses) have been observed.
+    `Block.DEFERRED` means: call it next round, once the entities it can use (a service's
+    upstream addresses) have been observed.
     """
     schema = contract.input_schema()
     props: dict[str, Any] = schema.get("properties", {})
@@ -173,7 +196,10 @@ def bind_arguments(
         if addresses:
             base["upstreams"] = addresses[:20]
         elif round_no == 0:
-            return [], f"{DEFER} {contract.name} waits for the upstream addresses of {scope.object}"
+            return [], Blocked(
+                Block.DEFERRED,
+                f"{contract.name} waits for the upstream addresses of {scope.object}",
+            )
     if "addresses" in props and "address" in objective.needs:
         base["addresses"] = discovered.addresses.get(env, [])[:20]
         base.pop("namespace", None)  # an address may belong to any namespace
@@ -212,7 +238,7 @@ def bind_arguments(
             fan = [{**f, name: value} for f in fan for value in enum]
     missing = sorted(required - set(fan[0]))
     if missing:
-        return [], f"{contract.name} needs {', '.join(missing)}"
+        return [], Blocked(Block.UNAVAILABLE, f"{contract.name} needs {', '.join(missing)}")
     # a tool that takes an object but got none would read a whole env: only if optional
     return fan, None
 
@@ -233,29 +259,33 @@ def _coerce(prop: dict[str, Any], value: Any) -> Any:
 
 def needs_missing(
     objective: Objective, env: str, context: ContextState, discovered: Discovered
-) -> str | None:
+) -> Blocked | None:
+    """The first input the objective needs and does not have: from the question (a
+    request_id, a name) or from the evidence so far (a node, a pod, an address)."""
     scope = context.scope
+    ids = context.identifiers
+    asked = {
+        "request_id": (bool(ids.request_ids), "no request_id in the question"),
+        "object": (bool(scope.object), "the question names no service or workload"),
+        "namespace": (bool(scope.namespace), "no namespace is known for the question"),
+        "promql": (bool(ids.promql), "no PromQL expression in the question"),
+        "log_query": (bool(ids.log_query), "no search text in the question"),
+        "job_id": (bool(ids.job_ids), "no job id in the question"),
+        "host": (bool(ids.hosts), "no host in the question"),
+    }
+    observed = {
+        "node": (bool(discovered.nodes.get(env)), "no node was identified from the evidence"),
+        "pod": (bool(discovered.pods.get(env)), "no pod was identified from the evidence"),
+        "address": (
+            bool(discovered.addresses.get(env)),
+            "no upstream address was identified from the evidence",
+        ),
+    }
     for need in objective.needs:
-        if need == "request_id" and not context.identifiers.request_ids:
-            return "no request_id in the question"
-        if need == "object" and not scope.object:
-            return "the question names no service or workload"
-        if need == "namespace" and not scope.namespace:
-            return "no namespace is known for the question"
-        if need == "promql" and not context.identifiers.promql:
-            return "no PromQL expression in the question"
-        if need == "log_query" and not context.identifiers.log_query:
-            return "no search text in the question"
-        if need == "job_id" and not context.identifiers.job_ids:
-            return "no job id in the question"
-        if need == "host" and not context.identifiers.hosts:
-            return "no host in the question"
-        if need == "node" and not discovered.nodes.get(env):
-            return "no node was identified from the evidence"
-        if need == "pod" and not discovered.pods.get(env):
-            return "no pod was identified from the evidence"
-        if need == "address" and not discovered.addresses.get(env):
-            return "no upstream address was identified from the evidence"
+        if need in asked and not asked[need][0]:
+            return Blocked(Block.MISSING_INPUT, asked[need][1])
+        if need in observed and not observed[need][0]:
+            return Blocked(Block.NOT_OBSERVED, observed[need][1])
     return None
 
 

@@ -133,3 +133,34 @@ def test_a_name_the_kept_lists_lack_is_noticed() -> None:
     assert names_not_listed("почему catalog-api в dc-a?", inventory=listed, envs=envs) == []
     pod = "логи catalog-api-7d9f-x2 в dc-b"
     assert names_not_listed(pod, inventory=listed, envs=envs) == []
+
+
+def test_every_missing_input_or_observation_is_the_same_kind_of_gap() -> None:
+    """A question without a job id leaves its objective open exactly as one without a
+    request_id does: the kind decides, not the sentence."""
+    from zoneinfo import ZoneInfo
+
+    from planner.context import build_context
+    from planner.objectives import Objective
+    from planner.routing import Block, Discovered, needs_missing
+
+    context = build_context(
+        "что случилось?", envs=["dc-a"], inventory=[], now=NOW, tz=ZoneInfo("UTC")
+    )
+    kinds = {}
+    for need in (
+        "request_id", "object", "namespace", "promql", "log_query", "job_id", "host",
+        "node", "pod", "address",
+    ):  # fmt: skip
+        objective = Objective(
+            id=f"o.{need}", title=need, required=True, evidence=["x"], needs=[need]
+        )
+        blocked = needs_missing(objective, "dc-a", context, Discovered())
+        assert blocked is not None, need
+        kinds[need] = blocked.kind
+    assert {kinds[n] for n in ("node", "pod", "address")} == {Block.NOT_OBSERVED}
+    assert {k for n, k in kinds.items() if n not in ("node", "pod", "address")} == {
+        Block.MISSING_INPUT
+    }
+    assert all(k.leaves_unresolved for k in kinds.values())
+    assert not Block.NO_SOURCE.leaves_unresolved and not Block.UNAVAILABLE.leaves_unresolved
