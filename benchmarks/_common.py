@@ -7,7 +7,9 @@ import logging
 import os
 import statistics
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -30,6 +32,32 @@ def quiet_logs() -> None:
 
     logging.basicConfig(level=logging.WARNING)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+
+
+async def timed_turns(
+    session: Any, count: int, question: str = QUESTION
+) -> list[tuple[float, Any]]:
+    """Ask `question` `count` times on a running WorldSession, each on a new thread root
+    (no working memory carried over); (wall seconds, TurnOutcome) each. Closes the
+    session's keep-alive clients on this loop at the end."""
+    from planner.turn import Turn
+
+    out: list[tuple[float, Any]] = []
+    try:
+        for i in range(count):
+            turn = Turn(
+                question=question,
+                user="bench",
+                role="engineer",
+                now=session.clock(),
+                root_id=f"bench-{i}",
+            )
+            began = time.perf_counter()
+            outcome = await session.conversation.answer(turn)
+            out.append((time.perf_counter() - began, outcome))
+    finally:
+        await session.conversation.aclose()
+    return out
 
 
 def median(values: list[float]) -> float:

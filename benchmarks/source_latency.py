@@ -17,46 +17,29 @@ import argparse
 import asyncio
 import json
 import sys
-import time
 from typing import Any
 
-from _common import QUESTION, ROOT, median, quiet_logs
+from _common import ROOT, median, quiet_logs, timed_turns
 
 sys.path.insert(0, str(ROOT))
 
 from evals.parsecache import ParseCache, default_cache_dir
 from evals.session import WorldSession
 from evals.worldfile import read_world_file
-from planner.turn import Turn
 
 
 async def _turns(session: WorldSession, count: int) -> list[dict[str, Any]]:
-    assert session.conversation is not None
     out = []
-    try:
-        for i in range(count):
-            turn = Turn(
-                question=QUESTION,
-                user="bench",
-                role="engineer",
-                now=session.clock(),
-                root_id=f"t{i}",
-            )
-            began = time.perf_counter()
-            outcome = await session.conversation.answer(turn)
-            wall_ms = (time.perf_counter() - began) * 1000
-            calls = outcome.answer.tool_calls
-            slowest = max(int(c.get("duration_ms") or 0) for c in calls)
-            out.append(
-                {
-                    "wall_ms": wall_ms,
-                    "slowest_ms": slowest,
-                    "calls": len(calls),
-                    "facts": len(outcome.answer.facts),
-                }
-            )
-    finally:
-        await session.conversation.aclose()
+    for wall, outcome in await timed_turns(session, count):
+        calls = outcome.answer.tool_calls
+        out.append(
+            {
+                "wall_ms": wall * 1000,
+                "slowest_ms": max(int(c.get("duration_ms") or 0) for c in calls),
+                "calls": len(calls),
+                "facts": len(outcome.answer.facts),
+            }
+        )
     return out
 
 

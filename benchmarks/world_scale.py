@@ -45,10 +45,11 @@ from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _common import QUESTION, timed_turns
+
 if TYPE_CHECKING:
     from evals.world import World
 
-QUESTION = "почему service-a в dc-a отдавал 502 в 14:11?"
 STORY = "service-a"  # the service the question is about: never copied
 NOT_COPIED = ("Namespace",)
 KEEP_KEYS = frozenset({"container"})  # container names are not workload names
@@ -198,25 +199,8 @@ def world_size(data: dict[str, Any]) -> dict[str, int]:
 
 
 async def _turns(session: Any, turns: int) -> tuple[list[float], Any]:
-    from planner.turn import Turn
-
-    walls: list[float] = []
-    outcome = None
-    try:
-        for i in range(1 + turns):
-            turn = Turn(
-                question=QUESTION,
-                user="bench",
-                role="engineer",
-                now=session.clock(),
-                root_id=f"bench-{i}",
-            )
-            began = time.perf_counter()
-            outcome = await session.conversation.answer(turn)
-            walls.append(time.perf_counter() - began)
-    finally:
-        await session.conversation.aclose()
-    return walls, outcome
+    done = await timed_turns(session, 1 + turns, QUESTION)
+    return [wall for wall, _ in done], done[-1][1]
 
 
 def _failed_calls(answer: Any) -> int:
