@@ -45,7 +45,6 @@ class FreePlanOutcome:
     model_ms: int = 0
     steps: int = 0
     notes: list[str] = field(default_factory=list)
-    prose: str | None = None
 
 
 def _observation(rec: CallRecord) -> str:
@@ -114,8 +113,7 @@ async def free_planning(
         outcome.model_ms += turn.elapsed_ms
         outcome.steps = step + 1
         if not turn.tool_calls:
-            outcome.prose = turn.content
-            break
+            break  # the model's own prose is no evidence, and nothing renders it yet
         history.append(
             ModelMessage(role="assistant", content=turn.content or "", tool_calls=turn.tool_calls)
         )

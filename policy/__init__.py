@@ -11,7 +11,6 @@ from policy.errors import (
     SourceTimeout,
     SourceUnavailable,
     SourceUnsupported,
-    ToolArgumentError,
 )
 from policy.gate import PolicyGate
 from policy.results import Coverage, Entity, Relation, ResultFact, ToolResult
@@ -38,7 +37,6 @@ __all__ = [
     "SourceUnsupported",
     "TimeSpec",
     "Tool",
-    "ToolArgumentError",
     "ToolContract",
     "ToolResult",
     "ToolSet",

@@ -1,7 +1,8 @@
 """The three kinds of error, kept apart.
 
-ToolArgumentError      the caller (model or planner) can fix it: bad arguments;
-                       sent back with the validation errors.
+bad arguments          the caller (model or planner) can fix them: not raised; the
+                       gate answers a `denied` result (error_kind "invalid_arguments")
+                       naming every field, and that goes back to the model.
 SourceError            ends this call; becomes a gap with its reason.
   SourceTimeout        the source did not answer in time (transient)
   SourceUnavailable    connection refused, 5xx (transient)
@@ -21,15 +22,6 @@ class InfrabotError(Exception):
 
 class ConfigError(InfrabotError):
     """A bad configuration or a programming error; names the key or place."""
-
-
-class ToolArgumentError(InfrabotError):
-    """Arguments failed validation; `problems` name each field and what was wrong."""
-
-    def __init__(self, tool: str, problems: list[str]) -> None:
-        self.tool = tool
-        self.problems = problems
-        super().__init__(f"{tool}: " + "; ".join(problems))
 
 
 class SourceError(InfrabotError):

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pytest
-
 from planner.evidence import build_packet
-from planner.workspace import TurnWorkspace
 from policy.results import Coverage, ResultFact, ToolResult
 from policy.scope import Scope
 
@@ -51,37 +48,3 @@ def test_priority_keeps_the_important_kinds_within_budget() -> None:
     )
     packet = build_packet([("c1", noisy)], per_source=3, priority={"edge.error": 0})
     assert any("too big header" in e.fact.text for e in packet.entries)
-
-
-def test_workspace_queries_raw_rows_by_field_regex_time_and_columns() -> None:
-    ws = TurnWorkspace()
-    rows = [
-        {
-            "@timestamp": f"2026-07-20T11:11:0{i}Z",
-            "status": 502 if i % 2 else 200,
-            "host": "pay.example.com",
-            "request_id": f"r{i}",
-            "kubernetes": {"node": f"w{i}"},
-        }
-        for i in range(10)
-    ]
-    res = result("logs", "dc-a", 0)
-    res.raw = {"hits": rows}
-    ws.put("c1", res)
-    assert [r["request_id"] for r in ws.query("c1", where={"status": 502})] == [
-        "r1",
-        "r3",
-        "r5",
-        "r7",
-        "r9",
-    ]
-    assert len(ws.query("c1", regex="r[0-2]'")) == 3
-    sliced = ws.query(
-        "c1",
-        start=datetime(2026, 7, 20, 11, 11, 3, tzinfo=UTC),
-        end=datetime(2026, 7, 20, 11, 11, 5, tzinfo=UTC),
-        columns=["request_id", "kubernetes.node"],
-    )
-    assert sliced == [{"request_id": f"r{i}", "kubernetes.node": f"w{i}"} for i in (3, 4, 5)]
-    with pytest.raises(KeyError, match="c9"):
-        ws.query("c9")
