@@ -1,4 +1,5 @@
-"""The question plan: objectives to prove, causality rules and a stop condition.
+"""The question plan: the objectives to prove (causality and the stop condition are code:
+planner/diagnosis.py, planner/guard.py).
 
 Objectives come from the versioned catalogue `objectives.yaml`; the plan for a turn is the
 catalogue entry for the intent (and variant), filtered by time mode.
@@ -56,8 +57,6 @@ class IntentEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     variants: dict[str, Variant]
-    causality: list[str] = Field(default_factory=list)
-    stop: str
 
 
 class Catalogue(BaseModel):
@@ -74,8 +73,6 @@ class QuestionPlan(BaseModel):
     variant: str
     catalogue_version: int
     objectives: list[Objective]
-    causality: list[str]
-    stop: str
 
 
 @cache
@@ -108,6 +105,4 @@ def plan_for(context: ContextState, catalogue: Catalogue | None = None) -> Quest
         variant=variant_name,
         catalogue_version=cat.version,
         objectives=objectives,
-        causality=entry.causality,
-        stop=entry.stop,
     )
