@@ -8,31 +8,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
-
 from connectors.elasticsearch._reader import SOURCE, LogReader, Read
 from policy.contracts import AgentMeta
 from policy.errors import SourceError, SourceUnsupported
 from policy.results import Coverage, Entity, EvidenceState, Relation, ResultFact, ToolResult
 from policy.scope import Scope
 from policy.toolset import CallContext
-from policy.vocabulary import ARGUMENT_NAMES
-
-
-class WindowArgs(BaseModel):
-    """env plus an optional [start, end]; the question's window when left out."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    env: str = Field(description=ARGUMENT_NAMES["env"])
-    start: AwareDatetime | None = Field(default=None, description=ARGUMENT_NAMES["start"])
-    end: AwareDatetime | None = Field(default=None, description=ARGUMENT_NAMES["end"])
-
-    @model_validator(mode="after")
-    def _ordered(self) -> WindowArgs:
-        if self.start is not None and self.end is not None and self.start > self.end:
-            raise ValueError("start must not be after end")
-        return self
+from policy.window import WindowArgs
 
 
 def window(args: WindowArgs, ctx: CallContext) -> tuple[datetime, datetime]:

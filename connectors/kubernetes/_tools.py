@@ -6,7 +6,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from connectors.kubernetes._audit import audit_trail
 from connectors.kubernetes._client import KubeReader
@@ -21,14 +21,12 @@ from policy.contracts import AgentMeta, Freshness, NegativeSemantics, OutputKind
 from policy.errors import ConfigError, SourceUnsupported
 from policy.results import ToolResult
 from policy.toolset import CallContext, FunctionTool, Tool
+from policy.window import EnvArgs, WindowArgs
 
 _NAME = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
 
 
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    env: str = Field(description="environment name from configuration")
+_Args = EnvArgs
 
 
 class InventoryArgs(_Args):
@@ -42,15 +40,6 @@ class WorkloadArgs(_Args):
         max_length=253,
         pattern=_NAME,
         description="Deployment / StatefulSet / DaemonSet / Service name",
-    )
-
-
-class WindowArgs(BaseModel):
-    start: AwareDatetime | None = Field(
-        default=None, description="window start; default: the question window"
-    )
-    end: AwareDatetime | None = Field(
-        default=None, description="window end; default: the question window"
     )
 
 
@@ -77,7 +66,7 @@ class PlacementArgs(_Args):
         return self
 
 
-class EventsArgs(_Args, WindowArgs):
+class EventsArgs(WindowArgs):
     namespace: str = Field(min_length=1, max_length=63, pattern=_NAME)
     service: str | None = Field(
         default=None,
@@ -93,7 +82,7 @@ class NodeArgs(_Args):
     node: str = Field(min_length=1, max_length=253, pattern=_NAME)
 
 
-class PodLogsArgs(_Args, WindowArgs):
+class PodLogsArgs(WindowArgs):
     namespace: str = Field(min_length=1, max_length=63, pattern=_NAME)
     pod: str | None = Field(default=None, min_length=1, max_length=253, pattern=_NAME)
     service: str | None = Field(
@@ -140,7 +129,7 @@ class QuotaArgs(_Args):
     )
 
 
-class AuditArgs(_Args, WindowArgs):
+class AuditArgs(WindowArgs):
     namespace: str = Field(min_length=1, max_length=63, pattern=_NAME)
     service: str = Field(
         min_length=1,

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 import structlog
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from connectors.victoriametrics._client import ClientPool, PromClient, QueryRejected, QueryResult
 from connectors.victoriametrics._settings import MetricsTarget
@@ -20,6 +20,7 @@ from policy.errors import SourceUnsupported
 from policy.results import Coverage, Entity, Relation, ResultFact, ToolResult
 from policy.scope import Scope, TimeSpec
 from policy.toolset import CallContext, FunctionTool, failure_result, scope_of
+from policy.window import WindowArgs
 
 log = structlog.get_logger(__name__)
 
@@ -27,20 +28,6 @@ K8S_NAME = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
 STEPS = (15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400)
 MAX_WINDOW = timedelta(days=31)
 T = TypeVar("T")
-
-
-class WindowArgs(BaseModel):
-    """Arguments every metrics tool takes."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    env: str = Field(description="environment name from configuration")
-    start: AwareDatetime | None = Field(
-        default=None, description="start of the window (default: the question's window)"
-    )
-    end: AwareDatetime | None = Field(
-        default=None, description="end of the window (default: the question's window)"
-    )
 
 
 def k8s_name(description: str) -> Any:

@@ -14,7 +14,7 @@ from planner.inventory_cache import InventoryCache
 from policy.contracts import ToolContract
 from policy.results import Coverage, ToolResult
 from policy.scope import Scope
-from policy.toolset import FunctionTool, ToolSet
+from policy.toolset import CallContext, FunctionTool, ToolSet
 from tests.unit.toolkit import agent
 
 NOW = datetime(2026, 7, 20, 11, 0, tzinfo=UTC)
@@ -164,3 +164,26 @@ def test_every_missing_input_or_observation_is_the_same_kind_of_gap() -> None:
     }
     assert all(k.leaves_unresolved for k in kinds.values())
     assert not Block.NO_SOURCE.leaves_unresolved and not Block.UNAVAILABLE.leaves_unresolved
+
+
+async def test_every_connector_refuses_a_window_that_ends_before_it_starts() -> None:
+    from connectors import elasticsearch, kubernetes, victoriametrics
+    from policy.gate import PolicyGate
+
+    tools = [
+        *victoriametrics.build_tools([victoriametrics.MetricsTarget(env="dc-a", url="http://x")]),
+        *kubernetes.build_tools([kubernetes.KubernetesTarget(env="dc-a", url="http://x")]),
+        *elasticsearch.build_tools([elasticsearch.ElasticsearchTarget(env="dc-a", url="http://x")]),
+    ]
+    gate = PolicyGate(ToolSet(tools))
+    ctx = CallContext(user="u", role="engineer", scope=Scope(), now=NOW)
+    bad = {"start": "2026-07-20T12:00:00Z", "end": "2026-07-20T11:00:00Z"}
+    for name, args in (
+        ("metrics.http_errors", {"env": "dc-a", "service": "a"}),
+        ("k8s.events", {"env": "dc-a", "namespace": "n"}),
+        ("logs.edge_errors", {"env": "dc-a"}),
+    ):
+        result = await gate.call(name, args | bad, ctx)
+        assert result.status == "denied" and result.error_kind == "invalid_arguments", name
+        assert "start must not be after end" in (result.error or ""), name
+    await ToolSet(tools).aclose()
