@@ -1,8 +1,8 @@
 """The path of one turn, top-down: the one place a question becomes an Answer.
 
     inventory (round 0)  what each environment runs, so names in the question resolve;
-                         read through the executor like every other call (one timeout,
-                         retry and failure path), or kept from a turn moments ago
+                         read through the executor like every other call (one timeout
+                         and failure path; not retried), or kept from a turn moments ago
     context              env, namespace, object, time: explicit scope > memory > defaults
     early exits          an unknown environment, a time in the future: answered as gaps,
                          nothing read
@@ -219,6 +219,9 @@ async def _read_inventory(
         workspace=TurnWorkspace(),
         timeouts=settings.investigation.source_timeouts,
         default_timeout=settings.investigation.default_timeout,
+        # the first thing every turn waits for: a source that is down is reported after one
+        # timeout, not two (the investigation's own calls to it are then skipped as down)
+        retry_transient=False,
     )
     began = time.perf_counter()
     records = {r.call.key: r for r in await executor.run([c for c in planned if c.key not in kept])}

@@ -66,6 +66,7 @@ class Executor:
     workspace: TurnWorkspace
     timeouts: dict[str, float] = field(default_factory=dict)
     default_timeout: float = 20.0
+    retry_transient: bool = True  # the inventory does not: a down source would cost twice
     clock: Callable[[], float] = time.perf_counter
     records: list[CallRecord] = field(default_factory=list)
     unavailable: dict[tuple[str, str | None], str] = field(default_factory=dict)
@@ -184,7 +185,8 @@ class Executor:
         while True:
             attempts += 1
             result = await self._attempt(call)
-            if result.status != "error" or result.error_kind not in TRANSIENT or attempts > 1:
+            retry = self.retry_transient and attempts == 1
+            if result.status != "error" or result.error_kind not in TRANSIENT or not retry:
                 break
             log.info("executor.retry", tool=call.tool, env=call.env, kind=result.error_kind)
         return result, attempts, int((self.clock() - started) * 1000)
