@@ -10,6 +10,7 @@ import re
 import statistics
 from collections import defaultdict
 
+from connectors.victoriametrics._client import Series
 from connectors.victoriametrics._common import (
     Run,
     WindowArgs,
@@ -44,6 +45,20 @@ def node_of(labels: dict[str, str]) -> str | None:
     return instance.rsplit(":", 1)[0] if re.fullmatch(r".+:\d+", instance) else instance
 
 
+async def _target_series(run: Run, metric: str, window_s: int, node: str) -> list[Series]:
+    """The node's own series, by its `node` label, else by its `instance` host."""
+    by_label = await run.instant(
+        f"sum by (node, instance) (rate({metric}{{node={quote(node)}}}[{window_s}s]))"
+    )
+    if by_label.series:
+        return by_label.series
+    host = quote(re.escape(node) + "(:[0-9]+)?")
+    by_instance = await run.instant(
+        f"sum by (node, instance) (rate({metric}{{instance=~{host}}}[{window_s}s]))"
+    )
+    return by_instance.series
+
+
 async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
     w, r = run.window.seconds, run.window.rate_s
     reads = await gather(
@@ -54,10 +69,17 @@ async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
     )
     seen_nodes: set[str] = set()
     found: list[tuple[str, str, str, float, list[float], str]] = []
+    sampled: dict[str, int] = {}  # metric -> other nodes the source had, when it sent fewer
     for (name, metric, label), read in zip(NODE_METRICS, reads, strict=True):
         values: dict[str, float] = defaultdict(float)
         by_node_label = False
-        for s in read.series:
+        series = list(read.series)
+        if read.capped and not any(node_of(s.labels) == args.node for s in series):
+            # a cluster with more nodes than one read may return: the node asked about is
+            # read by name, so it is never lost among its peers
+            series += await _target_series(run, metric, w, args.node)
+            sampled[name] = read.total - 1
+        for s in series:
             node = node_of(s.labels)
             if node is None:
                 continue
@@ -100,6 +122,8 @@ async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
                 f" vs peer median {fmt_num(median)}/s over {len(peers)} other nodes "
                 f"({fmt_num(ratio)}x)"
             )
+        if name in sampled:
+            versus += f" (a sample: {len(peers)} of the {sampled[name]} other nodes were read)"
         peak_text = f"; peak {fmt_num(peak[1])}/s at {run.time(peak[0])}" if peak else ""
         facts.append(
             run.fact(

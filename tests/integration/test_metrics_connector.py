@@ -386,6 +386,24 @@ async def test_node_network_against_its_peers(incident: MetricsSimulator) -> Non
 
 
 @vm_only
+async def test_a_node_among_more_nodes_than_one_read_returns_is_still_compared(
+    incident: MetricsSimulator,
+) -> None:
+    """A large cluster: the per-node read is capped below the node count, yet the node
+    asked about is read by name, and the text says the peers are a sample."""
+    result = await _gate(incident, max_series=1).call(
+        "metrics.node_network",
+        {"env": "dc-a", **INCIDENT, "node": "worker-04"},
+        _ctx(INCIDENT_NOW),
+    )
+    facts = {f.attrs["metric"]: f for f in result.facts}
+    retrans = facts["retransmits"]
+    assert retrans.attrs["node"] == "worker-04" and retrans.attrs["ratio"] > 10
+    assert "a sample: 1 of the 4 other nodes were read" in retrans.text
+    assert result.status == "partial" and not result.coverage.complete_for_negative
+
+
+@vm_only
 async def test_quota_near_limit_and_namespace_without_quota(incident: MetricsSimulator) -> None:
     result = await _call(incident, "metrics.quota_usage", namespace="team-a")
     first = result.facts[0]
