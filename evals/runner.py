@@ -82,22 +82,23 @@ class SharedMetrics:
 
     def __init__(self) -> None:
         self._vm: Any = None
+        self._missing = False
         self._runs = 0
 
     def for_run(self, world: World) -> tuple[Any, str]:
         """The VM and this run's env prefix; (None, "") when the world has no metrics or
         VictoriaMetrics is not installed (the world then reports metrics as a gap)."""
-        if not any(world.has(env, "metrics") for env in world.environments):
+        if not world.uses("metrics") or self._missing:
             return None, ""
         if self._vm is None:
-            from evals.simulators.victoriametrics import VictoriaMetrics, victoria_metrics_binary
+            from evals.simulators.victoriametrics import start_victoria_metrics
 
-            binary = victoria_metrics_binary()
-            if binary is None:
-                return None, ""
             try:
-                self._vm = VictoriaMetrics(binary).start()
+                self._vm = start_victoria_metrics()
             except RuntimeError:  # the run's own start then fails and reports why
+                return None, ""
+            if self._vm is None:  # not installed: each run's world reports the gap itself
+                self._missing = True
                 return None, ""
         self._runs += 1
         return self._vm, f"run{self._runs}-"

@@ -154,6 +154,10 @@ class World(BaseModel):
     def has(self, env: str, source: SourceName) -> bool:
         return source in self.environments.get(env, [])
 
+    def uses(self, source: SourceName) -> bool:
+        """Some environment of the world has this source."""
+        return any(source in sources for sources in self.environments.values())
+
 
 class WorldError(ValueError):
     """A world file is invalid; the message lists every problem with its path."""

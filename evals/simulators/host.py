@@ -76,17 +76,10 @@ class WorldSimulators:
         routes: list[Mount] = []
         mounts: dict[tuple[str, str], str] = {}
         world = self.world
-        needs_metrics = any(world.has(env, "metrics") for env in world.environments)
+        needs_metrics = world.uses("metrics")
         if needs_metrics and self._vm is None:
             vm_mod = importlib.import_module("evals.simulators.victoriametrics")
-            binary = vm_mod.victoria_metrics_binary()
-            if binary is None:
-                log.warning(
-                    "simulators.victoriametrics_missing",
-                    hint="apt-get install victoria-metrics; metrics sources become gaps",
-                )
-            else:
-                self._vm = vm_mod.VictoriaMetrics(binary).start()
+            self._vm = vm_mod.start_victoria_metrics()
         if needs_metrics and self._vm is not None and not self._preloaded:
             self._vm.import_world(world, env_prefix=self._vm_prefix)
         for env, sources in world.environments.items():

@@ -72,6 +72,19 @@ def victoria_metrics_binary() -> str | None:
     return None
 
 
+def start_victoria_metrics() -> VictoriaMetrics | None:
+    """A started VictoriaMetrics, or None (with a warning) when it is not installed: the
+    worlds' metrics sources then become gaps. A binary that cannot start raises."""
+    binary = victoria_metrics_binary()
+    if binary is None:
+        log.warning(
+            "simulators.victoriametrics_missing",
+            hint="apt-get install victoria-metrics; metrics sources become gaps",
+        )
+        return None
+    return VictoriaMetrics(binary).start()
+
+
 def _free_port(host: str) -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
@@ -244,15 +257,12 @@ class MetricsBoot:
         return boot
 
     def _boot(self) -> None:
-        world = self._world
-        if not any(world.has(env, "metrics") for env in world.environments):
-            return
-        binary = victoria_metrics_binary()
-        if binary is None:
+        if not self._world.uses("metrics"):
             return
         try:
-            self._vm = VictoriaMetrics(binary).start()
-            self._vm.import_world(world)
+            self._vm = start_victoria_metrics()
+            if self._vm is not None:
+                self._vm.import_world(self._world)
         except BaseException as exc:  # handed to the caller by vm()
             self._error = exc
 
