@@ -45,17 +45,15 @@ class Conversation:
         self.gate = gate
         self.memory = memory
         self.inventory_cache = InventoryCache(timedelta(seconds=config.limits.inventory_ttl_s))
-        self.tz = ZoneInfo(config.timezone)
-        self.settings = InvestigationSettings(
-            timezone=self.tz,
-            source_timeouts=self._timeouts(config),
-            max_rounds=config.limits.max_rounds,
-            turn_deadline_s=config.limits.turn_deadline_s,
-            facts_per_source=config.limits.facts_per_source,
-            keep_query_hosts=_own_hosts(config),
-        )
         self.turn_settings = TurnSettings(
-            investigation=self.settings,
+            investigation=InvestigationSettings(
+                timezone=ZoneInfo(config.timezone),
+                source_timeouts=self._timeouts(config),
+                max_rounds=config.limits.max_rounds,
+                turn_deadline_s=config.limits.turn_deadline_s,
+                facts_per_source=config.limits.facts_per_source,
+                keep_query_hosts=_own_hosts(config),
+            ),
             envs=list(config.environments),
             env_aliases={name: env.aliases for name, env in config.environments.items()},
             timezone=config.timezone,

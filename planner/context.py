@@ -56,19 +56,30 @@ def names_not_listed(
     """Workload-like names in the message that neither the inventory nor an environment
     carries (a pod of a listed workload counts as listed). With an inventory kept from an
     earlier turn, a sign that it may be out of date: something was deployed since."""
-    known = {normalise(e) for e in envs}
-    known |= {normalise(a) for al in (env_aliases or {}).values() for a in al}
     listed = {normalise(i.name) for i in inventory}
     workloads = {normalise(i.name) for i in inventory if i.kind in _POD_OWNERS}
-    out = []
-    for m in RX_NAME_LIKE.finditer(message.lower()):
-        word = normalise(m.group(0))
-        if word in known or word in listed or word.startswith(("request", "x-")):
-            continue
-        if any(word.startswith(name + "-") for name in workloads):
-            continue
-        out.append(m.group(0))
-    return out
+    return [
+        name
+        for name in _names_in(message, envs, env_aliases or {})
+        if normalise(name) not in listed
+        and not any(normalise(name).startswith(w + "-") for w in workloads)
+    ]
+
+
+def _env_words(envs: list[str], env_aliases: dict[str, list[str]]) -> set[str]:
+    """Every environment's name and aliases, normalised: words that are never an object."""
+    return {normalise(e) for e in envs} | {normalise(a) for al in env_aliases.values() for a in al}
+
+
+def _names_in(message: str, envs: list[str], env_aliases: dict[str, list[str]]) -> list[str]:
+    """Workload-like words of the message that are not an environment's name or alias (nor
+    a header or request-id word)."""
+    known = _env_words(envs, env_aliases)
+    return [
+        m.group(0)
+        for m in RX_NAME_LIKE.finditer(message.lower())
+        if normalise(m.group(0)) not in known and not m.group(0).startswith(("request", "x-"))
+    ]
 
 
 RX_ALL_ENVS = re.compile(
@@ -199,7 +210,7 @@ def build_context(
     ids = extract_identifiers(message)
     if ids.log_query:
         # "найди в логах dc-a X": the env is scope, not search text
-        names = {normalise(e) for e in envs} | {normalise(a) for al in aliases.values() for a in al}
+        names = _env_words(envs, aliases)
         words = [w for w in ids.log_query.split() if normalise(w) not in names]
         ids = ids.model_copy(update={"log_query": " ".join(words) or None})
     intent = classify(message, ids)
@@ -264,14 +275,12 @@ def build_context(
     if obj is None and (guess_names or intent == "release_timeline"):
         # the inventory could not be read: a workload-like name in the text is taken as the
         # object (its namespace stays unknown) rather than dropped
-        names = {normalise(e) for e in envs} | {normalise(a) for al in aliases.values() for a in al}
-        for m in RX_NAME_LIKE.finditer(message.lower()):
-            if normalise(m.group(0)) not in names and not m.group(0).startswith(("request", "x-")):
-                obj = m.group(0)
-                objects = [ObjectRef(name=obj)]
-                explicit.append("object")
-                notes.append(f"{obj} taken from the text: the inventory could not be read")
-                break
+        guessed = _names_in(message, envs, aliases)
+        if guessed:
+            obj = guessed[0]
+            objects = [ObjectRef(name=obj)]
+            explicit.append("object")
+            notes.append(f"{obj} taken from the text: the inventory could not be read")
     nodes = [
         item.name
         for item in inventory
