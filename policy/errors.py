@@ -15,6 +15,11 @@ ConfigError            our own bug or a bad configuration: raised, loud.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from typing import TypeVar
+
+T = TypeVar("T")
+
 
 class InfrabotError(Exception):
     """Base of every error we raise on purpose."""
@@ -60,3 +65,12 @@ class SourceMalformed(SourceError):
 
 class SourceNotFound(SourceError):
     kind = "not_found"
+
+
+async def attempt(read: Awaitable[T]) -> tuple[T | None, SourceError | None]:
+    """(result, None), or (None, the SourceError): for reads made side by side, so one
+    failing neither cancels nor orphans the others and each failure keeps its reason."""
+    try:
+        return await read, None
+    except SourceError as exc:
+        return None, exc

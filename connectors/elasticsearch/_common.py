@@ -10,7 +10,7 @@ from typing import Any
 
 from connectors.elasticsearch._reader import SOURCE, LogReader, Read
 from policy.contracts import AgentMeta
-from policy.errors import SourceError, SourceUnsupported
+from policy.errors import SourceError, SourceUnsupported, attempt
 from policy.results import Coverage, Entity, EvidenceState, Relation, ResultFact, ToolResult
 from policy.scope import Scope
 from policy.toolset import CallContext
@@ -65,13 +65,6 @@ class SubRead:
             return f"{self.label}: not read ({self.skipped})"
         assert self.read is not None
         return f"{self.label}: {self.read.describe()}"
-
-
-async def attempt(coro: Awaitable[Read]) -> tuple[Read | None, SourceError | None]:
-    try:
-        return await coro, None
-    except SourceError as exc:
-        return None, exc
 
 
 async def attempt_all(*coros: Awaitable[Read]) -> list[tuple[Read | None, SourceError | None]]:

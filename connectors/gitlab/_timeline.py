@@ -43,6 +43,7 @@ from policy import (
     TimeSpec,
     ToolResult,
 )
+from policy.errors import attempt
 from policy.toolset import scope_of
 
 CONTEXT_FACTS = 5
@@ -108,13 +109,6 @@ def _began(job: Item) -> datetime | None:
     return ts(job.get("started_at")) or ts(job.get("created_at"))
 
 
-async def _attempt(read: Awaitable[T]) -> tuple[T | None, SourceError | None]:
-    try:
-        return await read, None
-    except SourceError as exc:
-        return None, exc
-
-
 async def _read(
     session: GitLabSession,
     envs: list[str],
@@ -147,10 +141,15 @@ async def _read(
     ) -> tuple[list[Item], bool]:
         return read_all(target, manager_of(gl.projects.get(project_id, lazy=True)), what, **filters)
 
-    (pipelines, out.complete), (deployments_read, deployments_error) = await asyncio.gather(
-        on_client(listing, "pipelines", lambda p: p.pipelines, since),
-        _attempt(on_client(listing, "deployments", lambda p: p.deployments, since)),
+    # both attempted to the end: a failed pipeline read must not leave the other running
+    (pipelines_read, pipelines_error), (deployments_read, deployments_error) = await asyncio.gather(
+        attempt(on_client(listing, "pipelines", lambda p: p.pipelines, since)),
+        attempt(on_client(listing, "deployments", lambda p: p.deployments, since)),
     )
+    if pipelines_error is not None:
+        raise pipelines_error
+    assert pipelines_read is not None
+    pipelines, out.complete = pipelines_read
     if not out.complete:
         out.warnings.append("the pipeline list was cut short; releases may be missing")
     # a job cannot start before its pipeline was created
@@ -165,7 +164,7 @@ async def _read(
 
     job_reads = await asyncio.gather(
         *(
-            _attempt(on_client(listing, f"jobs of pipeline {pipe['id']}", jobs_of(pipe["id"]), {}))
+            attempt(on_client(listing, f"jobs of pipeline {pipe['id']}", jobs_of(pipe["id"]), {}))
             for pipe in candidates
         )
     )
@@ -218,7 +217,7 @@ async def _read(
         handle = gl.projects.get(project_id, lazy=True)
         return get_one(handle.commits, sha, f"commit {sha[:8]}")
 
-    commit_reads = await asyncio.gather(*(_attempt(on_client(commit, sha)) for sha in unique))
+    commit_reads = await asyncio.gather(*(attempt(on_client(commit, sha)) for sha in unique))
     for sha, (item, error) in zip(unique, commit_reads, strict=True):
         if error is not None:
             out.complete = False
