@@ -3,6 +3,8 @@ to run `infrabot` from another checkout (`--tree`, for before/after ratios)."""
 
 from __future__ import annotations
 
+import argparse
+import json
 import logging
 import os
 import statistics
@@ -24,6 +26,20 @@ def infrabot(tree: Path | None = None) -> tuple[list[str], dict[str, str], Path]
         return [PYTHON, "-m", "bot.cli"], env, ROOT
     env["PYTHONPATH"] = str(tree)  # ahead of the editable install of this checkout
     return [PYTHON, "-m", "bot.cli"], env, tree
+
+
+def parser(doc: str, *, tree: bool = False) -> argparse.ArgumentParser:
+    """The options every benchmark has: `--json`, and `--tree` where it runs `infrabot`."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--json", action="store_true", help="print one JSON line")
+    if tree:
+        p.add_argument("--tree", type=Path, help="run the infrabot of another checkout")
+    return p
+
+
+def report(result: dict[str, Any], text: str, as_json: bool) -> None:
+    """The result as one JSON line (for benchmarks/run.py) or as a sentence."""
+    print(json.dumps(result) if as_json else text)
 
 
 def quiet_logs() -> None:

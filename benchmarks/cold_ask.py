@@ -9,14 +9,12 @@ One run first warms the caches a fresh install fills once (bytecode, the parse c
 
 from __future__ import annotations
 
-import argparse
-import json
 import resource
 import subprocess
 import time
 from pathlib import Path
 
-from _common import QUESTION, infrabot, median, p95
+from _common import QUESTION, infrabot, median, p95, parser, report
 
 
 def one_run(tree: Path | None) -> tuple[float, int]:
@@ -32,10 +30,8 @@ def one_run(tree: Path | None) -> tuple[float, int]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__, tree=True)
     p.add_argument("--runs", type=int, default=10)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--tree", type=Path, help="run the infrabot of another checkout")
     args = p.parse_args()
     one_run(args.tree)  # warm-up: bytecode and the parse cache, as after any first start
     walls = [one_run(args.tree)[0] for _ in range(args.runs)]
@@ -47,13 +43,14 @@ def main() -> None:
         "p95_s": round(p95(walls), 3),
         "peak_rss_mib": round(peak_mib, 1),
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(
+    report(
+        result,
+        (
             f"cold ask: median {result['median_s']:.2f} s, p95 {result['p95_s']:.2f} s over "
             f"{args.runs} runs; peak RSS {result['peak_rss_mib']:.0f} MiB"
-        )
+        ),
+        args.json,
+    )
 
 
 if __name__ == "__main__":

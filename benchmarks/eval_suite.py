@@ -5,21 +5,16 @@
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
 import subprocess
 import time
-from pathlib import Path
 
-from _common import infrabot
+from _common import infrabot, parser, report
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__, tree=True)
     p.add_argument("--runs", type=int, default=2)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--tree", type=Path, help="run the infrabot of another checkout")
     args = p.parse_args()
     command, env, cwd = infrabot(args.tree)
     began = time.perf_counter()
@@ -47,13 +42,14 @@ def main() -> None:
         "required_passed": req_passed,
         "required": req_total,
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(
+    report(
+        result,
+        (
             f"eval suite x{args.runs}: {wall:.1f} s wall; {passed}/{total} passed, "
             f"required {req_passed}/{req_total}"
-        )
+        ),
+        args.json,
+    )
 
 
 if __name__ == "__main__":

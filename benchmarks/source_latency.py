@@ -1,7 +1,7 @@
 """Benchmark: a turn when every source is 200 ms away, as a ratio of the slowest call.
 
 The demo world's simulators answer every HTTP request 200 ms late (Kubernetes, metrics
-and logs of dc-a, dc-b and stage, and GitLab). The first turn lists every environment;
+and logs of every environment, and GitLab). The first turn lists every environment;
 the follow-ups (new threads, same process) reuse those lists, as a running bot does. The
 ratio is the turn's wall time over its slowest tool call: 1.0 would mean everything ran
 in the shadow of that one call. A question whose later reads need what earlier reads
@@ -13,13 +13,11 @@ the sum of those dependent steps.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import sys
 from typing import Any
 
-from _common import ROOT, median, quiet_logs, timed_turns
+from _common import ROOT, median, parser, quiet_logs, report, timed_turns
 
 sys.path.insert(0, str(ROOT))
 
@@ -44,10 +42,9 @@ async def _turns(session: WorldSession, count: int) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__)
     p.add_argument("--latency-ms", type=float, default=200.0)
     p.add_argument("--turns", type=int, default=5)
-    p.add_argument("--json", action="store_true")
     args = p.parse_args()
     quiet_logs()
     wf = read_world_file(None, cache=ParseCache(default_cache_dir()))
@@ -66,15 +63,16 @@ def main() -> None:
         "calls": first["calls"],
         "facts": first["facts"],
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(
+    report(
+        result,
+        (
             f"{args.latency_ms:.0f} ms per request on every source: first turn "
             f"{result['first_turn_ms']} ms ({result['first_ratio']}x its slowest call); "
             f"then median {result['turn_ms']} ms = {result['ratio']}x the slowest call "
             f"({result['slowest_call_ms']} ms); {result['calls']} tool calls"
-        )
+        ),
+        args.json,
+    )
 
 
 if __name__ == "__main__":

@@ -9,15 +9,13 @@ listed in each environment are reused, as in any running bot), timing each HTTP 
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
 import subprocess
 import time
 from pathlib import Path
 
 import httpx
-from _common import QUESTION, infrabot, median, p95
+from _common import QUESTION, infrabot, median, p95, parser, report
 
 
 def _start_demo(tree: Path | None) -> tuple[subprocess.Popen[str], str]:
@@ -44,10 +42,8 @@ def _start_demo(tree: Path | None) -> tuple[subprocess.Popen[str], str]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__, tree=True)
     p.add_argument("--turns", type=int, default=20)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--tree", type=Path, help="run the infrabot of another checkout")
     args = p.parse_args()
     proc, url = _start_demo(args.tree)
     times: list[float] = []
@@ -73,13 +69,14 @@ def main() -> None:
         "median_ms": round(median(times) * 1000, 1),
         "p95_ms": round(p95(times) * 1000, 1),
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(
+    report(
+        result,
+        (
             f"warm turn over the web chat API: median {result['median_ms']:.0f} ms, "
             f"p95 {result['p95_ms']:.0f} ms over {args.turns} turns"
-        )
+        ),
+        args.json,
+    )
 
 
 if __name__ == "__main__":

@@ -2,11 +2,11 @@
 
 The built-in demo world is grown to N times its size (default 1x, 10x, 100x): copy k of
 every Kubernetes object, pod log, metric series and log document gets the infix `-x{k}`
-after its workload's name (deployment service-b -> service-b-x1, pod
-service-b-6f9c8d7b5-q8n4t -> service-b-x1-6f9c8d7b5-q8n4t, node worker-06 ->
-worker-06-x1), with uids remapped; namespaces, the GitLab section, faults and the audit
-log are not copied, nor is anything that mentions service-a (or its host), so the story
-the question is about stays as it is. Each scale runs in a subprocess of its own (peak
+after its workload's name (deployment <name> -> <name>-x1, its pod <name>-<hash>-<id> ->
+<name>-x1-<hash>-<id>, node <node> -> <node>-x1), with uids remapped; namespaces, the
+GitLab section, faults and the audit log are not copied, nor is anything that mentions
+a workload the question names (or a host its ingress serves), so the story the question
+is about stays as it is. Each scale runs in a subprocess of its own (peak
 memory per scale, a timeout per scale) and measures:
 
     build       scaling the world and validating it into `evals.world.World`
@@ -50,7 +50,6 @@ from _common import QUESTION, timed_turns
 if TYPE_CHECKING:
     from evals.world import World
 
-STORY = "service-a"  # the service the question is about: never copied
 NOT_COPIED = ("Namespace",)
 KEEP_KEYS = frozenset({"container"})  # container names are not workload names
 RESULT = "RESULT "  # prefix of the child's result line on stdout
@@ -69,18 +68,35 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def _story_hosts(data: dict[str, Any]) -> set[str]:
-    """Hosts served by the story's service (the ingress series name them)."""
+WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet")
+
+
+def _story(data: dict[str, Any]) -> tuple[str, ...]:
+    """The workloads the question names: what the story is about, never copied."""
+    from planner.names import find_name, normalise
+
+    text = normalise(QUESTION)
+    names = {
+        o["metadata"]["name"]
+        for objs in data["kubernetes"].values()
+        for o in objs
+        if o["kind"] in WORKLOAD_KINDS
+    }
+    return tuple(sorted(n for n in names if find_name(n, text)))
+
+
+def _story_hosts(data: dict[str, Any], story: tuple[str, ...]) -> set[str]:
+    """Hosts served by the story's workloads (the ingress series name them)."""
     return {
         m["labels"]["host"]
         for series in data["metrics"].values()
         for m in series
-        if m["labels"].get("service", "").startswith(STORY) and "host" in m["labels"]
+        if m["labels"].get("service", "").startswith(story) and "host" in m["labels"]
     }
 
 
-def _mentions_story(value: Any, hosts: set[str]) -> bool:
-    return any(s.startswith(STORY) or s in hosts for s in _strings(value))
+def _mentions_story(value: Any, story: tuple[str, ...], hosts: set[str]) -> bool:
+    return any(s.startswith(story) or s in hosts for s in _strings(value))
 
 
 def _roots(names: set[str]) -> dict[str, str]:
@@ -122,11 +138,14 @@ def _rename_stream(key: str, names: dict[str, str]) -> str:
 
 
 def _copyable(data: dict[str, Any]) -> dict[str, Any]:
-    """What each copy is made of: everything but namespaces and the story's service."""
-    hosts = _story_hosts(data)
+    """What each copy is made of: everything but namespaces and the story's workloads."""
+    story = _story(data)
+    if not story:
+        raise SystemExit(f"the question names no workload of the world: {QUESTION}")
+    hosts = _story_hosts(data, story)
 
     def keep(value: Any) -> bool:
-        return not _mentions_story(value, hosts)
+        return not _mentions_story(value, story, hosts)
 
     return {
         "kubernetes": {
