@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from policy.contracts import AgentMeta, ToolContract
 from policy.errors import SourceForbidden, SourceNotFound
+from policy.facts import NetProbe
 from policy.netguard import Decision, NetCheckRequest, check_network_target
 from policy.results import Coverage, Entity, Relation, ResultFact, ToolResult
 from policy.toolset import CallContext, FunctionTool, Tool, scope_of
@@ -173,20 +174,19 @@ def build_tools(settings: NetCheckSettings | None = None) -> list[Tool]:
                 ResultFact(
                     text=f"TCP {_endpoint(address, args.port)}{named} "
                     + _describe(state, detail, elapsed_ms),
-                    kind="net.probe",
                     source=SOURCE,
                     observed_at=ctx.now,
                     historical=False,
-                    attrs={
-                        "host": args.host,
-                        "port": args.port,
-                        "address": address,
-                        "open": state == "open",
-                        "state": state,
-                        "detail": detail,
-                        "elapsed_ms": elapsed_ms,
-                        "timeout_s": timeout_s,
-                    },
+                    attrs=NetProbe(
+                        host=args.host,
+                        port=args.port,
+                        address=address,
+                        open=state == "open",
+                        state=state,
+                        detail=detail,
+                        elapsed_ms=elapsed_ms,
+                        timeout_s=timeout_s,
+                    ),
                 )
             )
             log.info("netcheck.probe", host=args.host, port=args.port, state=state)

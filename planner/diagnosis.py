@@ -1,6 +1,6 @@
 """Deterministic diagnosis: hypotheses from structured facts, with no model.
 
-Each rule reads fact kinds and attrs (policy/vocabulary.py FACT_KINDS) and may produce a
+Each rule reads typed fact attributes (policy/facts.py) and may produce a
 Finding: a summary line, a hypothesis with the indexes of the facts that support it, a
 confidence and bounded recommendations. Rules only name causes that a fact names; a
 cause never read (a proxy setting, a kernel knob) is never stated. Causality: a change
@@ -12,10 +12,30 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 import structlog
 
+from policy.facts import (
+    AppResponse,
+    CiCommit,
+    CiJob,
+    EdgeAccess,
+    EdgeError,
+    HttpRate,
+    K8sAudit,
+    K8sEvent,
+    K8sLog,
+    K8sPlacement,
+    K8sPod,
+    K8sQuota,
+    K8sTermination,
+    K8sWaiting,
+    MetricsRestarts,
+    MetricsUsage,
+    NetProbe,
+    NodeNetwork,
+)
 from policy.results import ResultFact
 
 log = structlog.get_logger(__name__)
@@ -38,12 +58,20 @@ class Finding:
     weight: int = 50  # lower comes first
 
 
-def _of(facts: list[IndexedFact], kind: str) -> list[IndexedFact]:
-    return [f for f in facts if f.fact.kind == kind]
+A = TypeVar("A")
 
 
-def _a(f: IndexedFact, key: str, default: object = None) -> object:
-    return f.fact.attrs.get(key, default)
+@dataclass(frozen=True)
+class Seen(Generic[A]):
+    """A fact of one kind, with its attributes typed as that kind's model."""
+
+    index: int
+    fact: ResultFact
+    a: A
+
+
+def _of(facts: list[IndexedFact], model: type[A]) -> list[Seen[A]]:
+    return [Seen(f.index, f.fact, f.fact.attrs) for f in facts if isinstance(f.fact.attrs, model)]
 
 
 EDGE_CLASS_TEXT: dict[str, tuple[str, list[str]]] = {
@@ -93,16 +121,16 @@ EDGE_CLASS_TEXT: dict[str, tuple[str, list[str]]] = {
 
 def _edge(facts: list[IndexedFact]) -> list[Finding]:
     out: list[Finding] = []
-    errors = [f for f in _of(facts, "edge.error") if _a(f, "error_class") in EDGE_CLASS_TEXT]
-    access = _of(facts, "edge.access")
-    app = _of(facts, "app.response")
-    classes: dict[str, list[IndexedFact]] = {}
-    for f in errors:
-        classes.setdefault(str(_a(f, "error_class")), []).append(f)
+    access = _of(facts, EdgeAccess)
+    app = _of(facts, AppResponse)
+    classes: dict[str, list[Seen[EdgeError]]] = {}
+    for f in _of(facts, EdgeError):
+        if f.a.error_class in EDGE_CLASS_TEXT:
+            classes.setdefault(f.a.error_class, []).append(f)
     for cls, fs in classes.items():
         text, recs = EDGE_CLASS_TEXT[cls]
-        edge_status = next((str(_a(a, "status")) for a in access if _a(a, "status")), None)
-        app_status = next((str(_a(a, "status")) for a in app if _a(a, "status")), None)
+        edge_status = next((str(a.a.status) for a in access if a.a.status), None)
+        app_status = next((str(a.a.status) for a in app if a.a.status), None)
         support = [f.index for f in fs] + [a.index for a in access[:1]] + [a.index for a in app[:1]]
         if app_status and edge_status and app_status != edge_status:
             summary = (
@@ -125,21 +153,18 @@ ANOMALY_FLOOR = 0.5  # per second: below this, a ratio is noise
 NETWORKY_EDGE = {"premature_close", "connection_reset", "timeout", "connect_timeout"}
 
 
-def _anomalous(f: IndexedFact) -> bool:
-    if _a(f, "anomalous"):
-        return True
-    ratio, value, median = _a(f, "ratio"), _a(f, "value"), _a(f, "peer_median")
-    if not isinstance(value, (int, float)) or value < ANOMALY_FLOOR:
+def _anomalous(f: NodeNetwork) -> bool:
+    if f.value is None or f.value < ANOMALY_FLOOR:
         return False
-    if isinstance(ratio, (int, float)):
-        return ratio >= ANOMALY_RATIO
+    if f.ratio is not None:
+        return f.ratio >= ANOMALY_RATIO
     # every peer at zero: any real amount on this node stands out
-    return isinstance(median, (int, float)) and median == 0
+    return f.peer_median == 0
 
 
-def _workload_of(pod: str, owner: object) -> str:
+def _workload_of(pod: str, owner: str | None) -> str:
     """service-a-5d8f7c9b4-x2k9p -> service-a (from the ReplicaSet owner when known)."""
-    if isinstance(owner, str) and owner:
+    if owner:
         parts = owner.rsplit("-", 1)
         return parts[0] if len(parts) == 2 and len(parts[1]) >= 8 else owner
     parts = pod.rsplit("-", 2)
@@ -150,24 +175,16 @@ def _node_network(facts: list[IndexedFact]) -> list[Finding]:
     """A node far worse than its peers, hosting pods behind the errors. Strong when two
     independent services on it failed together; no kernel knob is ever named."""
     out = []
-    by_node: dict[str, list[IndexedFact]] = {}
-    for f in _of(facts, "node.network"):
-        if _anomalous(f):
-            by_node.setdefault(str(_a(f, "node")), []).append(f)
-    edge_classes = {str(_a(f, "error_class")) for f in _of(facts, "edge.error")}
+    by_node: dict[str, list[Seen[NodeNetwork]]] = {}
+    for f in _of(facts, NodeNetwork):
+        if _anomalous(f.a):
+            by_node.setdefault(str(f.a.node), []).append(f)
+    edge_classes = {str(f.a.error_class) for f in _of(facts, EdgeError)}
     network_edge = sorted(edge_classes & NETWORKY_EDGE)
     for node, fs in by_node.items():
-        metrics = sorted({str(_a(f, "metric")) for f in fs})
-        hosted = [
-            f
-            for f in _of(facts, "k8s.pod")
-            + _of(facts, "app.response")
-            + _of(facts, "k8s.placement")
-            if _a(f, "node") == node and not _a(f, "created_after_moment")
-        ]
-        services = sorted(
-            {_workload_of(str(_a(f, "pod") or ""), _a(f, "owner")) for f in hosted if _a(f, "pod")}
-        )
+        metrics = sorted({str(f.a.metric) for f in fs})
+        hosted = _hosted_on(facts, node)
+        services = sorted({_workload_of(pod, owner) for _, pod, owner in hosted if pod})
         conf: Literal["low", "medium", "high"] = "medium" if len(services) < 2 else "high"
         text = (
             f"Node {node} shows network trouble ({', '.join(metrics)}) far above its peers"
@@ -183,7 +200,7 @@ def _node_network(facts: list[IndexedFact]) -> list[Finding]:
             Finding(
                 text,
                 text,
-                [f.index for f in fs + hosted],
+                [f.index for f in fs] + [index for index, _, _ in hosted],
                 conf,
                 [
                     f"Check {node}'s NIC, softnet backlog and the hypervisor it runs on "
@@ -196,14 +213,32 @@ def _node_network(facts: list[IndexedFact]) -> list[Finding]:
     return out
 
 
+def _hosted_on(facts: list[IndexedFact], node: str) -> list[tuple[int, str | None, str | None]]:
+    """(fact index, pod, owner) of every fact placing a pod on the node: the API's pod
+    list, an application line naming its node, a placement. A pod that got its address
+    only after the moment asked about is not."""
+    out: list[tuple[int, str | None, str | None]] = []
+    for p in _of(facts, K8sPod):
+        if p.a.node == node:
+            out.append((p.index, p.a.pod, None))
+    for r in _of(facts, AppResponse):
+        if r.a.node == node:
+            out.append((r.index, None if r.a.pod is None else str(r.a.pod), None))
+    for pl in _of(facts, K8sPlacement):
+        if pl.a.node == node and not pl.a.created_after_moment:
+            out.append((pl.index, pl.a.pod, pl.a.owner))
+    return out
+
+
 def _workload(facts: list[IndexedFact]) -> list[Finding]:
     out = []
-    for f in _of(facts, "k8s.termination"):
-        if _a(f, "reason") == "OOMKilled":
-            usage = [u for u in _of(facts, "metrics.usage") if _a(u, "resource") == "memory"]
+    for f in _of(facts, K8sTermination):
+        if f.a.reason == "OOMKilled":
+            usage = [u for u in _of(facts, MetricsUsage) if u.a.resource == "memory"]
+            exit_code = 137 if f.a.exit_code is None else f.a.exit_code
             text = (
-                f"Container {_a(f, 'container')} of {_a(f, 'pod')} was killed for exceeding its "
-                f"memory limit (OOMKilled, exit code {_a(f, 'exit_code', 137)})."
+                f"Container {f.a.container} of {f.a.pod} was killed for exceeding its "
+                f"memory limit (OOMKilled, exit code {exit_code})."
             )
             out.append(
                 Finding(
@@ -219,38 +254,33 @@ def _workload(facts: list[IndexedFact]) -> list[Finding]:
                 )
             )
             break
-    waiting = _of(facts, "k8s.waiting")
+    waiting = _of(facts, K8sWaiting)
     for reason in (
         "CrashLoopBackOff",
         "ImagePullBackOff",
         "ErrImagePull",
         "CreateContainerConfigError",
     ):
-        fs = [f for f in waiting if _a(f, "reason") == reason]
+        fs = [w for w in waiting if w.a.reason == reason]
         if not fs:
             continue
-        f = fs[0]
-        logs = [
-            lf
-            for lf in _of(facts, "k8s.log")
-            if lf.fact.attrs.get("pod") in {_a(x, "pod") for x in fs}
-        ]
+        first = fs[0]
+        logs = [lf for lf in _of(facts, K8sLog) if lf.a.pod in {x.a.pod for x in fs}]
         releases = _releases_before(facts, _symptom_start(facts, fs))
-        text = f"Pod {_a(f, 'pod')} is in {reason}"
-        if _a(f, "message"):
-            text += f": {_a(f, 'message')}"
+        text = f"Pod {first.a.pod} is in {reason}"
+        if first.a.message:
+            text += f": {first.a.message}"
         severe = [
             lf
             for lf in logs
-            if str(lf.fact.attrs.get("level", "")).upper()
-            in ("ERROR", "FATAL", "CRITICAL", "PANIC")
+            if str(lf.a.level or "").upper() in ("ERROR", "FATAL", "CRITICAL", "PANIC")
         ]
         quoted = _distinct_lines(severe or logs)[-2:]
         if quoted:
             text += ". Its log says: " + " / ".join(quoted)
         if releases and reason == "CrashLoopBackOff":
             r = releases[-1]
-            text += f". It started failing after release job {_a(r, 'job_name')} #{_a(r, 'job_id')}"
+            text += f". It started failing after release job {r.a.job_name} #{r.a.job_id}"
         out.append(
             Finding(
                 text + ".",
@@ -260,29 +290,27 @@ def _workload(facts: list[IndexedFact]) -> list[Finding]:
                 weight=15,
             )
         )
-    evicted = [f for f in _of(facts, "k8s.pod") if _a(f, "pod_reason") == "Evicted"]
+    evicted = [p for p in _of(facts, K8sPod) if p.a.pod_reason == "Evicted"]
     if evicted:
-        f = evicted[0]
+        e = evicted[0]
         text = (
-            f"{len(evicted)} pod(s) were evicted by the kubelet, e.g. {_a(f, 'pod')}: "
-            f"{_a(f, 'pod_message') or 'no message'}"
+            f"{len(evicted)} pod(s) were evicted by the kubelet, e.g. {e.a.pod}: "
+            f"{e.a.pod_message or 'no message'}"
         )
-        out.append(Finding(text, text, [e.index for e in evicted[:3]], "high", weight=15))
-    for f in _of(facts, "k8s.event"):
-        reason = str(_a(f, "reason") or "")
+        out.append(Finding(text, text, [x.index for x in evicted[:3]], "high", weight=15))
+    for ev in _of(facts, K8sEvent):
+        reason = ev.a.reason or ""
         if reason in ("FailedMount", "FailedAttachVolume", "FailedScheduling", "FailedCreate"):
-            text = (
-                f"Kubernetes reports {reason} for {_a(f, 'object')}: {_a(f, 'message', '')}".strip()
-            )
-            out.append(Finding(text, text, [f.index], "high", weight=18))
+            text = f"Kubernetes reports {reason} for {ev.a.object}: {ev.a.message or ''}".strip()
+            out.append(Finding(text, text, [ev.index], "high", weight=18))
     return out
 
 
-def _line(lf: IndexedFact) -> str:
-    return str(lf.fact.attrs.get("message") or lf.fact.attrs.get("line") or lf.fact.text)
+def _line(lf: Seen[K8sLog]) -> str:
+    return str(lf.a.message or lf.a.line or lf.fact.text)
 
 
-def _distinct_lines(lines: list[IndexedFact]) -> list[str]:
+def _distinct_lines(lines: list[Seen[K8sLog]]) -> list[str]:
     """The same crash repeats in every restart: quote each message once, without its time."""
     out: list[str] = []
     for lf in lines:
@@ -292,10 +320,8 @@ def _distinct_lines(lines: list[IndexedFact]) -> list[str]:
     return out
 
 
-def _parse(value: object) -> datetime | None:
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, str) and value:
+def _parse(value: str | None) -> datetime | None:
+    if value:
         try:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
@@ -308,62 +334,58 @@ def _parse(value: object) -> datetime | None:
 FAILURE_EVENTS = {"BackOff", "Failed", "Unhealthy", "FailedMount", "FailedScheduling", "Killing"}
 
 
-def _symptom_start(facts: list[IndexedFact], waiting: list[IndexedFact]) -> datetime | None:
+def _symptom_start(facts: list[IndexedFact], waiting: list[Seen[K8sWaiting]]) -> datetime | None:
     """When the failure began, from the earliest evidence of it: the first warning event,
     the first restart, the first termination. A release after that cannot explain it."""
-    pods = {str(_a(w, "pod")) for w in waiting}
+    pods = {str(w.a.pod) for w in waiting}
     times: list[datetime] = []
-    for f in _of(facts, "k8s.event"):
-        failing = _a(f, "reason") in FAILURE_EVENTS and any(p in str(_a(f, "name")) for p in pods)
-        if failing and (t := _parse(_a(f, "first_seen"))) is not None:
+    for ev in _of(facts, K8sEvent):
+        failing = ev.a.reason in FAILURE_EVENTS and any(p in str(ev.a.name) for p in pods)
+        if failing and (t := _parse(ev.a.first_seen)) is not None:
             times.append(t)
-    for f in _of(facts, "metrics.restarts"):
-        if str(_a(f, "pod")) in pods and (t := _parse(_a(f, "first_increase_at"))) is not None:
+    for r in _of(facts, MetricsRestarts):
+        if str(r.a.pod) in pods and (t := _parse(r.a.first_increase_at)) is not None:
             times.append(t)
-    for f in _of(facts, "k8s.termination"):
-        if str(_a(f, "pod")) in pods and (t := _parse(_a(f, "finished_at"))) is not None:
+    for term in _of(facts, K8sTermination):
+        if str(term.a.pod) in pods and (t := _parse(term.a.finished_at)) is not None:
             times.append(t)
-    return min(times) if times else _first_time(waiting)
+    if times:
+        return min(times)
+    observed = [w.fact.observed_at for w in waiting if w.fact.observed_at]
+    return min(observed) if observed else None
 
 
-def _first_time(fs: list[IndexedFact]) -> datetime | None:
-    times = [f.fact.observed_at for f in fs if f.fact.observed_at]
-    return min(times) if times else None
-
-
-def _job_start(job: IndexedFact) -> datetime | None:
+def _job_start(job: Seen[CiJob]) -> datetime | None:
     """A deploy job changes the cluster while it runs: it can explain what began after it
     started, even before it finished."""
-    return _parse(_a(job, "started_at")) or job.fact.observed_at
+    return _parse(job.a.started_at) or job.fact.observed_at
 
 
-def _releases_before(facts: list[IndexedFact], symptom: datetime | None) -> list[IndexedFact]:
+def _releases_before(facts: list[IndexedFact], symptom: datetime | None) -> list[Seen[CiJob]]:
     """Successful-or-not deploy jobs in scope that started before the symptom began."""
-    jobs = [
-        j
-        for j in _of(facts, "ci.job")
-        if _job_start(j) is not None and _a(j, "in_scope", True) is not False
+    started = [
+        (at, j) for j in _of(facts, CiJob) if j.a.in_scope and (at := _job_start(j)) is not None
     ]
-    before = [j for j in jobs if symptom is None or _job_start(j) <= symptom]  # type: ignore[operator]
-    return sorted(before, key=lambda j: _job_start(j))  # type: ignore[arg-type,return-value]
+    before = [(at, j) for at, j in started if symptom is None or at <= symptom]
+    return [j for _, j in sorted(before, key=lambda pair: pair[0])]
 
 
 def _quota(facts: list[IndexedFact]) -> list[Finding]:
     out = []
-    for f in _of(facts, "k8s.quota"):
-        ratio = _a(f, "ratio")
-        if isinstance(ratio, (int, float)) and ratio >= 0.85:
+    for q in _of(facts, K8sQuota):
+        ratio = q.a.ratio
+        if ratio is not None and ratio >= 0.85:
             text = (
-                f"Quota {_a(f, 'quota')} is at {ratio:.0%} for {_a(f, 'resource')} "
-                f"({_a(f, 'used')} of {_a(f, 'hard')})."
+                f"Quota {q.a.quota} is at {ratio:.0%} for {q.a.resource} "
+                f"({q.a.used} of {q.a.hard})."
             )
-            out.append(Finding(text, text, [f.index], "high", weight=30))
+            out.append(Finding(text, text, [q.index], "high", weight=30))
     return out
 
 
-def _is_controller(actor: object) -> bool:
+def _is_controller(actor: str | None) -> bool:
     """Kubernetes' own controllers act on every rollout; they are not who deployed."""
-    return str(actor).startswith(
+    return (actor or "").startswith(
         ("system:serviceaccount:kube-system:", "system:kube-", "system:node:")
     )
 
@@ -371,46 +393,43 @@ def _is_controller(actor: object) -> bool:
 def _releases(facts: list[IndexedFact]) -> list[Finding]:
     """Who deployed, with the roles kept apart: the job's user started the job, the commit
     author wrote the change, the audit actor changed the object in the cluster."""
-    jobs = [j for j in _of(facts, "ci.job") if _a(j, "in_scope", True) is not False]
-    audits = [a for a in _of(facts, "k8s.audit") if not _is_controller(_a(a, "actor"))]
+    jobs = [j for j in _of(facts, CiJob) if j.a.in_scope]
+    audits = [a for a in _of(facts, K8sAudit) if not _is_controller(a.a.actor)]
     if not jobs and not audits:
         return []
     parts = []
     support = []
     for j in jobs[:3]:
-        user = _a(j, "user")
+        user = j.a.user
         parts.append(
-            f"job {_a(j, 'job_name')} #{_a(j, 'job_id')} (pipeline {_a(j, 'pipeline_id')}) "
+            f"job {j.a.job_name} #{j.a.job_id} (pipeline {j.a.pipeline_id}) "
             + (f"was started by {user}" if user else "has no user in GitLab's answer")
-            + f", status {_a(j, 'status')}"
+            + f", status {j.a.status}"
         )
         support.append(j.index)
-    shas = {str(_a(j, "commit_sha") or "") for j in jobs}
-    for c in _of(facts, "ci.commit"):
-        sha = str(_a(c, "sha") or "")
+    shas = {j.a.commit_sha or "" for j in jobs}
+    for c in _of(facts, CiCommit):
+        sha = c.a.sha or ""
         if jobs and not any(s and (sha.startswith(s) or s.startswith(sha)) for s in shas):
             continue
-        parts.append(f"commit {sha[:8]} was authored by {_a(c, 'author')}")
+        parts.append(f"commit {sha[:8]} was authored by {c.a.author}")
         support.append(c.index)
     for a in audits[:2]:
-        parts.append(
-            f"in the cluster {_a(a, 'actor')} did {_a(a, 'verb')} on {_a(a, 'resource')} "
-            f"{_a(a, 'name')}"
-        )
+        parts.append(f"in the cluster {a.a.actor} did {a.a.verb} on {a.a.resource} {a.a.name}")
         support.append(a.index)
     summary = "; ".join(parts) + "."
     return [Finding(summary[0].upper() + summary[1:], None, support, "high", weight=40)]
 
 
 def _rates(facts: list[IndexedFact]) -> list[Finding]:
-    rates = _of(facts, "http.rate")
+    rates = _of(facts, HttpRate)
     if not rates:
         return []
     return [Finding(rates[0].fact.text, None, [rates[0].index], "high", weight=60)]
 
 
 def _probes(facts: list[IndexedFact]) -> list[Finding]:
-    probes = _of(facts, "net.probe")
+    probes = _of(facts, NetProbe)
     if not probes:
         return []
     return [

@@ -9,30 +9,31 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from policy.facts import AppLog, FactKind, K8sLog, K8sNodeCondition
 from policy.results import ResultFact, ToolResult
 
 # The order a reader needs, and what a per-source budget keeps first: the symptom and its
-# direct cause, then context. Unknown kinds rank 50.
+# direct cause, then context. Kinds not listed rank 50.
 FACT_ORDER: dict[str, int] = {
-    "edge.error": 0,
-    "edge.access": 1,
-    "app.response": 2,
-    "k8s.termination": 3,
-    "k8s.waiting": 4,
-    "k8s.event": 5,
-    "node.network": 6,
-    "http.rate": 7,
-    "ci.job": 8,
-    "ci.commit": 9,
-    "k8s.audit": 10,
-    "k8s.quota": 11,
-    "metrics.usage": 12,
-    "k8s.endpoints": 13,
-    "k8s.pod": 14,
-    "metrics.restarts": 15,
-    "app.log": 30,
-    "k8s.log": 31,
-    "negative": 40,
+    FactKind.EDGE_ERROR: 0,
+    FactKind.EDGE_ACCESS: 1,
+    FactKind.APP_RESPONSE: 2,
+    FactKind.K8S_TERMINATION: 3,
+    FactKind.K8S_WAITING: 4,
+    FactKind.K8S_EVENT: 5,
+    FactKind.NODE_NETWORK: 6,
+    FactKind.HTTP_RATE: 7,
+    FactKind.CI_JOB: 8,
+    FactKind.CI_COMMIT: 9,
+    FactKind.K8S_AUDIT: 10,
+    FactKind.K8S_QUOTA: 11,
+    FactKind.METRICS_USAGE: 12,
+    FactKind.K8S_ENDPOINTS: 13,
+    FactKind.K8S_POD: 14,
+    FactKind.METRICS_RESTARTS: 15,
+    FactKind.APP_LOG: 30,
+    FactKind.K8S_LOG: 31,
+    FactKind.NEGATIVE: 40,
 }
 
 
@@ -45,11 +46,12 @@ def fact_rank(fact: ResultFact, order: dict[str, int] | None = None) -> int:
     """How early a fact is kept and shown: by kind; an error line from a log ranks with the
     failure it explains; an abnormal observation ranks before a normal one."""
     rank = (FACT_ORDER if order is None else order).get(fact.kind, 50)
-    if fact.kind in ("k8s.log", "app.log"):
-        level = str(fact.attrs.get("level") or "").upper()
+    attrs = fact.attrs
+    if isinstance(attrs, K8sLog | AppLog):
+        level = str(attrs.level or "").upper()
         if level in _SEVERE or (not level and _SEVERE_WORDS.search(fact.text)):
             rank = min(rank, 4)
-    if fact.attrs.get("abnormal") is True:
+    if isinstance(attrs, K8sNodeCondition) and attrs.abnormal is True:
         rank = min(rank, 5)
     return rank
 

@@ -25,6 +25,7 @@ from planner.executor import CallRecord
 from planner.guard import EnvOutcome
 from planner.objectives import QuestionPlan
 from planner.turn import Turn
+from policy.facts import Negative
 from policy.results import ResultFact
 
 MAX_RECOMMENDATIONS = 4
@@ -65,7 +66,7 @@ def finalize(
             )
             rf = ResultFact(
                 text=text,
-                kind="negative",
+                attrs=Negative(),
                 source=", ".join(out.sources),
                 observed_at=turn.now,
                 historical=context.scope.time.mode != "now",

@@ -42,6 +42,19 @@ from planner.routing import (
 from planner.turn import Turn
 from planner.workspace import TurnWorkspace
 from policy.contracts import ToolContract
+from policy.facts import (
+    AppResponse,
+    EdgeAccess,
+    EdgeError,
+    EntityKind,
+    FactAttrs,
+    K8sEndpoints,
+    K8sPlacement,
+    K8sPod,
+    K8sTermination,
+    K8sWaiting,
+    RelationKind,
+)
 from policy.toolset import CallContext
 
 log = structlog.get_logger(__name__)
@@ -78,47 +91,53 @@ class Investigation:
 
 
 def _discover(records: list[CallRecord], discovered: Discovered) -> None:
+    """Entities later calls can use, read from the graph and the typed facts: nodes pods
+    run on, pod addresses behind a service or an upstream, pods that fail."""
     for rec in records:
         env = rec.result.scope.env or rec.call.env
         if env is None:
             continue
         failing_pods = {
-            f.attrs.get("pod")
+            f.attrs.pod
             for f in rec.result.facts
-            if f.kind in ("k8s.waiting", "k8s.termination") and f.attrs.get("pod")
+            if isinstance(f.attrs, K8sWaiting | K8sTermination) and f.attrs.pod
         }
         for ent in rec.result.entities:
-            if ent.kind == "node":
+            if ent.kind is EntityKind.NODE:
                 discovered.add_node(ent.env or env, ent.name)
-            elif ent.kind == "pod":
+            elif ent.kind is EntityKind.POD:
                 discovered.add_pod(
                     ent.env or env, ent.name, ent.namespace, ent.name in failing_pods
                 )
-                node = ent.attrs.get("node")
-                if node:
-                    discovered.add_node(ent.env or env, str(node))
+        for rel in rec.result.relations:
+            kind, _, name = rel.dst.partition("/")
+            if rel.rel is RelationKind.RUNS_ON and kind == EntityKind.NODE and name:
+                discovered.add_node(env, name)
         for fact in rec.result.facts:
-            if fact.attrs.get("node") and fact.kind in ("app.response", "k8s.pod"):
-                discovered.add_node(env, str(fact.attrs["node"]))
-            if fact.kind in ("edge.access", "edge.error"):
-                for value in (
-                    fact.attrs.get("upstream_addr"),
-                    fact.attrs.get("upstream"),
-                    *(fact.attrs.get("upstreams") or {}),
-                ):
-                    for ip in _IPV4.findall(str(value or "")):
-                        discovered.add_address(env, ip)
-            placed = fact.kind == "k8s.placement" and fact.attrs.get("ip")
-            if placed and not fact.attrs.get("created_after_moment"):
-                discovered.add_address(env, str(fact.attrs["ip"]))
-            if fact.kind == "k8s.endpoints":
-                # pod IPs behind the service: the edge log names upstreams by address
-                attrs = fact.attrs
-                for ip in [*(attrs.get("ready_ips") or []), *(attrs.get("not_ready_ips") or [])]:
-                    discovered.add_address(env, str(ip))
-                for row in attrs.get("endpoints") or []:
-                    for ip in row.get("addresses") or []:
-                        discovered.add_address(env, str(ip))
+            _discover_in(fact.attrs, env, discovered)
+
+
+def _discover_in(attrs: FactAttrs, env: str, discovered: Discovered) -> None:
+    if isinstance(attrs, AppResponse | K8sPod) and attrs.node:
+        discovered.add_node(env, str(attrs.node))
+    if isinstance(attrs, EdgeAccess):
+        upstreams: list[object] = [attrs.upstream_addr]
+    elif isinstance(attrs, EdgeError):
+        upstreams = [attrs.upstream, *(attrs.upstreams or {})]
+    else:
+        upstreams = []
+    for value in upstreams:
+        for ip in _IPV4.findall(str(value or "")):
+            discovered.add_address(env, ip)
+    if isinstance(attrs, K8sPlacement) and attrs.ip and not attrs.created_after_moment:
+        discovered.add_address(env, attrs.ip)
+    if isinstance(attrs, K8sEndpoints):
+        # pod IPs behind the service: the edge log names upstreams by address
+        for ip in [*(attrs.ready_ips or []), *(attrs.not_ready_ips or [])]:
+            discovered.add_address(env, ip)
+        for row in attrs.endpoints or []:
+            for ip in row.get("addresses") or []:
+                discovered.add_address(env, str(ip))
 
 
 def _covers(contract: ToolContract | None, objective: Objective) -> bool:

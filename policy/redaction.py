@@ -185,6 +185,22 @@ def redact(text: str, keep_query_hosts: frozenset[str] = frozenset()) -> str:
     """
     if not text:
         return text
+    # a pass can leave text that another rule then reads as a secret ("password=&[": the
+    # inline rule takes "&", the key=value rule then takes "[REDACTED]["): repeat until
+    # nothing changes, so redacting twice never differs from redacting once
+    out = _one_pass(text, keep_query_hosts)
+    for _ in range(_MAX_PASSES):
+        again = _one_pass(out, keep_query_hosts)
+        if again == out:
+            break
+        out = again
+    return out
+
+
+_MAX_PASSES = 3
+
+
+def _one_pass(text: str, keep_query_hosts: frozenset[str]) -> str:
     out = _PEM_RE.sub(REDACTED, text)
     out = _HEADER_RE.sub(_replace_value, out)
     out = _QUOTED_KV_RE.sub(_replace_value, out)

@@ -13,8 +13,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from policy.facts import EntityKind, FactAttrs, FactKind, RelationKind
 from policy.scope import Scope
 
 ResultStatus = Literal["ok", "empty", "partial", "error", "denied"]
@@ -42,11 +43,15 @@ class Coverage(BaseModel):
 class Entity(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: str  # pod, node, service, deployment, ingress, pipeline, job, commit, user, host
+    kind: EntityKind
     name: str
     env: str | None = None
     namespace: str | None = None
-    attrs: dict[str, Any] = Field(default_factory=dict)
+    attrs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="what the source said of it (replicas, images, selector), for reading; "
+        "the planner follows relations, never these",
+    )
 
 
 class Relation(BaseModel):
@@ -55,24 +60,45 @@ class Relation(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     src: str  # "kind/name"
-    rel: str  # selects, routes_to, runs_on, owned_by, deployed_by, ...
+    rel: RelationKind
     dst: str
     source: str
     observed_at: datetime | None = None
 
 
 class ResultFact(BaseModel):
-    """One observation a tool can vouch for: its text, time, source and a link."""
+    """One observation a tool can vouch for: its text, time, source and a link.
+
+    `attrs` is the typed model of its kind (policy/facts.py); `kind` is read from it. A
+    fact may also be written `ResultFact(kind=..., attrs={...})`: the mapping is then
+    validated into that kind's model, and an unknown attribute is an error."""
 
     model_config = ConfigDict(extra="forbid")
 
     text: str
-    kind: str = Field(description="machine tag, e.g. 'edge.error_class', 'k8s.oom_killed'")
     source: str
     observed_at: datetime | None = None
     link: str | None = None
     historical: bool = True
-    attrs: dict[str, Any] = Field(default_factory=dict)
+    attrs: FactAttrs
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kind_into_attrs(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "kind" not in data:
+            return data
+        data = dict(data)
+        kind = FactKind(data.pop("kind"))
+        attrs = data.get("attrs")
+        if attrs is None or isinstance(attrs, dict):
+            data["attrs"] = {**(attrs or {}), "kind": kind}
+        elif getattr(attrs, "kind", None) != kind:
+            raise ValueError(f"kind {kind} does not match attrs of kind {attrs.kind}")
+        return data
+
+    @property
+    def kind(self) -> FactKind:
+        return self.attrs.kind
 
 
 class ToolResult(BaseModel):

@@ -31,6 +31,7 @@ from connectors.elasticsearch._facts import SRC_ACCESS, SRC_ERROR, Graph, access
 from connectors.elasticsearch._reader import LogReader, Read, any_of, kw_term, lacks_all, time_range
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.contracts import ToolContract
+from policy.facts import EdgeAccess, EdgeError
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
@@ -141,17 +142,18 @@ def _access_facts(
                 ResultFact(
                     text=f"edge access log {args.env} {span}: {bound}{count} {what} responses "
                     f"with {label} {key}",
-                    kind="edge.access",
                     source=SRC_ACCESS,
                     observed_at=last_seen,
                     link=link,
-                    attrs={
-                        attr: key,
-                        "count": count,
-                        "count_is_exact": read.exact,
-                        "window_start": iso_utc(start),
-                        "window_end": iso_utc(end),
-                    },
+                    attrs=EdgeAccess.model_validate(
+                        {
+                            attr: key,
+                            "count": count,
+                            "count_is_exact": read.exact,
+                            "window_start": iso_utc(start),
+                            "window_end": iso_utc(end),
+                        }
+                    ),
                 )
             )
     timeline = [(k, c) for k, c in _buckets(read.aggs, "timeline") if c]
@@ -160,11 +162,12 @@ def _access_facts(
         facts.append(
             ResultFact(
                 text=f"edge {what} responses per {word} in {args.env}: {shown}",
-                kind="edge.access",
                 source=SRC_ACCESS,
                 observed_at=last_seen,
                 link=link,
-                attrs={"timeline": [{"at": k, "count": c} for k, c in timeline], "interval": word},
+                attrs=EdgeAccess(
+                    timeline=[{"at": k, "count": c} for k, c in timeline], interval=word
+                ),
             )
         )
     facts.extend(access_fact(hit, link, graph) for hit in read.hits[: args.limit])
@@ -197,22 +200,21 @@ def _error_facts(
                 text=f"edge error log {env} {iso_utc(start)}..{iso_utc(end)}: {bound}{count} "
                 f"line(s) of class {error_class} {what}, on {where}; e.g. "
                 f"{example.message}",
-                kind="edge.error",
                 source=SRC_ERROR,
                 observed_at=max((ln.time for ln, _ in group if ln.time), default=None),
                 link=link,
-                attrs={
-                    "error_class": error_class,
-                    "count": count,
-                    "count_is_exact": exact,
-                    "message": example.message,
-                    "connection": example.connection,
-                    "host": example.host,
-                    "upstream": example.upstream,
-                    "upstreams": dict(upstreams.most_common(10)),
-                    "hosts": dict(hosts),
-                    "index": index,
-                },
+                attrs=EdgeError(
+                    error_class=error_class,
+                    count=count,
+                    count_is_exact=exact,
+                    message=example.message,
+                    connection=example.connection,
+                    host=example.host,
+                    upstream=example.upstream,
+                    upstreams=dict(upstreams.most_common(10)),
+                    hosts=dict(hosts),
+                    index=index,
+                ),
             )
         )
     return facts

@@ -15,6 +15,7 @@ from connectors.elasticsearch._errorlog import (
     scalar,
 )
 from connectors.elasticsearch._settings import iso_utc
+from policy.facts import AppLog, AppResponse, EdgeAccess, EdgeError, EntityKind
 from policy.results import Entity, Relation, ResultFact
 
 SRC_ACCESS = "elasticsearch/edge-access"
@@ -54,7 +55,13 @@ class Graph:
         if any(e.kind == kind and e.name == str(name) for e in self.entities):
             return
         self.entities.append(
-            Entity(kind=kind, name=str(name), env=self.env, namespace=namespace, attrs=attrs)
+            Entity(
+                kind=EntityKind.of(kind),
+                name=str(name),
+                env=self.env,
+                namespace=namespace,
+                attrs=attrs,
+            )
         )
 
     def relation(self, src: str, rel: str, dst: str, when: datetime | None) -> None:
@@ -113,11 +120,10 @@ def access_fact(hit: dict[str, Any], link: str, graph: Graph) -> ResultFact:
     )
     return ResultFact(
         text=text,
-        kind="edge.access",
         source=SRC_ACCESS,
         observed_at=when,
         link=link,
-        attrs={**a, "index": hit.get("_index")},
+        attrs=EdgeAccess(**a, index=hit.get("_index")),
     )
 
 
@@ -153,11 +159,10 @@ def error_fact(
     }
     return ResultFact(
         text=text,
-        kind="edge.error",
         source=SRC_ERROR,
         observed_at=line.time,
         link=link,
-        attrs={k: v for k, v in attrs.items() if v is not None},
+        attrs=EdgeError.model_validate({k: v for k, v in attrs.items() if v is not None}),
     )
 
 
@@ -209,17 +214,16 @@ def app_facts(hit: dict[str, Any], link: str, graph: Graph) -> list[ResultFact]:
         ResultFact(
             text=f"{src.get('@timestamp')} {level or ''} {service or 'app'}"
             f"{f' ({where})' if where else ''}: {message}{extra}".replace("  ", " "),
-            kind="app.log",
             source=SRC_APP,
             observed_at=when,
             link=link,
-            attrs={
+            attrs=AppLog(
                 **base,
-                "level": level,
-                "message": message,
-                "logger": lookup(src, "logger"),
-                **({"response": response} if response else {}),
-            },
+                level=level,
+                message=message,
+                logger=lookup(src, "logger"),
+                **{"response": response} if response else {},
+            ),
         )
     ]
     if isinstance(status, int):
@@ -233,18 +237,17 @@ def app_facts(hit: dict[str, Any], link: str, graph: Graph) -> list[ResultFact]:
                 + (f" in {duration} ms" if duration is not None else "")
                 + (f" for request_id {rid}" if rid else "")
                 + extra,
-                kind="app.response",
                 source=SRC_APP,
                 observed_at=when,
                 link=link,
-                attrs={
+                attrs=AppResponse(
                     **base,
-                    "status": status,
-                    "method": method,
-                    "path": path,
-                    "duration_ms": duration,
+                    status=status,
+                    method=method,
+                    path=path,
+                    duration_ms=duration,
                     **response,
-                },
+                ),
             )
         )
     graph.entity("service", service, namespace)

@@ -22,6 +22,7 @@ from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from connectors.elasticsearch._settings import iso_utc
 from policy.contracts import ToolContract
 from policy.errors import SourceUnsupported
+from policy.facts import LogsHit
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
@@ -123,11 +124,10 @@ async def log_search(
         ResultFact(
             text=f"{(h.get('_source') or {}).get('@timestamp')} {h.get('_index')}: "
             f"{_summary(h.get('_source') or {})}",
-            kind="logs.hit",
             source=f"{SOURCE}/{h.get('_index')}",
             observed_at=parse_time((h.get("_source") or {}).get("@timestamp")),
             link=link,
-            attrs={"index": h.get("_index"), "fields": h.get("_source") or {}},
+            attrs=LogsHit(index=h.get("_index"), fields=h.get("_source") or {}),
         )
         for h in hits
     ]

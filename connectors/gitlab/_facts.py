@@ -12,6 +12,7 @@ from typing import Any
 
 from connectors.gitlab._client import SOURCE, Item, ts, utc
 from policy import Entity, Relation, ResultFact
+from policy.facts import CiCommit, CiJob
 
 # Only a title that says it is a release states a version; "Bump base image to debian
 # 12.6" states nothing about our image.
@@ -70,7 +71,15 @@ def who(user: Any) -> tuple[str | None, str]:
     return username, username
 
 
-def job_fact(job: Item, project: Item, env: str | None, environment: str | None, note: str):
+def job_fact(
+    job: Item,
+    project: Item,
+    env: str | None,
+    environment: str | None,
+    note: str,
+    *,
+    in_scope: bool = True,
+) -> ResultFact:
     """'job deploy:dc-b #5523817 ... (pipeline 90211, ...) was started by a.petrov, ...'."""
     username, started_by = who(job.get("user"))
     commit = job.get("commit") or {}
@@ -90,29 +99,28 @@ def job_fact(job: Item, project: Item, env: str | None, environment: str | None,
         f"{note}job {job.get('name')} #{job.get('id')} of {project.get('path_with_namespace')} "
         f"({', '.join(context)}) was started by {started_by}, {', '.join(details)}"
     )
-    attrs = {
-        "job_id": job.get("id"),
-        "job_name": job.get("name"),
-        "stage": job.get("stage"),
-        "status": job.get("status"),
-        "ref": job.get("ref"),
-        "user": username,
-        "pipeline_id": pipeline.get("id"),
-        "commit_sha": commit.get("id"),
-        "image_tag": tag,
-        "image_tag_source": tag_source,
-        "environment": environment,
-        "env": env,
-        "started_at": started,
-        "finished_at": finished,
-        "web_url": job.get("web_url"),
-        "project": project.get("path_with_namespace"),
-        "in_scope": True,
-    }
+    attrs = CiJob(
+        job_id=job.get("id"),
+        job_name=job.get("name"),
+        stage=job.get("stage"),
+        status=job.get("status"),
+        ref=job.get("ref"),
+        user=username,
+        pipeline_id=pipeline.get("id"),
+        commit_sha=commit.get("id"),
+        image_tag=tag,
+        image_tag_source=tag_source,
+        environment=environment,
+        env=env,
+        started_at=started,
+        finished_at=finished,
+        web_url=job.get("web_url"),
+        project=project.get("path_with_namespace"),
+        in_scope=in_scope,
+    )
     when = ts(job.get("finished_at")) or ts(job.get("started_at")) or ts(job.get("created_at"))
     return ResultFact(
         text=text,
-        kind="ci.job",
         source=SOURCE,
         observed_at=when,
         link=job.get("web_url"),
@@ -140,11 +148,10 @@ def commit_fact(commit: Item, link: str | None) -> ResultFact:
     }
     return ResultFact(
         text=text,
-        kind="ci.commit",
         source=SOURCE,
         observed_at=ts(commit.get("committed_date")) or ts(commit.get("authored_date")),
         link=link,
-        attrs=attrs,
+        attrs=CiCommit.model_validate(attrs),
     )
 
 

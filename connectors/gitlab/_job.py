@@ -73,7 +73,9 @@ async def job(
     fact = facts.job_fact(job, project, env, environment, f"{env} deploy: " if env else "")
     if pipeline:
         username, said = facts.who(pipeline.get("user"))
-        fact.attrs.update(pipeline_user=username, pipeline_web_url=pipeline.get("web_url"))
+        fact.attrs = fact.attrs.model_copy(
+            update={"pipeline_user": username, "pipeline_web_url": pipeline.get("web_url")}
+        )
         if username:
             fact.text += (
                 f"; pipeline {pipeline.get('id')} was triggered by {said}"

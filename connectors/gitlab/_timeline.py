@@ -288,9 +288,8 @@ def _result(
         out_facts.append(facts.commit_fact({**job_commit, **served}, served.get("web_url")))
     for job, env, environment in (others + unstated)[:CONTEXT_FACTS]:
         where = f"environment {env}" if env else "environment not stated by GitLab"
-        fact = facts.job_fact(job, project, env, environment, f"context, {where}, not {args.env}: ")
-        fact.attrs["in_scope"] = False
-        out_facts.append(fact)
+        note = f"context, {where}, not {args.env}: "
+        out_facts.append(facts.job_fact(job, project, env, environment, note, in_scope=False))
     cut = len(in_scope) > args.limit
     if cut:
         warnings.append(f"showing the {args.limit} newest of {len(in_scope)} deploy jobs")

@@ -14,6 +14,7 @@ from typing import Any
 
 from connectors.kubernetes._client import AUDIT_PLURAL, KubeReader
 from connectors.kubernetes._common import Findings, belongs_to, iso, parse_time, window
+from policy.facts import K8sAudit
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -164,26 +165,25 @@ def _audit_fact(
     found.relate(f"{_singular(resource)}/{name}", "changed_by", f"{entity_kind}/{username}", at)
     return ResultFact(
         text=text,
-        kind="k8s.audit",
         source=reader.source,
         observed_at=at,
         link=reader.target.link(_singular(resource), name, ns),
         historical=True,
-        attrs={
-            "actor": username,
-            "actor_type": actor_type,
-            "verb": verb,
-            "code": code,
-            "resource": resource,
-            "name": name,
-            "namespace": ns,
-            "subresource": sub,
-            "user_agent": agent,
-            "timestamp": iso(at),
-            "audit_id": event.get("auditID"),
-            "impersonated_user": impersonated,
-            "source_ips": event.get("sourceIPs") or [],
-            "images": images,
+        attrs=K8sAudit(
+            actor=username,
+            actor_type=actor_type,
+            verb=verb,
+            code=code,
+            resource=resource,
+            name=name,
+            namespace=ns,
+            subresource=sub,
+            user_agent=agent,
+            timestamp=iso(at),
+            audit_id=event.get("auditID"),
+            impersonated_user=impersonated,
+            source_ips=event.get("sourceIPs") or [],
+            images=images,
             **ci,
-        },
+        ),
     )

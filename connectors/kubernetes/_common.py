@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from connectors.kubernetes._client import ListRead
+from policy.facts import EntityKind
 from policy.results import Coverage, Entity, Relation, ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 
@@ -118,7 +119,9 @@ class Findings:
         if name and key not in self._seen:
             self._seen.add(key)
             self.entities.append(
-                Entity(kind=kind, name=name, env=env, namespace=namespace, attrs=attrs)
+                Entity(
+                    kind=EntityKind.of(kind), name=name, env=env, namespace=namespace, attrs=attrs
+                )
             )
 
     def relate(self, src: str, rel: str, dst: str, observed_at: datetime | None) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, belongs_to, iso, meta, parse_time, window
+from policy.facts import K8sEvent
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -95,22 +96,21 @@ def _event_fact(
     component = (event.get("source") or {}).get("component") or event.get("reportingComponent")
     return ResultFact(
         text=text,
-        kind="k8s.event",
         source=reader.source,
         observed_at=last,
         link=reader.target.link(kind, name, ns),
         historical=True,
-        attrs={
-            "reason": reason,
-            "type": etype,
-            "object": f"{kind}/{name}",
-            "kind": kind,
-            "name": name,
-            "namespace": ns,
-            "count": count,
-            "message": message,
-            "first_seen": iso(first),
-            "last_seen": iso(last),
-            "component": component,
-        },
+        attrs=K8sEvent(
+            reason=reason,
+            type=etype,
+            object=f"{kind}/{name}",
+            object_kind=kind,
+            name=name,
+            namespace=ns,
+            count=count,
+            message=message,
+            first_seen=iso(first),
+            last_seen=iso(last),
+            component=component,
+        ),
     )

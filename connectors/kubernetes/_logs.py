@@ -18,6 +18,7 @@ from connectors.kubernetes._client import KubeReader, LogRead
 from connectors.kubernetes._common import Findings, belongs_to, iso, meta, name_of, parse_time
 from connectors.kubernetes._common import window as question_window
 from policy.errors import SourceMalformed
+from policy.facts import K8sLog
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -123,21 +124,20 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
         found.facts.append(
             ResultFact(
                 text=f"{pod_name}/{container}: {text}",
-                kind="k8s.log",
                 source=reader.source,
                 observed_at=at,
                 link=reader.target.link("Pod", pod_name, ns),
                 historical=True,
-                attrs={
-                    "level": level,
-                    "request_id": request_id,
-                    "line": text,
-                    "message": text,
-                    "pod": pod_name,
-                    "container": container,
-                    "node": node,
-                    "previous": args.previous,
-                },
+                attrs=K8sLog(
+                    level=level,
+                    request_id=request_id,
+                    line=text,
+                    message=text,
+                    pod=pod_name,
+                    container=container,
+                    node=node,
+                    previous=args.previous,
+                ),
             )
         )
     return found.result(
@@ -163,6 +163,8 @@ def _lines(
 ) -> list[tuple[datetime, str, str, str | None, str]]:
     name, node = name_of(pod), (pod.get("spec") or {}).get("nodeName")
     found.entity("pod", name, reader.env, meta(pod).get("namespace"), node=node)
+    if node:
+        found.relate(f"pod/{name}", "runs_on", f"node/{node}", None)
     if read.missing is not None:
         if args.previous and "previous" in read.missing:
             found.warnings.append(f"{name}/{container} has no previous container: {read.missing}")

@@ -7,6 +7,7 @@ from typing import Any
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, meta, name_of
 from connectors.kubernetes._pods import pod_facts, pod_summary
+from policy.facts import K8sEndpoints, K8sNodeCondition
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -76,20 +77,19 @@ async def endpoints(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
     found.facts.append(
         ResultFact(
             text=text,
-            kind="k8s.endpoints",
             source=reader.source,
             observed_at=ctx.now,
             link=reader.target.link("Service", service, ns),
             historical=False,
-            attrs={
-                "service": service,
-                "namespace": ns,
-                "ready": len(ready),
-                "not_ready": len(not_ready),
-                "endpoints": rows,
-                "ports": sorted(ports),
-                "service_found": svc is not None,
-            },
+            attrs=K8sEndpoints(
+                service=service,
+                namespace=ns,
+                ready=len(ready),
+                not_ready=len(not_ready),
+                endpoints=rows,
+                ports=sorted(ports),
+                service_found=svc is not None,
+            ),
         )
     )
     if svc is None:
@@ -208,24 +208,23 @@ async def node_health(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRe
         found.facts.append(
             ResultFact(
                 text=text,
-                kind="k8s.node_condition",
                 source=reader.source,
                 observed_at=ctx.now,
                 link=link,
                 historical=False,
-                attrs={
-                    "node": node_name,
-                    "condition": kind,
-                    "status": value,
-                    "reason": cond.get("reason"),
-                    "message": cond.get("message"),
-                    "abnormal": abnormal,
-                    "last_transition": cond.get("lastTransitionTime"),
-                    **(extra if kind == "Ready" else {}),
-                },
+                attrs=K8sNodeCondition(
+                    node=node_name,
+                    condition=kind,
+                    status=value,
+                    reason=cond.get("reason"),
+                    message=cond.get("message"),
+                    abnormal=abnormal,
+                    last_transition=cond.get("lastTransitionTime"),
+                    **extra if kind == "Ready" else {},
+                ),
             )
         )
-    found.facts.sort(key=lambda f: not f.attrs.get("abnormal"))
+    found.facts.sort(key=lambda f: not (isinstance(f.attrs, K8sNodeCondition) and f.attrs.abnormal))
     found.entity("node", node_name, env, None, **extra)
     for pod, summary in zip(pods, summaries, strict=True):
         ns = meta(pod).get("namespace")

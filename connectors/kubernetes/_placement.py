@@ -13,6 +13,7 @@ from typing import Any
 
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, belongs_to, meta, name_of
+from policy.facts import K8sPlacement
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -64,20 +65,19 @@ async def pod_placement(reader: KubeReader, args: Any, ctx: CallContext) -> Tool
         found.facts.append(
             ResultFact(
                 text=text,
-                kind="k8s.placement",
                 source=reader.source,
                 observed_at=ctx.now,
                 link=reader.target.link("Pod", name, ns),
                 historical=False,
-                attrs={
-                    "pod": name,
-                    "namespace": ns,
-                    "node": node,
-                    "ip": ip,
-                    "owner": owner,
-                    "created": created.isoformat() if created else None,
-                    "created_after_moment": later,
-                },
+                attrs=K8sPlacement(
+                    pod=name,
+                    namespace=ns,
+                    node=node,
+                    ip=ip,
+                    owner=owner,
+                    created=created.isoformat() if created else None,
+                    created_after_moment=later,
+                ),
             )
         )
         if not later:
@@ -85,7 +85,8 @@ async def pod_placement(reader: KubeReader, args: Any, ctx: CallContext) -> Tool
             if node:
                 found.entity("node", node, env, None)
                 found.relate(f"pod/{name}", "runs_on", f"node/{node}", ctx.now)
-    missing = sorted(wanted_ips - {f.attrs["ip"] for f in found.facts})
+    placed = {f.attrs.ip for f in found.facts if isinstance(f.attrs, K8sPlacement)}
+    missing = sorted(wanted_ips - placed)
     if missing:
         found.warnings.append(
             f"no current pod has address(es) {', '.join(missing)}: the pod may be gone"

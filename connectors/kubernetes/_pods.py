@@ -6,6 +6,7 @@ from typing import Any
 
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, iso, meta, name_of, parse_time
+from policy.facts import K8sPod, K8sTermination, K8sWaiting
 from policy.results import ResultFact
 from policy.toolset import CallContext
 
@@ -76,12 +77,11 @@ def pod_facts(reader: KubeReader, pod: dict[str, Any], found: Findings, ctx: Cal
     found.facts.append(
         ResultFact(
             text=text,
-            kind="k8s.pod",
             source=reader.source,
             observed_at=ctx.now,
             link=link,
             historical=False,
-            attrs=info,
+            attrs=K8sPod.model_validate(info),
         )
     )
     found.entity(
@@ -130,22 +130,21 @@ def _container_facts(
         found.facts.append(
             ResultFact(
                 text=text,
-                kind="k8s.termination",
                 source=reader.source,
                 observed_at=finished or ctx.now,
                 link=link,
                 historical=True,
-                attrs={
-                    "pod": pod,
-                    "container": container,
-                    "reason": reason,
-                    "exit_code": term.get("exitCode"),
-                    "signal": term.get("signal"),
-                    "finished_at": term.get("finishedAt"),
-                    "started_at": term.get("startedAt"),
-                    "restarts": restarts,
-                    "state": when,
-                },
+                attrs=K8sTermination(
+                    pod=pod,
+                    container=container,
+                    reason=reason,
+                    exit_code=term.get("exitCode"),
+                    signal=term.get("signal"),
+                    finished_at=term.get("finishedAt"),
+                    started_at=term.get("startedAt"),
+                    restarts=restarts,
+                    state=when,
+                ),
             )
         )
     waiting = state.get("waiting")
@@ -158,17 +157,16 @@ def _container_facts(
         found.facts.append(
             ResultFact(
                 text=text,
-                kind="k8s.waiting",
                 source=reader.source,
                 observed_at=ctx.now,
                 link=link,
                 historical=False,
-                attrs={
-                    "pod": pod,
-                    "container": container,
-                    "reason": reason,
-                    "message": waiting.get("message"),
-                    "restarts": restarts,
-                },
+                attrs=K8sWaiting(
+                    pod=pod,
+                    container=container,
+                    reason=reason,
+                    message=waiting.get("message"),
+                    restarts=restarts,
+                ),
             )
         )

@@ -9,6 +9,7 @@ from kubernetes.utils import parse_quantity
 
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, meta, name_of
+from policy.facts import K8sQuota
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -46,23 +47,22 @@ async def quotas(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
             found.facts.append(
                 ResultFact(
                     text=text,
-                    kind="k8s.quota",
                     source=reader.source,
                     observed_at=ctx.now,
                     link=reader.target.link("ResourceQuota", name, ns),
                     historical=False,
-                    attrs={
-                        "quota": name,
-                        "namespace": ns,
-                        "resource": resource,
-                        "used": spent,
-                        "hard": limit,
-                        "ratio": round(ratio, 4) if ratio is not None else None,
-                        "near_limit": near,
-                    },
+                    attrs=K8sQuota(
+                        quota=name,
+                        namespace=ns,
+                        resource=resource,
+                        used=spent,
+                        hard=limit,
+                        ratio=round(ratio, 4) if ratio is not None else None,
+                        near_limit=near,
+                    ),
                 )
             )
-    found.facts.sort(key=lambda f: -(f.attrs.get("ratio") or 0))
+    found.facts.sort(key=lambda f: -((isinstance(f.attrs, K8sQuota) and f.attrs.ratio) or 0))
     if not items:
         where = f"namespace {args.namespace}" if args.namespace else "any namespace"
         found.warnings.append(f"no ResourceQuota objects in {where} of {reader.env}")

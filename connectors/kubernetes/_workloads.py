@@ -16,6 +16,7 @@ from connectors.kubernetes._common import (
 )
 from connectors.kubernetes._pods import pod_facts
 from policy.errors import SourceError
+from policy.facts import K8sWorkload
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -150,23 +151,22 @@ def _workload_fact(
         text += f"; {idle} older replica set(s) scaled to 0"
     return ResultFact(
         text=text,
-        kind="k8s.workload",
         source=reader.source,
         observed_at=ctx.now,
         link=reader.target.link(kind, name, ns),
         historical=False,
-        attrs={
-            "kind": kind,
-            "name": name,
-            "namespace": ns,
-            "ready": ready,
-            "desired": desired,
-            "image": images[0] if images else None,
-            "images": images,
-            "revision": revision,
-            "abnormal_conditions": bad,
-            "replicasets": [name_of(rs) for rs in replicasets],
-        },
+        attrs=K8sWorkload(
+            workload_kind=kind,
+            name=name,
+            namespace=ns,
+            ready=ready,
+            desired=desired,
+            image=images[0] if images else None,
+            images=images,
+            revision=revision,
+            abnormal_conditions=bad,
+            replicasets=[name_of(rs) for rs in replicasets],
+        ),
     )
 
 

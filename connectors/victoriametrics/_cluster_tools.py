@@ -22,6 +22,7 @@ from connectors.victoriametrics._common import (
     optional_k8s_name,
     selector,
 )
+from policy.facts import K8sEndpoints, K8sQuota
 from policy.results import Entity, Relation, ResultFact, ToolResult
 
 ENDPOINTS = "kube_endpoint_address"
@@ -86,8 +87,10 @@ async def endpoints_ready(run: Run, args: EndpointsArgs) -> ToolResult:
             for a, b in found_gaps
         ]
         entities.append(Entity(kind="service", name=args.service, env=run.env, namespace=ns))
-        for state, key in (("true", "ready_ips"), ("false", "not_ready_ips")):
-            for ip in fact.attrs[key]:
+        attrs = fact.attrs
+        assert isinstance(attrs, K8sEndpoints)
+        for state, ips in (("true", attrs.ready_ips), ("false", attrs.not_ready_ips)):
+            for ip in ips or []:
                 entities.append(
                     Entity(
                         kind="endpoint",
@@ -103,7 +106,7 @@ async def endpoints_ready(run: Run, args: EndpointsArgs) -> ToolResult:
                         rel="routes_to",
                         dst=f"endpoint/{ip}",
                         source=run.source,
-                        observed_at=datetime.fromisoformat(fact.attrs["covered_to"]),
+                        observed_at=datetime.fromisoformat(str(attrs.covered_to)),
                     )
                 )
     if len(namespaces) > 1:
@@ -165,22 +168,23 @@ def _endpoints_fact(
         )
     fact = run.fact(
         text,
-        "k8s.endpoints",
+        K8sEndpoints(
+            service=service,
+            namespace=ns,
+            ready=min(ready),
+            not_ready=max(not_ready),
+            ready_max=max(ready),
+            ready_at_end=ready[-1],
+            not_ready_at_end=not_ready[-1],
+            ready_ips=ips["true"],
+            not_ready_ips=ips["false"],
+            first_not_ready_at=first_bad.isoformat() if first_bad else None,
+            no_ready_at=first_zero.isoformat() if first_zero else None,
+            covered_from=stamps[0].isoformat(),
+            covered_to=stamps[-1].isoformat(),
+        ),
         expr,
         first_zero or first_bad or stamps[-1],
-        service=service,
-        namespace=ns,
-        ready=min(ready),
-        not_ready=max(not_ready),
-        ready_max=max(ready),
-        ready_at_end=ready[-1],
-        not_ready_at_end=not_ready[-1],
-        ready_ips=ips["true"],
-        not_ready_ips=ips["false"],
-        first_not_ready_at=first_bad.isoformat() if first_bad else None,
-        no_ready_at=first_zero.isoformat() if first_zero else None,
-        covered_from=stamps[0].isoformat(),
-        covered_to=stamps[-1].isoformat(),
     )
     return fact, _gaps(run, stamps)
 
@@ -215,11 +219,9 @@ async def quota_usage(run: Run, args: QuotaArgs) -> ToolResult:
                 run.fact(
                     f"{where} in {run.env} has no ResourceQuota {run.span()} (kube-state-metrics "
                     "reports quotas for other namespaces)",
-                    "k8s.quota",
+                    K8sQuota(quota=None, namespace=args.namespace),
                     expr,
                     run.window.end,
-                    quota=None,
-                    namespace=args.namespace,
                 )
             ]
             if collected
@@ -248,16 +250,17 @@ async def quota_usage(run: Run, args: QuotaArgs) -> ToolResult:
                 f"{_amount(resource, row['used'])} of {_amount(resource, row['hard'])} "
                 f"({share:.0%}) at {run.time(row['used_at'])}; peak "
                 f"{_amount(resource, row['used_peak'])} {run.span()}{near}",
-                "k8s.quota",
+                K8sQuota(
+                    quota=quota,
+                    namespace=ns,
+                    resource=resource,
+                    used=row["used"],
+                    hard=row["hard"],
+                    ratio=share,
+                    peak_used=row["used_peak"],
+                ),
                 expr,
                 row["used_at"],
-                quota=quota,
-                namespace=ns,
-                resource=resource,
-                used=row["used"],
-                hard=row["hard"],
-                ratio=share,
-                peak_used=row["used_peak"],
             )
         )
     warnings = (

@@ -17,6 +17,7 @@ from connectors.victoriametrics._client import ClientPool, PromClient, QueryReje
 from connectors.victoriametrics._settings import MetricsTarget
 from policy.contracts import AgentMeta, ToolContract
 from policy.errors import SourceUnsupported
+from policy.facts import MetricAttrs
 from policy.results import Coverage, Entity, Relation, ResultFact, ToolResult
 from policy.scope import Scope, TimeSpec
 from policy.toolset import CallContext, FunctionTool, failure_result, scope_of
@@ -189,16 +190,16 @@ class Run:
         return self.target.link(expr, self.window.start, self.window.end)
 
     def fact(
-        self, text: str, kind: str, expr: str, observed_at: datetime | None, **attrs: Any
+        self, text: str, attrs: MetricAttrs, expr: str, observed_at: datetime | None
     ) -> ResultFact:
+        """A fact of this read: its env and query are written into the attributes."""
         return ResultFact(
             text=text,
-            kind=kind,
             source=self.source,
             observed_at=observed_at or self.window.end,
             link=self.link(expr),
             historical=True,
-            attrs={"env": self.env, "query": expr, **attrs},
+            attrs=attrs.model_copy(update={"env": self.env, "query": expr}),
         )
 
     def result(

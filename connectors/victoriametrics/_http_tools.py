@@ -19,6 +19,7 @@ from connectors.victoriametrics._common import (
     selector,
     status_matcher,
 )
+from policy.facts import HttpLatency, HttpRate
 from policy.results import Entity, Relation, ResultFact, ToolResult
 
 REQUESTS = "nginx_ingress_controller_requests"
@@ -140,18 +141,19 @@ async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
     )
     fact = run.fact(
         text,
-        "http.rate",
+        HttpRate(
+            what="requests",
+            value=avg,
+            status=None,
+            min=lo[1] if lo else None,
+            max=hi[1] if hi else None,
+            total=count,
+            service=args.service,
+            namespace=args.namespace,
+            window_s=w,
+        ),
         range_expr,
         points[-1][0] if points else None,
-        what="requests",
-        value=avg,
-        status=None,
-        min=lo[1] if lo else None,
-        max=hi[1] if hi else None,
-        total=count,
-        service=args.service,
-        namespace=args.namespace,
-        window_s=w,
     )
     entities, relations = _entities(run, [s.labels for s in totals.series])
     return run.result(found=True, exists=True, facts=[fact], entities=entities, relations=relations)
@@ -211,22 +213,23 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
         facts.append(
             run.fact(
                 text,
-                "http.rate",
+                HttpRate(
+                    what="errors",
+                    value=total / w,
+                    status=labels.get("status"),
+                    total=total,
+                    peak=peak[1] if peak else None,
+                    peak_at=peak[0].isoformat() if peak else None,
+                    started_at=started.isoformat() if started else None,
+                    started_before_window=ongoing,
+                    share=total / requests if requests else None,
+                    ingress=labels.get("ingress"),
+                    service=labels.get("service") or args.service,
+                    namespace=labels.get("namespace"),
+                    window_s=w,
+                ),
                 range_expr,
                 started or (peak[0] if peak else None),
-                what="errors",
-                value=total / w,
-                status=labels.get("status"),
-                total=total,
-                peak=peak[1] if peak else None,
-                peak_at=peak[0].isoformat() if peak else None,
-                started_at=started.isoformat() if started else None,
-                started_before_window=ongoing,
-                share=total / requests if requests else None,
-                ingress=labels.get("ingress"),
-                service=labels.get("service") or args.service,
-                namespace=labels.get("namespace"),
-                window_s=w,
             )
         )
     entities, relations = _entities(run, [row["labels"] for row in rows])
@@ -237,16 +240,17 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
             run.fact(
                 f"{target} in {run.env}: no responses with status {args.status} {run.span()} "
                 f"({fmt_num(round(requests))} requests counted by ingress-nginx)",
-                "http.rate",
+                HttpRate(
+                    what="errors",
+                    value=0.0,
+                    status=args.status,
+                    total=0.0,
+                    service=args.service,
+                    namespace=args.namespace,
+                    window_s=w,
+                ),
                 total_expr,
                 run.window.end,
-                what="errors",
-                value=0.0,
-                status=args.status,
-                total=0.0,
-                service=args.service,
-                namespace=args.namespace,
-                window_s=w,
             )
         )
         return run.result(found=False, exists=True, facts=facts)
@@ -291,12 +295,9 @@ async def latency(run: Run, args: LatencyArgs) -> ToolResult:
     if value is None:
         fact = run.fact(
             f"{args.service} in {run.env}: no requests {run.span()}, so no {label} latency",
-            "http.latency",
+            HttpLatency(quantile=q, value_seconds=None, service=args.service),
             whole_expr,
             run.window.end,
-            quantile=q,
-            value_seconds=None,
-            service=args.service,
         )
         return run.result(found=False, exists=True, facts=[fact])
     points = curve.series[0].points if curve.series else []
@@ -307,14 +308,15 @@ async def latency(run: Run, args: LatencyArgs) -> ToolResult:
     fact = run.fact(
         f"{args.service} in {run.env}: {label} latency {fmt_num(value)} s over the window "
         f"{run.span()}{worst_text} ({source_text})",
-        "http.latency",
+        HttpLatency(
+            quantile=q,
+            value_seconds=value,
+            max_seconds=worst[1] if worst else None,
+            max_at=worst[0].isoformat() if worst else None,
+            service=args.service,
+            namespace=args.namespace,
+        ),
         whole_expr,
         worst[0] if worst else None,
-        quantile=q,
-        value_seconds=value,
-        max_seconds=worst[1] if worst else None,
-        max_at=worst[0].isoformat() if worst else None,
-        service=args.service,
-        namespace=args.namespace,
     )
     return run.result(found=True, exists=True, facts=[fact])

@@ -20,6 +20,7 @@ from connectors.victoriametrics._common import (
     max_point,
     quote,
 )
+from policy.facts import NodeNetwork
 from policy.results import Entity, ResultFact, ToolResult
 
 NODE_METRICS = (
@@ -129,17 +130,18 @@ async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
             run.fact(
                 f"node {args.node} in {run.env}: {label} {fmt_num(value)}/s on average "
                 f"{run.span()}{versus}{peak_text}",
-                "node.network",
+                NodeNetwork(
+                    node=args.node,
+                    metric=name,
+                    value=value,
+                    peer_median=median,
+                    ratio=ratio,
+                    peers=len(peers),
+                    peak=peak[1] if peak else None,
+                    peak_at=peak[0].isoformat() if peak else None,
+                ),
                 f"sum by (node, instance) (rate({metric}[{r}s]))",
                 peak[0] if peak else None,
-                node=args.node,
-                metric=name,
-                value=value,
-                peer_median=median,
-                ratio=ratio,
-                peers=len(peers),
-                peak=peak[1] if peak else None,
-                peak_at=peak[0].isoformat() if peak else None,
             )
         )
     missing = [n for n, *_ in NODE_METRICS if n not in {f[0] for f in found}]

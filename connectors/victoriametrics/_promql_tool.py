@@ -13,6 +13,7 @@ from pydantic import Field
 
 from connectors.victoriametrics._client import QueryRejected
 from connectors.victoriametrics._common import Run, WindowArgs, fmt_num
+from policy.facts import MetricsValue
 from policy.results import ResultFact, ToolResult
 
 MAX_FACTS = 20
@@ -77,13 +78,11 @@ async def promql(run: Run, args: PromqlArgs) -> ToolResult:
         facts.append(
             run.fact(
                 text,
-                "metrics.value",
+                MetricsValue(
+                    labels=series.labels, value=series.value, min=min(values), max=max(values)
+                ),
                 args.query,
                 series.at,
-                labels=series.labels,
-                value=series.value,
-                min=min(values),
-                max=max(values),
             )
         )
     warnings = (

@@ -20,6 +20,7 @@ from connectors.victoriametrics._common import (
     optional_k8s_name,
     selector,
 )
+from policy.facts import MetricsRestarts, MetricsUsage
 from policy.results import Entity, ResultFact, ToolResult
 
 RESTARTS = "kube_pod_container_status_restarts_total"
@@ -153,13 +154,9 @@ async def restarts(run: Run, args: PodScopeArgs) -> ToolResult:
             run.fact(
                 f"{len(quiet)} other containers of {_scope_text(args)} in {run.env} did not "
                 f"restart {run.span()} (e.g. {names})",
-                "metrics.restarts",
+                MetricsRestarts(pod=None, container=None, increase=0.0, containers=len(quiet)),
                 inc_expr,
                 run.window.end,
-                pod=None,
-                container=None,
-                increase=0.0,
-                containers=len(quiet),
             )
         )
     warnings = (
@@ -188,16 +185,17 @@ def _restart_fact(
 ) -> ResultFact:
     return run.fact(
         text,
-        "metrics.restarts",
+        MetricsRestarts(
+            namespace=key[0],
+            pod=key[1],
+            container=key[2],
+            increase=increase,
+            restarts_total=lifetime,
+            last_reason=reason,
+            first_increase_at=when.isoformat() if when else None,
+        ),
         expr,
         when,
-        namespace=key[0],
-        pod=key[1],
-        container=key[2],
-        increase=increase,
-        restarts_total=lifetime,
-        last_reason=reason,
-        first_increase_at=when.isoformat() if when else None,
     )
 
 
@@ -295,15 +293,16 @@ def _totals(run: Run, args: PodScopeArgs, rows: dict[Key, dict[str, Any]], expr:
     return run.fact(
         f"{_scope_text(args)} in {run.env}, {len(rows)} containers {run.span()}: "
         f"{cpu_text}; {mem_text}",
-        "metrics.usage",
+        MetricsUsage(
+            scope="total",
+            containers=len(rows),
+            cpu_used=cpu_used,
+            cpu_requested=cpu_req,
+            memory_used=mem_used,
+            memory_requested=mem_req,
+        ),
         expr,
         None,
-        scope="total",
-        containers=len(rows),
-        cpu_used=cpu_used,
-        cpu_requested=cpu_req,
-        memory_used=mem_used,
-        memory_requested=mem_req,
     )
 
 
@@ -332,17 +331,18 @@ def _usage_facts(
             run.fact(
                 f"{who}: CPU {cores(avg or 0.0)} on average {run.span()}{peak_text}"
                 f"{_bounds(request, limit, cores)}",
-                "metrics.usage",
+                MetricsUsage(
+                    namespace=key[0],
+                    pod=key[1],
+                    container=key[2],
+                    resource="cpu",
+                    usage=avg,
+                    peak=peak[1] if peak else None,
+                    request=request,
+                    limit=limit,
+                ),
                 cpu_expr,
                 peak[0] if peak else None,
-                namespace=key[0],
-                pod=key[1],
-                container=key[2],
-                resource="cpu",
-                usage=avg,
-                peak=peak[1] if peak else None,
-                request=request,
-                limit=limit,
             )
         )
     if "mem_peak" in row:
@@ -354,17 +354,18 @@ def _usage_facts(
                 f"{who}: memory working set peak {fmt_bytes(peak[1])} at {run.time(peak[0])} "
                 f"(average {fmt_bytes(avg)}) {run.span()}{_bounds(request, limit, fmt_bytes)}"
                 f"{share}",
-                "metrics.usage",
+                MetricsUsage(
+                    namespace=key[0],
+                    pod=key[1],
+                    container=key[2],
+                    resource="memory",
+                    usage=avg,
+                    peak=peak[1],
+                    request=request,
+                    limit=limit,
+                ),
                 mem_expr,
                 peak[0],
-                namespace=key[0],
-                pod=key[1],
-                container=key[2],
-                resource="memory",
-                usage=avg,
-                peak=peak[1],
-                request=request,
-                limit=limit,
             )
         )
     return facts

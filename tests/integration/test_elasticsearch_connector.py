@@ -76,13 +76,13 @@ async def test_request_trace_on_the_public_example():
     assert result.coverage.complete_for_negative and not result.coverage.truncated
 
     (access,) = facts_of(result, "edge.access")
-    assert access.attrs["status"] == 502 and access.attrs["connection"] == 884213
-    assert access.attrs["upstream_addr"] == "10.42.3.17:8080"
+    assert access.attrs.status == 502 and access.attrs.connection == 884213
+    assert access.attrs.upstream_addr == "10.42.3.17:8080"
     assert "502" in access.text and RID in access.text and access.link
 
     (error,) = facts_of(result, "edge.error")  # the 413 and the timeout are not attached
-    assert error.attrs["error_class"] == "too_big_header"
-    assert error.attrs["connection"] == 884213
+    assert error.attrs.error_class == "too_big_header"
+    assert error.attrs.connection == 884213
     assert "upstream sent too big header while reading response header from upstream" in (
         error.text
     )
@@ -90,9 +90,9 @@ async def test_request_trace_on_the_public_example():
     assert not any("too large body" in f.text or "timed out" in f.text for f in result.facts)
 
     (response,) = facts_of(result, "app.response")
-    assert response.attrs["status"] == 302
-    assert response.attrs["pod"] == "service-a-5d8f7c9b4-x2k9p"
-    assert response.attrs["node"] == "worker-04"
+    assert response.attrs.status == 302
+    assert response.attrs.pod == "service-a-5d8f7c9b4-x2k9p"
+    assert response.attrs.node == "worker-04"
     assert "Location header 1191 bytes" in response.text
     assert any("Location header 1191 bytes" in f.text for f in facts_of(result, "app.log"))
     assert {f.kind for f in result.facts} <= set(FACT_KINDS)
@@ -111,7 +111,7 @@ async def test_request_id_prefix_and_unknown_request_id():
     with gate_for(example_world()) as (gate, _):
         short = await trace(gate, RID[:8])
         missing = await trace(gate, "deadbeefdeadbeefdeadbeefdeadbeef")
-    assert facts_of(short, "edge.access")[0].attrs["request_id"] == RID
+    assert facts_of(short, "edge.access")[0].attrs.request_id == RID
     assert missing.status == "empty" and missing.coverage.complete_for_negative
     assert missing.evidence == {
         "edge.access_log": "none_complete",
@@ -237,8 +237,8 @@ async def test_every_edge_error_class_is_classified_and_decoys_stay_out(error_cl
     with gate_for(edge_world(text)) as (gate, _):
         result = await trace(gate)
     (error,) = facts_of(result, "edge.error")
-    assert error.attrs["error_class"] == error_class
-    assert text in error.text and error.attrs["connection"] == 5001
+    assert error.attrs.error_class == error_class
+    assert text in error.text and error.attrs.connection == 5001
     assert not any("5002" in f.text or "/upload" in f.text for f in result.facts)
     assert result.evidence["edge.error_log"] == "found"
     assert any("1 other line(s)" in w for w in result.warnings)
@@ -261,7 +261,7 @@ async def test_error_line_without_parsed_fields_is_tied_by_its_message():
     with gate_for(edge_world(CLASS_MESSAGES[1][1], parsed_fields=False)) as (gate, _):
         result = await trace(gate)
     (error,) = facts_of(result, "edge.error")
-    assert error.attrs["error_class"] == "timeout" and error.attrs["connection"] == 5001
+    assert error.attrs.error_class == "timeout" and error.attrs.connection == 5001
 
 
 async def test_no_correlated_line_is_said_and_no_cause_is_guessed():
@@ -377,7 +377,7 @@ async def test_app_logs_service_absence_is_proven_only_when_every_line_names_a_s
     assert unknown.status == "partial" and not unknown.coverage.complete_for_negative
     assert unknown.evidence == {"app.log": "none_partial"}
     assert any("absence is not proven" in w for w in unknown.warnings)
-    assert [f.attrs["pod"] for f in by_pod.facts] == ["worker-7c9f-abcde"]
+    assert [f.attrs.pod for f in by_pod.facts] == ["worker-7c9f-abcde"]
 
 
 async def test_edge_errors_counts_and_classifies_the_window():
@@ -389,20 +389,20 @@ async def test_edge_errors_counts_and_classifies_the_window():
         )
         timeouts = await gate.call("logs.edge_errors", {"env": "dc-a", "status": 504}, ctx())
     statuses = {
-        f.attrs["status"]: f.attrs["count"]
+        f.attrs.status: f.attrs.count
         for f in facts_of(result, "edge.access")
-        if "status" in f.attrs and "count" in f.attrs
+        if f.attrs.status is not None and f.attrs.count is not None
     }
     assert statuses == {502: 1, 504: 1}
-    classes = {f.attrs["error_class"]: f.attrs["count"] for f in facts_of(result, "edge.error")}
+    classes = {f.attrs.error_class: f.attrs.count for f in facts_of(result, "edge.error")}
     assert classes == {"too_big_header": 1, "timeout": 1, "client_body_too_large": 1}
     assert result.coverage.complete_for_negative
     # with a filter, only the error lines tied to the matching requests count: the 413's
     # line on the same host, and the other host's lines, stay out
-    pay_classes = {f.attrs["error_class"] for f in facts_of(pay, "edge.error")}
+    pay_classes = {f.attrs.error_class for f in facts_of(pay, "edge.error")}
     assert pay_classes == {"too_big_header"}
     assert pay.coverage.complete_for_negative
-    assert {f.attrs["error_class"] for f in facts_of(timeouts, "edge.error")} == {"timeout"}
+    assert {f.attrs.error_class for f in facts_of(timeouts, "edge.error")} == {"timeout"}
     assert by_service.status == "partial"  # the edge log names no service: not a negative
     assert any("filter by host instead" in w for w in by_service.warnings)
     assert facts_of(by_service, "edge.error") == []
@@ -437,13 +437,13 @@ async def test_edge_errors_spike_across_two_hosts():
     with gate_for(world) as (gate, _):
         result = await gate.call("logs.edge_errors", {"env": "dc-a", "limit": 1}, ctx())
     hosts = {
-        f.attrs["host"]: f.attrs["count"]
+        f.attrs.host: f.attrs.count
         for f in facts_of(result, "edge.access")
-        if "count" in f.attrs and "host" in f.attrs
+        if f.attrs.count is not None and f.attrs.host is not None
     }
     assert hosts == {"a.example.com": 2, "b.example.com": 1}
-    timeline = next(f for f in result.facts if "timeline" in f.attrs)
-    assert timeline.attrs["timeline"] == [{"at": "2026-07-20T11:11:00.000Z", "count": 3}]
+    timeline = next(f for f in result.facts if f.attrs.timeline is not None)
+    assert timeline.attrs.timeline == [{"at": "2026-07-20T11:11:00.000Z", "count": 3}]
     assert timeline.observed_at == datetime.fromisoformat("2026-07-20T11:11:03+00:00")
     assert result.evidence == {"edge.access_log": "found", "edge.error_log": "none_complete"}
     assert result.coverage.complete_for_negative  # counts are exact; examples are not all

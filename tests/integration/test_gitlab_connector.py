@@ -66,9 +66,9 @@ def gitlab_bot(world: World, *faults: Fault, **settings: Any) -> Iterator[Bot]:
 
 def jobs(result: ToolResult, in_scope: bool = True) -> dict[int, Any]:
     return {
-        f.attrs["job_id"]: f
+        f.attrs.job_id: f
         for f in result.facts
-        if f.kind == "ci.job" and f.attrs["in_scope"] is in_scope
+        if f.kind == "ci.job" and f.attrs.in_scope is in_scope
     }
 
 
@@ -84,15 +84,15 @@ async def test_who_deployed_service_c_to_dc_b_yesterday(world: World) -> None:
     assert result.status == "ok", result.error
     assert list(jobs(result)) == [5523817]
     job = jobs(result)[5523817]
-    assert job.attrs["user"] == "a.petrov" and job.attrs["env"] == "dc-b"
-    assert job.attrs["pipeline_id"] == 90211 and job.attrs["status"] == "success"
-    assert job.attrs["commit_sha"].startswith("3f1c9a7e")
-    assert job.attrs["image_tag"] is None  # no GitLab source states one
+    assert job.attrs.user == "a.petrov" and job.attrs.env == "dc-b"
+    assert job.attrs.pipeline_id == 90211 and job.attrs.status == "success"
+    assert job.attrs.commit_sha.startswith("3f1c9a7e")
+    assert job.attrs.image_tag is None  # no GitLab source states one
     assert "job deploy:dc-b #5523817" in job.text and "(pipeline 90211" in job.text
     assert "was started by a.petrov" in job.text and "finished 2026-07-20T13:44:40Z" in job.text
     assert job.link == "https://gitlab.example.com/orders/service-c/-/jobs/5523817"
     commit = next(f for f in result.facts if f.kind == "ci.commit")
-    assert (commit.attrs["author"], commit.attrs["committer"]) == ("m.orlova", "a.petrov")
+    assert (commit.attrs.author, commit.attrs.committer) == ("m.orlova", "a.petrov")
     assert (
         "commit 3f1c9a7e 'Cache tariff lookups per region' was authored by m.orlova "
         "(committed by a.petrov)" in commit.text
@@ -101,7 +101,7 @@ async def test_who_deployed_service_c_to_dc_b_yesterday(world: World) -> None:
     # the same pipeline deployed dc-a: context, attributed to dc-a, never to dc-b
     context = jobs(result, in_scope=False)
     assert list(context) == [5523816]
-    assert context[5523816].attrs["env"] == "dc-a"
+    assert context[5523816].attrs.env == "dc-a"
     assert context[5523816].text.startswith("context, environment dc-a, not dc-b")
     assert 5480321 not in jobs(result) | context  # the 07-17 release is not yesterday
     assert result.coverage.complete_for_negative and not result.coverage.truncated
@@ -142,7 +142,7 @@ async def test_no_fact_names_a_person_the_world_does_not(world: World) -> None:
     for fact in facts:
         assert not re.search("[а-яА-ЯёЁ]", fact.text)
         for role in ("user", "author", "committer", "pipeline_user"):
-            assert fact.attrs.get(role) in people | {None}, fact.attrs
+            assert getattr(fact.attrs, role, None) in people | {None}, fact.attrs
         for named in re.findall(
             r"(?:started|authored|committed|triggered) by ([^\s,()]+)", fact.text
         ):
@@ -154,7 +154,7 @@ async def test_all_envs_when_no_env_is_given(world: World) -> None:
         result = await bot.call("gitlab.release_timeline", {"service": "service-c", **YESTERDAY})
     found = jobs(result)
     assert sorted(found) == [5523816, 5523817]
-    assert {found[5523816].attrs["env"], found[5523817].attrs["env"]} == {"dc-a", "dc-b"}
+    assert {found[5523816].attrs.env, found[5523817].attrs.env} == {"dc-a", "dc-b"}
 
 
 async def test_env_without_deploys_is_a_complete_empty(world: World) -> None:
@@ -226,7 +226,7 @@ async def test_failed_commit_read_keeps_the_roles_from_the_job(world: World) -> 
         result = await bot.call("gitlab.release_timeline", ASK)
     assert result.status == "partial" and list(jobs(result)) == [5523817]
     commit = next(f for f in result.facts if f.kind == "ci.commit")
-    assert commit.attrs["author"] == "m.orlova" and commit.link is None
+    assert commit.attrs.author == "m.orlova" and commit.link is None
     assert any("403" in w for w in result.warnings)
 
 
@@ -243,12 +243,12 @@ async def test_deployments_name_the_environment(world: World) -> None:
         result = await bot.call("gitlab.release_timeline", ASK)
         broken = Fault(source="gitlab", kind="http_error", status=500, resource="deployments")
     assert list(jobs(result)) == [5523817]
-    assert jobs(result)[5523817].attrs["environment"] == "production/dc-b"
+    assert jobs(result)[5523817].attrs.environment == "production/dc-b"
     with gitlab_bot(changed, broken) as bot:
         degraded = await bot.call("gitlab.release_timeline", ASK)
     # without deployments the job names no environment: it may be dc-b, nothing is proven
     assert jobs(degraded) == {} and degraded.status == "partial"
-    assert jobs(degraded, in_scope=False)[5523817].attrs["env"] is None
+    assert jobs(degraded, in_scope=False)[5523817].attrs.env is None
     assert any("maybe dc-b" in w for w in degraded.warnings)
 
 
@@ -260,7 +260,7 @@ async def test_env_job_pattern_and_image_tag_from_a_git_tag(world: World) -> Non
     with gitlab_bot(with_gitlab(world, jobs=tagged), env_job_pattern="release to {env}") as bot:
         result = await bot.call("gitlab.release_timeline", ASK)
     job = jobs(result)[5523817]
-    assert (job.attrs["image_tag"], job.attrs["image_tag_source"]) == ("v1.14.0", "git tag")
+    assert (job.attrs.image_tag, job.attrs.image_tag_source) == ("v1.14.0", "git tag")
     assert "image tag v1.14.0 (stated by the git tag)" in job.text
 
 
@@ -303,14 +303,14 @@ async def test_job_by_id_without_project(world: World) -> None:
         )
     assert result.status == "ok"
     job = next(f for f in result.facts if f.kind == "ci.job")
-    assert job.attrs["user"] == "a.petrov" and job.attrs["env"] == "dc-b"
-    assert job.attrs["pipeline_user"] == "a.petrov"
+    assert job.attrs.user == "a.petrov" and job.attrs.env == "dc-b"
+    assert job.attrs.pipeline_user == "a.petrov"
     assert "pipeline 90211 was triggered by a.petrov" in job.text
     commit = next(f for f in result.facts if f.kind == "ci.commit")
-    assert commit.attrs["author"] == "m.orlova"
+    assert commit.attrs.author == "m.orlova"
     assert result.scope.env == "dc-b"
     other = next(f for f in with_project.facts if f.kind == "ci.job")
-    assert other.attrs["env"] == "dc-a" and other.text.startswith("dc-a deploy:")
+    assert other.attrs.env == "dc-a" and other.text.startswith("dc-a deploy:")
 
 
 async def test_job_not_found_and_job_faults(world: World) -> None:

@@ -444,8 +444,8 @@ async def test_workload_endpoints_and_node_of_the_edge_world(edge) -> None:
         "Deployment payments/service-a: 2/2 ready (2 updated, 2 available), "
         "image registry.example.com/payments/service-a:3.12.4, revision 31"
     )
-    pods = {f.attrs["pod"]: f.attrs for f in status.facts if f.kind == "k8s.pod"}
-    assert {p: a["node"] for p, a in pods.items()} == {
+    pods = {f.attrs.pod: f.attrs for f in status.facts if f.kind == "k8s.pod"}
+    assert {p: a.node for p, a in pods.items()} == {
         "service-a-5d8f7c9b4-x2k9p": "worker-04",
         "service-a-5d8f7c9b4-m7q4d": "worker-05",
     }
@@ -457,7 +457,7 @@ async def test_workload_endpoints_and_node_of_the_edge_world(edge) -> None:
 
     endpoints = await gate.call("k8s.endpoints", args, now_ctx())
     fact = endpoints.facts[0]
-    assert (fact.attrs["ready"], fact.attrs["not_ready"]) == (2, 0)
+    assert (fact.attrs.ready, fact.attrs.not_ready) == (2, 0)
     assert "10.42.3.17 (pod service-a-5d8f7c9b4-x2k9p on worker-04, ready)" in fact.text
     assert ("service/service-a", "routes_to", "pod/service-a-5d8f7c9b4-m7q4d") in {
         (r.src, r.rel, r.dst) for r in endpoints.relations
@@ -465,8 +465,8 @@ async def test_workload_endpoints_and_node_of_the_edge_world(edge) -> None:
 
     node = await gate.call("k8s.node_health", {"env": "dc-a", "node": "worker-04"}, now_ctx())
     assert node.status == "ok"
-    assert not [f for f in node.facts if f.attrs["abnormal"]]
-    ready = next(f for f in node.facts if f.attrs["condition"] == "Ready")
+    assert not [f for f in node.facts if f.attrs.abnormal]
+    ready = next(f for f in node.facts if f.attrs.condition == "Ready")
     assert "1 pods placed (0 not ready): payments/service-a-5d8f7c9b4-x2k9p" in ready.text
     assert ready.link == "k8s://dc-a/-/node/worker-04"
 
@@ -535,17 +535,17 @@ async def test_audit_trail_keeps_the_service_account_apart_from_people() -> None
     )
     assert "CI job https://gitlab.example.com/orders/service-c/-/jobs/5523817" in patch.text
     assert "pipeline https://gitlab.example.com/orders/service-c/-/pipelines/90211" in patch.text
-    assert patch.attrs["actor"] == "system:serviceaccount:ci:svc-deployer"
-    assert patch.attrs["actor_type"] == "service_account"
-    assert patch.attrs["images"] == ["registry.example.com/orders/service-c:1.14.0"]
+    assert patch.attrs.actor == "system:serviceaccount:ci:svc-deployer"
+    assert patch.attrs.actor_type == "service_account"
+    assert patch.attrs.images == ["registry.example.com/orders/service-c:1.14.0"]
     assert patch.observed_at == datetime.fromisoformat("2026-07-20T13:44:12.318204+00:00")
-    assert create.attrs["verb"] == "create" and create.attrs["name"] == "service-c-6c9d7f8b5"
+    assert create.attrs.verb == "create" and create.attrs.name == "service-c-6c9d7f8b5"
     assert create.text.startswith(
         "ServiceAccount system:serviceaccount:kube-system:deployment-controller created replicaset"
     )
     assert not any("User system:" in f.text or "n.volkova" in f.text for f in result.facts)
     assert {e.kind for e in result.entities} == {"serviceaccount"}
-    assert [f.attrs["verb"] for f in with_reads.facts] == ["get", "patch", "create"]
+    assert [f.attrs.verb for f in with_reads.facts] == ["get", "patch", "create"]
     assert sims.query_log.matches("kubernetes", "dc-b")[0].path == (
         "/apis/audit.infrabot.dev/v1/namespaces/orders/auditevents"
     )
@@ -574,16 +574,16 @@ async def test_oomkilled_crashloop_and_pending_pods(shop) -> None:
     workload = texts(result, "k8s.workload")[0]
     assert "1/3 ready" in workload and "Available=False (MinimumReplicasUnavailable" in workload
     oom = next(
-        f for f in result.facts if f.kind == "k8s.termination" and f.attrs["reason"] == "OOMKilled"
+        f for f in result.facts if f.kind == "k8s.termination" and f.attrs.reason == "OOMKilled"
     )
-    assert oom.attrs["exit_code"] == 137 and oom.attrs["pod"] == "cart-7f9c-oom01"
-    assert oom.attrs["finished_at"] == "2026-07-20T11:01:55Z"
+    assert oom.attrs.exit_code == 137 and oom.attrs.pod == "cart-7f9c-oom01"
+    assert oom.attrs.finished_at == "2026-07-20T11:01:55Z"
     assert oom.historical and oom.observed_at == datetime.fromisoformat("2026-07-20T11:01:55Z")
     assert "was OOMKilled (exit code 137) at 2026-07-20T11:01:55Z" in oom.text
     waiting = result.facts[[f.kind for f in result.facts].index("k8s.waiting")]
-    assert waiting.attrs["reason"] == "CrashLoopBackOff" and waiting.attrs["restarts"] == 7
+    assert waiting.attrs.reason == "CrashLoopBackOff" and waiting.attrs.restarts == 7
     assert "CrashLoopBackOff - back-off 5m0s" in waiting.text
-    pending = next(f for f in result.facts if f.kind == "k8s.pod" and f.attrs["phase"] == "Pending")
+    pending = next(f for f in result.facts if f.kind == "k8s.pod" and f.attrs.phase == "Pending")
     assert "0/3 nodes are available: 3 Insufficient memory." in pending.text
     assert {f.kind for f in result.facts} <= set(FACT_KINDS)
 
@@ -593,13 +593,13 @@ async def test_events_in_window_warning_first_with_prefix_match(shop) -> None:
     result = await gate.call(
         "k8s.events", {"env": "dc-a", "namespace": "shop", "service": "cart"}, past_ctx(WINDOW_CTX)
     )
-    assert [f.attrs["reason"] for f in result.facts] == [
+    assert [f.attrs.reason for f in result.facts] == [
         "FailedScheduling",
         "FailedMount",
         "Pulled",
     ]
     mount = result.facts[1]
-    assert mount.attrs["count"] == 12 and mount.attrs["type"] == "Warning"
+    assert mount.attrs.count == 12 and mount.attrs.type == "Warning"
     assert 'configmap "cart-config" not found' in mount.text and "(x12," in mount.text
     assert not result.coverage.complete_for_negative  # events expire
     quiet = await gate.call(
@@ -615,7 +615,7 @@ async def test_quota_near_limit_is_flagged(shop) -> None:
     gate, _ = shop
     result = await gate.call("k8s.quotas", {"env": "dc-a", "namespace": "shop"}, now_ctx())
     memory, pods = result.facts
-    assert memory.attrs == {
+    assert memory.attrs.model_dump(exclude={"kind"}, exclude_none=True) == {
         "quota": "compute",
         "namespace": "shop",
         "resource": "requests.memory",
@@ -628,7 +628,7 @@ async def test_quota_near_limit_is_flagged(shop) -> None:
         "ResourceQuota shop/compute: requests.memory used 27Gi of 30Gi (90%)"
         " - at or above 85% of the quota"
     )
-    assert pods.attrs["ratio"] == 0.2 and not pods.attrs["near_limit"]
+    assert pods.attrs.ratio == 0.2 and not pods.attrs.near_limit
     none = await gate.call("k8s.quotas", {"env": "dc-a", "namespace": "nowhere"}, now_ctx())
     assert none.status == "empty" and none.coverage.complete_for_negative
 
@@ -637,16 +637,14 @@ async def test_node_pressure_cordon_and_not_ready_endpoints(shop) -> None:
     gate, _ = shop
     node = await gate.call("k8s.node_health", {"env": "dc-a", "node": "node-2"}, now_ctx())
     abnormal = [
-        f.attrs["condition"]
-        for f in node.facts
-        if f.kind == "k8s.node_condition" and f.attrs["abnormal"]
+        f.attrs.condition for f in node.facts if f.kind == "k8s.node_condition" and f.attrs.abnormal
     ]
     assert abnormal == ["MemoryPressure", "Unschedulable"]
     assert any("CrashLoopBackOff" in t for t in texts(node, "k8s.waiting"))
     eps = await gate.call(
         "k8s.endpoints", {"env": "dc-a", "namespace": "shop", "service": "cart"}, now_ctx()
     )
-    assert (eps.facts[0].attrs["ready"], eps.facts[0].attrs["not_ready"]) == (1, 1)
+    assert (eps.facts[0].attrs.ready, eps.facts[0].attrs.not_ready) == (1, 1)
     assert "10.1.0.6 (pod cart-7f9c-crash1 on node-2, NOT ready)" in eps.facts[0].text
 
 
@@ -681,10 +679,10 @@ async def test_pod_logs_window_grep_cap_and_previous(shop) -> None:
     ctx = past_ctx(WINDOW_CTX, window="PT10M")  # 11:00Z .. 11:10Z
     base = {"env": "dc-a", "namespace": "shop", "pod": "cart-7f9c-oom01"}
     result = await gate.call("k8s.pod_logs", {**base, "grep": "ERROR"}, ctx)
-    assert [f.attrs["message"] for f in result.facts] == [
+    assert [f.attrs.message for f in result.facts] == [
         f"2026-07-20T11:{m:02d}:00Z ERROR line {m}" for m in (3, 5, 7, 9)
     ]
-    assert result.facts[0].attrs["level"] == "ERROR" and result.facts[0].kind == "k8s.log"
+    assert result.facts[0].attrs.level == "ERROR" and result.facts[0].kind == "k8s.log"
     assert result.facts[0].observed_at == datetime.fromisoformat("2026-07-20T11:03:00+00:00")
     # the container restarted at 11:02 after an OOM kill: the window reaches the previous one
     assert not result.coverage.complete_for_negative
@@ -696,7 +694,7 @@ async def test_pod_logs_window_grep_cap_and_previous(shop) -> None:
 
     capped = await gate.call("k8s.pod_logs", {**base, "limit": 3}, ctx)
     assert capped.status == "partial" and capped.coverage.truncated
-    assert [f.attrs["message"].split(" line ")[1] for f in capped.facts] == ["8", "9", "10"]
+    assert [f.attrs.message.split(" line ")[1] for f in capped.facts] == ["8", "9", "10"]
 
     by_service = await gate.call(
         "k8s.pod_logs",
@@ -826,4 +824,4 @@ async def test_truncated_audit_list_is_partial() -> None:
     with gate_for(world) as (gate, _):
         result = await gate.call("k8s.audit_trail", args, ctx)
     assert result.status == "partial" and not result.coverage.complete_for_negative
-    assert [f.attrs["verb"] for f in result.facts] == ["patch"]  # the get is a read
+    assert [f.attrs.verb for f in result.facts] == ["patch"]  # the get is a read

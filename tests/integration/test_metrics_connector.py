@@ -94,14 +94,14 @@ async def test_average_rps_per_data_centre_and_no_carry_over(switch: MetricsSimu
     a = await gate.call("metrics.http_requests", {"env": "dc-a", "service": "catalog-api"}, ctx)
     assert a.status == "ok"
     assert "412." in a.facts[0].text and "dc-a" in a.facts[0].text
-    assert 412 <= a.facts[0].attrs["value"] < 413
-    assert a.facts[0].kind == "http.rate" and a.facts[0].attrs["what"] == "requests"
+    assert 412 <= a.facts[0].attrs.value < 413
+    assert a.facts[0].kind == "http.rate" and a.facts[0].attrs.what == "requests"
     assert a.facts[0].link and "vmui" in a.facts[0].link
     assert a.facts[0].observed_at == datetime.fromisoformat("2026-07-22T16:30:00+03:00")
 
     switch.query_log.clear()
     b = await gate.call("metrics.http_requests", {"env": "dc-b", "service": "catalog-api"}, ctx)
-    assert "137." in b.facts[0].text and 137 <= b.facts[0].attrs["value"] < 138
+    assert "137." in b.facts[0].text and 137 <= b.facts[0].attrs.value < 138
     # nothing from dc-a in the dc-b answer: no 412.x rate, no dc-a counter, no dc-a pod
     dumped = json.dumps(b.model_dump(mode="json"))
     assert "412" not in _texts(b)
@@ -126,16 +126,16 @@ async def test_endpoints_were_ready_throughout_the_incident(edge: MetricsSimulat
     assert result.status == "ok" and result.coverage.complete_for_negative
     (fact,) = result.facts
     assert fact.kind == "k8s.endpoints" and fact.historical
-    assert fact.attrs["ready"] == 2 and fact.attrs["not_ready"] == 0
-    assert fact.attrs["ready_ips"] == ["10.42.3.17", "10.42.5.22"]
+    assert fact.attrs.ready == 2 and fact.attrs.not_ready == 0
+    assert fact.attrs.ready_ips == ["10.42.3.17", "10.42.5.22"]
     assert "throughout" in fact.text and "no ready endpoints" not in fact.text.lower()
     assert {r.dst for r in result.relations} == {"endpoint/10.42.3.17", "endpoint/10.42.5.22"}
     # the planner may not know the namespace yet: the service is found in whichever it is
     unscoped = await _gate(edge).call(
         "metrics.endpoints_ready", {"env": "dc-a", "service": "service-a"}, ctx
     )
-    assert [f.attrs["namespace"] for f in unscoped.facts] == ["payments"]
-    assert unscoped.facts[0].attrs["ready"] == 2
+    assert [f.attrs.namespace for f in unscoped.facts] == ["payments"]
+    assert unscoped.facts[0].attrs.ready == 2
 
 
 @vm_only
@@ -144,11 +144,11 @@ async def test_zero_restarts_are_reported_as_zero(edge: MetricsSimulator) -> Non
     args = {"env": "dc-a", "namespace": "payments", "service": "service-a"}
     result = await _gate(edge).call("metrics.restarts", args, ctx)
     assert result.status == "ok" and result.coverage.complete_for_negative
-    assert sorted(f.attrs["pod"] for f in result.facts) == [
+    assert sorted(f.attrs.pod for f in result.facts) == [
         "service-a-5d8f7c9b4-m7q4d",
         "service-a-5d8f7c9b4-x2k9p",
     ]
-    assert all(f.attrs["increase"] == 0 and "no restarts" in f.text for f in result.facts)
+    assert all(f.attrs.increase == 0 and "no restarts" in f.text for f in result.facts)
     assert "OOMKilled" not in _texts(result)
     unscoped = await _gate(edge).call(
         "metrics.restarts", {"env": "dc-a", "service": "service-a"}, ctx
@@ -309,15 +309,15 @@ async def test_502_spike_peak_and_start(incident: MetricsSimulator) -> None:
     assert result.status == "ok"
     (fact,) = result.facts
     attrs = fact.attrs
-    assert attrs["what"] == "errors" and attrs["status"] == "502" and attrs["total"] == 160
-    assert attrs["started_at"] == "2026-07-20T11:10:00+00:00"
+    assert attrs.what == "errors" and attrs.status == "502" and attrs.total == 160
+    assert attrs.started_at == "2026-07-20T11:10:00+00:00"
     # 97 in the minute to 11:12; VictoriaMetrics' rate window is closed on the left, so the
     # first step whose one-minute window holds only that minute is 11:12:15
-    assert attrs["peak_at"] == "2026-07-20T11:12:15+00:00"
-    assert 1.6 < attrs["peak"] < 1.62
+    assert attrs.peak_at == "2026-07-20T11:12:15+00:00"
+    assert 1.6 < attrs.peak < 1.62
     assert "160 responses with status 502" in fact.text
     assert "first seen at 2026-07-20T14:10:00+03:00" in fact.text
-    assert attrs["started_before_window"] is False
+    assert attrs.started_before_window is False
     late = await _gate(incident).call(
         "metrics.http_errors",
         {
@@ -328,17 +328,17 @@ async def test_502_spike_peak_and_start(incident: MetricsSimulator) -> None:
         },
         _ctx(INCIDENT_NOW),
     )
-    assert late.facts[0].attrs["started_before_window"] is True
+    assert late.facts[0].attrs.started_before_window is True
     assert "already above zero when the window starts" in late.facts[0].text
 
 
 @vm_only
 async def test_502_across_services_finds_the_second_workload(incident: MetricsSimulator) -> None:
     result = await _call(incident, "metrics.http_errors")
-    ingresses = {f.attrs["ingress"] for f in result.facts}
+    ingresses = {f.attrs.ingress for f in result.facts}
     assert ingresses == {"service-a", "orders"}
-    orders = next(f for f in result.facts if f.attrs["ingress"] == "orders")
-    assert orders.attrs["started_at"] == "2026-07-20T11:10:00+00:00"
+    orders = next(f for f in result.facts if f.attrs.ingress == "orders")
+    assert orders.attrs.started_at == "2026-07-20T11:10:00+00:00"
 
 
 @vm_only
@@ -348,9 +348,7 @@ async def test_no_5xx_is_zero_only_where_the_service_has_traffic(
     # `cat` is found by its ingress label (no service label): requests but no 5xx series
     zero = await _call(incident, "metrics.http_errors", namespace="catalog", service="cat")
     assert zero.status == "empty" and zero.proves_absence
-    assert (
-        zero.facts[0].attrs["value"] == 0 and "no responses with status 5xx" in zero.facts[0].text
-    )
+    assert zero.facts[0].attrs.value == 0 and "no responses with status 5xx" in zero.facts[0].text
     unknown = await _call(incident, "metrics.http_errors", namespace="catalog", service="ghost")
     assert unknown.status == "empty" and not unknown.proves_absence
     assert unknown.facts == [] and "no data" in unknown.warnings[0]
@@ -360,8 +358,8 @@ async def test_no_5xx_is_zero_only_where_the_service_has_traffic(
 async def test_latency_quantile(incident: MetricsSimulator) -> None:
     result = await _call(incident, "metrics.latency", service="service-a", quantile=0.99)
     (fact,) = result.facts
-    assert fact.kind == "http.latency" and fact.attrs["quantile"] == 0.99
-    assert 0.7 < fact.attrs["value_seconds"] < 0.75
+    assert fact.kind == "http.latency" and fact.attrs.quantile == 0.99
+    assert 0.7 < fact.attrs.value_seconds < 0.75
     assert "p99 latency" in fact.text
 
 
@@ -369,17 +367,17 @@ async def test_latency_quantile(incident: MetricsSimulator) -> None:
 async def test_node_network_against_its_peers(incident: MetricsSimulator) -> None:
     result = await _call(incident, "metrics.node_network", node="worker-04")
     assert result.status == "ok"
-    facts = {f.attrs["metric"]: f for f in result.facts}
+    facts = {f.attrs.metric: f for f in result.facts}
     retrans = facts["retransmits"].attrs
-    assert retrans["peers"] == 4 and retrans["peer_median"] == pytest.approx(1.0)
-    assert retrans["ratio"] > 10
-    assert retrans["peak"] == pytest.approx(50.0)  # 3000 per minute in the burst
+    assert retrans.peers == 4 and retrans.peer_median == pytest.approx(1.0)
+    assert retrans.ratio > 10
+    assert retrans.peak == pytest.approx(50.0)  # 3000 per minute in the burst
     squeezes = facts["softnet_squeezes"]  # matched through instance="worker-04:9100"
-    assert squeezes.attrs["value"] > 0 and squeezes.attrs["peer_median"] == 0
+    assert squeezes.attrs.value > 0 and squeezes.attrs.peer_median == 0
     assert "vs 0/s on all 4 peer nodes" in squeezes.text
     assert "softnet_drops" in (result.coverage.note or "")
     peer = await _call(incident, "metrics.node_network", node="worker-02")
-    assert peer.facts[0].attrs["ratio"] == pytest.approx(1.0)  # the median shrugs off worker-04
+    assert peer.facts[0].attrs.ratio == pytest.approx(1.0)  # the median shrugs off worker-04
     missing = await _call(incident, "metrics.node_network", node="worker-99")
     assert missing.status == "empty" and not missing.proves_absence
     assert "worker-04" in missing.warnings[0]
@@ -396,9 +394,9 @@ async def test_a_node_among_more_nodes_than_one_read_returns_is_still_compared(
         {"env": "dc-a", **INCIDENT, "node": "worker-04"},
         _ctx(INCIDENT_NOW),
     )
-    facts = {f.attrs["metric"]: f for f in result.facts}
+    facts = {f.attrs.metric: f for f in result.facts}
     retrans = facts["retransmits"]
-    assert retrans.attrs["node"] == "worker-04" and retrans.attrs["ratio"] > 10
+    assert retrans.attrs.node == "worker-04" and retrans.attrs.ratio > 10
     assert "a sample: 1 of the 4 other nodes were read" in retrans.text
     assert result.status == "partial" and not result.coverage.complete_for_negative
 
@@ -407,12 +405,12 @@ async def test_a_node_among_more_nodes_than_one_read_returns_is_still_compared(
 async def test_quota_near_limit_and_namespace_without_quota(incident: MetricsSimulator) -> None:
     result = await _call(incident, "metrics.quota_usage", namespace="team-a")
     first = result.facts[0]
-    assert first.kind == "k8s.quota" and first.attrs["resource"] == "requests.cpu"
-    assert first.attrs["ratio"] == pytest.approx(0.95)
+    assert first.kind == "k8s.quota" and first.attrs.resource == "requests.cpu"
+    assert first.attrs.ratio == pytest.approx(0.95)
     assert "19 of 20 (95%)" in first.text and "at least 90%" in first.text
     assert "32.0 GiB of 64.0 GiB (50%)" in result.facts[1].text
     everywhere = await _call(incident, "metrics.quota_usage")
-    assert {f.attrs["namespace"] for f in everywhere.facts} == {"team-a", "team-b"}
+    assert {f.attrs.namespace for f in everywhere.facts} == {"team-a", "team-b"}
     none = await _call(incident, "metrics.quota_usage", namespace="payments")
     assert none.status == "empty" and none.proves_absence
     assert "has no ResourceQuota" in none.facts[0].text
@@ -423,9 +421,9 @@ async def test_resource_usage_against_requests_and_limits(incident: MetricsSimul
     result = await _call(
         incident, "metrics.resource_usage", namespace="payments", service="service-a"
     )
-    facts = {f.attrs["resource"]: f for f in result.facts}
-    assert facts["cpu"].attrs["usage"] == pytest.approx(0.5)
-    assert facts["cpu"].attrs["request"] == 0.5 and facts["cpu"].attrs["limit"] == 2
+    facts = {f.attrs.resource: f for f in result.facts}
+    assert facts["cpu"].attrs.usage == pytest.approx(0.5)
+    assert facts["cpu"].attrs.request == 0.5 and facts["cpu"].attrs.limit == 2
     assert "900.0 MiB" in facts["memory"].text and "(88% of the limit)" in facts["memory"].text
 
 
@@ -433,8 +431,8 @@ async def test_resource_usage_against_requests_and_limits(incident: MetricsSimul
 async def test_restart_with_oomkilled_reason(incident: MetricsSimulator) -> None:
     result = await _call(incident, "metrics.restarts", namespace="shop", pod="orders-7c9d8-abcde")
     (fact,) = result.facts
-    assert fact.attrs["increase"] == 1 and fact.attrs["last_reason"] == "OOMKilled"
-    assert fact.attrs["first_increase_at"] == "2026-07-20T11:12:00+00:00"
+    assert fact.attrs.increase == 1 and fact.attrs.last_reason == "OOMKilled"
+    assert fact.attrs.first_increase_at == "2026-07-20T11:12:00+00:00"
     assert "restarted 1 time(s)" in fact.text and "OOMKilled" in fact.text
     unknown = await _call(incident, "metrics.restarts", namespace="ghost")
     assert unknown.status == "empty" and not unknown.proves_absence
@@ -444,9 +442,9 @@ async def test_restart_with_oomkilled_reason(incident: MetricsSimulator) -> None
 async def test_endpoint_not_ready_during_the_incident(incident: MetricsSimulator) -> None:
     result = await _call(incident, "metrics.endpoints_ready", namespace="shop", service="orders")
     attrs = result.facts[0].attrs
-    assert attrs["ready"] == 1 and attrs["not_ready"] == 1 and attrs["ready_max"] == 2
-    assert attrs["first_not_ready_at"] == "2026-07-20T11:10:00+00:00"
-    assert attrs["not_ready_ips"] == ["10.42.1.5"]
+    assert attrs.ready == 1 and attrs.not_ready == 1 and attrs.ready_max == 2
+    assert attrs.first_not_ready_at == "2026-07-20T11:10:00+00:00"
+    assert attrs.not_ready_ips == ["10.42.1.5"]
     assert "first not-ready address at" in result.facts[0].text
 
 
@@ -459,7 +457,7 @@ async def test_promql_bounded_raw_queries(incident: MetricsSimulator) -> None:
         instant=True,
     )
     assert ok.status == "ok" and ok.facts[0].kind == "metrics.value"
-    assert ok.facts[0].attrs["labels"] == {"node": "worker-04"}
+    assert ok.facts[0].attrs.labels == {"node": "worker-04"}
     for query in ('{__name__=~".*"}', '{__name__=~".+"}', '{job="kube-state-metrics"}'):
         refused = await _call(incident, "metrics.promql", query=query)
         assert refused.status == "error" and refused.error_kind == "invalid_query"

@@ -101,10 +101,10 @@ async def test_admin_sees_the_port_open(listener: Listener) -> None:
     assert result.status == "ok", result.error
     [fact] = result.facts
     assert fact.kind == "net.probe"
-    assert fact.attrs["open"] is True
-    assert fact.attrs["state"] == "open"
-    assert fact.attrs["address"] == "127.0.0.1"
-    assert fact.attrs["port"] == listener.port
+    assert fact.attrs.open is True
+    assert fact.attrs.state == "open"
+    assert fact.attrs.address == "127.0.0.1"
+    assert fact.attrs.port == listener.port
     assert f"TCP 127.0.0.1:{listener.port} is open" in fact.text
     assert fact.historical is False
     assert fact.observed_at == NOW
@@ -119,8 +119,8 @@ async def test_admin_sees_a_closed_port(closed_port: int) -> None:
     )
     assert result.status == "ok"
     [fact] = result.facts
-    assert fact.attrs["open"] is False
-    assert fact.attrs["state"] == "closed"
+    assert fact.attrs.open is False
+    assert fact.attrs.state == "closed"
     assert "is closed (connection refused)" in fact.text
 
 
@@ -132,8 +132,8 @@ async def test_a_port_that_does_not_answer_times_out(stalled_port: int) -> None:
     )
     assert result.status == "ok"
     [fact] = result.facts
-    assert fact.attrs["state"] == "timeout"
-    assert fact.attrs["open"] is False
+    assert fact.attrs.state == "timeout"
+    assert fact.attrs.open is False
     assert "timeout" in fact.text and "0.3 s" in fact.text
 
 
@@ -148,9 +148,9 @@ async def test_a_name_is_resolved_once_and_every_address_is_probed(listener: Lis
         "net.tcp_check", {"host": "api.internal.example", "port": listener.port}, ctx("admin")
     )
     assert asked == ["api.internal.example"]
-    states = {f.attrs["address"]: f.attrs["state"] for f in result.facts}
+    states = {f.attrs.address: f.attrs.state for f in result.facts}
     assert states == {"127.0.0.1": "open", "127.0.0.2": "closed"}
-    assert all(f.attrs["host"] == "api.internal.example" for f in result.facts)
+    assert all(f.attrs.host == "api.internal.example" for f in result.facts)
     assert "(api.internal.example)" in result.facts[0].text
     assert [e.name for e in result.entities] == ["api.internal.example"]
     assert {r.dst for r in result.relations} == {"address/127.0.0.1", "address/127.0.0.2"}

@@ -246,13 +246,13 @@ async def test_real_nginx_too_big_header_is_traced(nginx, upstream):
         "app.log": "found",
     }
     (edge,) = [f for f in result.facts if f.kind == "edge.access"]
-    assert edge.attrs["status"] == 502 and edge.attrs["connection"] == record["connection"]
+    assert edge.attrs.status == 502 and edge.attrs.connection == record["connection"]
     (error,) = [f for f in result.facts if f.kind == "edge.error"]
-    assert error.attrs["error_class"] == "too_big_header"
+    assert error.attrs.error_class == "too_big_header"
     assert "upstream sent too big header while reading response header from upstream" in (
         error.text
     )
-    assert error.attrs["message"] in error_lines
+    assert error.attrs.message in error_lines
     (app,) = [f for f in result.facts if f.kind == "app.response"]
-    assert app.attrs["status"] == 302
+    assert app.attrs.status == 302
     assert f"Location header {len(LOCATION)} bytes" in app.text

@@ -221,7 +221,12 @@ async def test_nodes_observed_in_round_one_feed_round_two() -> None:
                 (
                     "worker-17 softnet squeezes 40/s vs peers 0/s",
                     "node.network",
-                    {"node": args.node, "metric": "softnet_squeezes", "anomalous": True},
+                    {
+                        "node": args.node,
+                        "metric": "softnet_squeezes",
+                        "value": 40.0,
+                        "peer_median": 0.0,
+                    },
                 ),
             ],
         )(args, ctx)
@@ -285,9 +290,9 @@ async def test_a_round_two_read_starts_once_what_it_needs_is_in_not_after_the_sl
     async def errors(args, ctx):
         await asyncio.sleep(0.6)
         counted.append(time.perf_counter() - began)
-        return await facts_result("metrics.http_errors", "metrics", [("502 spike", "x", {})])(
-            args, ctx
-        )
+        return await facts_result(
+            "metrics.http_errors", "metrics", [("502 spike", "http.rate", {})]
+        )(args, ctx)
 
     tools = [
         make_tool(
@@ -315,7 +320,9 @@ async def test_a_read_ahead_that_no_round_plans_is_never_evidence() -> None:
 
     async def net(args, ctx):
         calls.append(args.node)
-        return await facts_result("metrics.node_network", "metrics", [("n", "x", {})])(args, ctx)
+        return await facts_result("metrics.node_network", "metrics", [("n", "node.network", {})])(
+            args, ctx
+        )
 
     tool = make_tool(
         "metrics.node_network", NodeArgs, agent(["node.network"], "metrics"), ENVS, net
@@ -345,7 +352,9 @@ async def test_a_failed_read_ahead_does_not_skip_the_other_calls_of_its_round() 
     async def net(args, ctx):
         if args.node == "n1":
             raise SourceUnavailable("metrics", "a blip")
-        return await facts_result("metrics.node_network", "metrics", [("n", "x", {})])(args, ctx)
+        return await facts_result("metrics.node_network", "metrics", [("n", "node.network", {})])(
+            args, ctx
+        )
 
     meta = agent(["node.network"], "metrics")
     tool = make_tool("metrics.node_network", NodeArgs, meta, ENVS, net)

@@ -1,0 +1,538 @@
+"""The typed evidence vocabulary: fact kinds, their attributes, entity and relation kinds.
+
+Connectors emit facts; the planner reasons over them (diagnosis, discovery of entities,
+the evidence packet). Both sides meet here, in types a checker can follow: a fact's
+`attrs` is one model per kind, so a reader writes `fact.attrs.error_class` after
+narrowing with `isinstance`, never `attrs.get("error_class")`, and a connector that
+emits an attribute the model does not know fails at once instead of being silently
+ignored.
+
+Adding a fact kind: one `FactKind` member, one attribute model with that member as its
+`kind`, the model added to `FactAttrs`, and the connector that emits it.
+
+Attributes are optional: one kind is emitted by several tools (the endpoints of a
+service come from the Kubernetes API and from kube-state-metrics), each knowing a part.
+Times inside attributes stay ISO-8601 text as the source wrote them. A value copied from
+a document the source does not type (a log line's fields) is `Logged`: whatever shape a
+shipper gave it is kept as a scalar, so an unexpected layout never loses the read.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+
+def _scalar(value: Any) -> Any:
+    """A document's value as a scalar: text and numbers as they are, anything else (an
+    object, a list, a boolean) as its JSON text."""
+    if value is None or (isinstance(value, str | int | float) and not isinstance(value, bool)):
+        return value
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+Logged = Annotated[str | int | float | None, BeforeValidator(_scalar)]
+"""A value as a log document held it (`status` may be 502 or "502", `host` an object)."""
+
+
+class FactKind(StrEnum):
+    """What a fact observes. The planner's rules select facts by this, never by text."""
+
+    EDGE_ACCESS = "edge.access"
+    EDGE_ERROR = "edge.error"
+    APP_RESPONSE = "app.response"
+    APP_LOG = "app.log"
+    HTTP_RATE = "http.rate"
+    HTTP_LATENCY = "http.latency"
+    K8S_WORKLOAD = "k8s.workload"
+    K8S_POD = "k8s.pod"
+    K8S_TERMINATION = "k8s.termination"
+    K8S_WAITING = "k8s.waiting"
+    K8S_EVENT = "k8s.event"
+    K8S_ENDPOINTS = "k8s.endpoints"
+    K8S_PLACEMENT = "k8s.placement"
+    K8S_NODE_CONDITION = "k8s.node_condition"
+    K8S_QUOTA = "k8s.quota"
+    K8S_AUDIT = "k8s.audit"
+    K8S_LOG = "k8s.log"
+    METRICS_RESTARTS = "metrics.restarts"
+    METRICS_USAGE = "metrics.usage"
+    METRICS_VALUE = "metrics.value"
+    NODE_NETWORK = "node.network"
+    CI_JOB = "ci.job"
+    CI_COMMIT = "ci.commit"
+    NET_PROBE = "net.probe"
+    LOGS_HIT = "logs.hit"
+    NEGATIVE = "negative"  # a complete read that found nothing, said as a fact
+    KNOWLEDGE = "knowledge"  # confirmed operational knowledge (answers only, never a tool's)
+
+
+class EntityKind(StrEnum):
+    """Nodes of the infrastructure graph a call observed. A Kubernetes kind not listed
+    (an event about a HorizontalPodAutoscaler) is an `OBJECT`: `EntityKind.of` says so."""
+
+    POD = "pod"
+    NODE = "node"
+    SERVICE = "service"
+    INGRESS = "ingress"
+    ENDPOINT = "endpoint"  # an address behind a service or an upstream of the edge
+    DEPLOYMENT = "deployment"
+    STATEFULSET = "statefulset"
+    DAEMONSET = "daemonset"
+    REPLICASET = "replicaset"
+    JOB = "job"
+    CRONJOB = "cronjob"
+    NAMESPACE = "namespace"
+    RESOURCEQUOTA = "resourcequota"
+    HOST = "host"
+    EDGE_NODE = "edge_node"
+    PROJECT = "project"
+    PIPELINE = "pipeline"
+    COMMIT = "commit"
+    USER = "user"
+    SERVICEACCOUNT = "serviceaccount"
+    GROUP = "group"
+    OBJECT = "object"
+
+    @classmethod
+    def of(cls, kind: str) -> EntityKind:
+        """The member for a source's kind name (`Deployment`, `pod`), else `OBJECT`."""
+        try:
+            return cls(kind.lower())
+        except ValueError:
+            return cls.OBJECT
+
+
+class RelationKind(StrEnum):
+    """Edges of the infrastructure graph: `src rel dst`."""
+
+    SELECTS = "selects"  # service -> pod
+    ROUTES_TO = "routes_to"  # ingress -> service, service -> pod, edge node -> endpoint
+    RUNS_ON = "runs_on"  # pod -> node
+    OWNS = "owns"  # deployment -> replicaset -> pod
+    SERVED_BY = "served_by"  # host -> edge node
+    RESOLVES_TO = "resolves_to"  # host -> address
+    CHANGED_BY = "changed_by"  # object -> user (audit)
+    PART_OF = "part_of"  # job -> pipeline
+    STARTED_BY = "started_by"  # job -> user
+    RUNS_COMMIT = "runs_commit"  # job -> commit
+    AUTHORED_BY = "authored_by"  # commit -> user
+    COMMITTED_BY = "committed_by"  # commit -> user
+    DEPLOYS_TO = "deploys_to"  # job -> env
+
+
+class _Attrs(BaseModel):
+    """Unknown attributes are an error: a typo in a connector must not vanish."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class MetricAttrs(_Attrs):
+    """Every fact read from a metrics source names its env and the query that read it."""
+
+    env: str | None = None
+    query: str | None = None
+
+
+class EdgeAccess(_Attrs):
+    kind: Literal[FactKind.EDGE_ACCESS] = FactKind.EDGE_ACCESS
+    request_id: Logged = None
+    status: Logged = None
+    upstream_status: Logged = None
+    host: Logged = None
+    path: Logged = None
+    method: Logged = None
+    upstream_addr: Logged = None
+    connection: Logged = None
+    edge_node: Logged = None
+    request_time: Logged = None
+    index: str | None = None
+    # an aggregate of many access lines (a window count) instead of one request
+    count: int | None = None
+    count_is_exact: bool | None = None
+    window_start: str | None = None
+    window_end: str | None = None
+    timeline: list[Any] | None = None
+    interval: str | None = None
+
+
+class EdgeError(_Attrs):
+    kind: Literal[FactKind.EDGE_ERROR] = FactKind.EDGE_ERROR
+    error_class: str | None = None  # policy.vocabulary.EDGE_ERROR_CLASSES
+    message: Logged = None
+    connection: Logged = None
+    host: Logged = None
+    upstream: Logged = None
+    edge_node: Logged = None
+    request: Logged = None
+    client: Logged = None
+    level: Logged = None
+    request_id: Logged = None
+    correlated_by: list[str] | None = None
+    index: str | None = None
+    count: int | None = None
+    count_is_exact: bool | None = None
+    upstreams: dict[str, int] | None = None  # upstream address -> lines
+    hosts: dict[str, int] | None = None
+
+
+class _AppAttrs(_Attrs):
+    request_id: Logged = None
+    pod: Logged = None
+    node: Logged = None
+    namespace: Logged = None
+    service: Logged = None
+    index: str | None = None
+
+
+class AppResponse(_AppAttrs):
+    kind: Literal[FactKind.APP_RESPONSE] = FactKind.APP_RESPONSE
+    status: Logged = None
+    method: Logged = None
+    path: Logged = None
+    duration_ms: Logged = None
+    header_bytes: Logged = None
+    headers_bytes: Logged = None
+    set_cookie_headers: Logged = None
+    location_bytes: Logged = None
+
+
+class AppLog(_AppAttrs):
+    kind: Literal[FactKind.APP_LOG] = FactKind.APP_LOG
+    level: Logged = None
+    message: Logged = None
+    logger: Logged = None
+    response: dict[str, Any] | None = None
+
+
+class HttpRate(MetricAttrs):
+    kind: Literal[FactKind.HTTP_RATE] = FactKind.HTTP_RATE
+    what: Literal["requests", "errors"] | None = None
+    value: float | None = None  # per second
+    status: str | None = None
+    total: float | None = None
+    peak: float | None = None
+    peak_at: str | None = None
+    started_at: str | None = None
+    started_before_window: bool | None = None
+    share: float | None = None
+    ingress: str | None = None
+    service: str | None = None
+    namespace: str | None = None
+    window_s: int | None = None
+    min: float | None = None
+    max: float | None = None
+
+
+class HttpLatency(MetricAttrs):
+    kind: Literal[FactKind.HTTP_LATENCY] = FactKind.HTTP_LATENCY
+    quantile: float | None = None
+    value_seconds: float | None = None
+    max_seconds: float | None = None
+    max_at: str | None = None
+    service: str | None = None
+    namespace: str | None = None
+
+
+class K8sWorkload(_Attrs):
+    kind: Literal[FactKind.K8S_WORKLOAD] = FactKind.K8S_WORKLOAD
+    workload_kind: str | None = None  # Deployment, StatefulSet, ...
+    name: str | None = None
+    namespace: str | None = None
+    ready: int | None = None
+    desired: int | None = None
+    image: str | None = None
+    images: list[str] | None = None
+    revision: str | None = None
+    abnormal_conditions: list[Any] | None = None
+    replicasets: list[Any] | None = None
+
+
+class K8sPod(_Attrs):
+    kind: Literal[FactKind.K8S_POD] = FactKind.K8S_POD
+    pod: str | None = None
+    node: str | None = None
+    phase: str | None = None
+    ready: bool | None = None
+    containers_ready: str | None = None
+    restarts: int | None = None
+    image: str | None = None
+    images: list[str] | None = None
+    scheduling: dict[str, Any] | None = None
+    pod_reason: str | None = None  # Evicted, ...
+    pod_message: str | None = None
+
+
+class K8sTermination(_Attrs):
+    kind: Literal[FactKind.K8S_TERMINATION] = FactKind.K8S_TERMINATION
+    pod: str | None = None
+    container: str | None = None
+    reason: str | None = None  # OOMKilled, Error, ...
+    exit_code: int | None = None
+    signal: int | None = None
+    finished_at: str | None = None
+    started_at: str | None = None
+    restarts: int | None = None
+    state: str | None = None  # last or current termination
+
+
+class K8sWaiting(_Attrs):
+    kind: Literal[FactKind.K8S_WAITING] = FactKind.K8S_WAITING
+    pod: str | None = None
+    container: str | None = None
+    reason: str | None = None  # CrashLoopBackOff, ImagePullBackOff, ...
+    message: str | None = None
+    restarts: int | None = None
+
+
+class K8sEvent(_Attrs):
+    kind: Literal[FactKind.K8S_EVENT] = FactKind.K8S_EVENT
+    reason: str | None = None  # FailedMount, FailedScheduling, BackOff, ...
+    type: str | None = None
+    object: str | None = None
+    object_kind: str | None = None
+    name: str | None = None
+    namespace: str | None = None
+    count: int | None = None
+    message: str | None = None
+    first_seen: str | None = None
+    last_seen: str | None = None
+    component: str | None = None
+
+
+class K8sEndpoints(MetricAttrs):
+    kind: Literal[FactKind.K8S_ENDPOINTS] = FactKind.K8S_ENDPOINTS
+    service: str | None = None
+    namespace: str | None = None
+    ready: int | float | None = None
+    not_ready: int | float | None = None
+    ready_max: float | None = None
+    ready_at_end: float | None = None
+    not_ready_at_end: float | None = None
+    ready_ips: list[str] | None = None
+    not_ready_ips: list[str] | None = None
+    first_not_ready_at: str | None = None
+    no_ready_at: str | None = None
+    covered_from: str | None = None
+    covered_to: str | None = None
+    endpoints: list[dict[str, Any]] | None = None
+    ports: list[Any] | None = None
+    service_found: bool | None = None
+
+
+class K8sPlacement(_Attrs):
+    kind: Literal[FactKind.K8S_PLACEMENT] = FactKind.K8S_PLACEMENT
+    pod: str | None = None
+    namespace: str | None = None
+    node: str | None = None
+    ip: str | None = None
+    owner: str | None = None
+    created: str | None = None
+    created_after_moment: bool | None = None  # the pod holds the address only since later
+
+
+class K8sNodeCondition(_Attrs):
+    kind: Literal[FactKind.K8S_NODE_CONDITION] = FactKind.K8S_NODE_CONDITION
+    node: str | None = None
+    condition: str | None = None
+    status: str | None = None
+    reason: str | None = None
+    message: str | None = None
+    abnormal: bool | None = None
+    last_transition: str | None = None
+    capacity: dict[str, Any] | None = None
+    allocatable: dict[str, Any] | None = None
+    taints: list[Any] | None = None
+    unschedulable: bool | None = None
+    pods: int | None = None
+
+
+class K8sQuota(MetricAttrs):
+    """From the API (`used`/`hard` as quantities, "27Gi") or from kube-state-metrics
+    (numbers, with the peak of the window)."""
+
+    kind: Literal[FactKind.K8S_QUOTA] = FactKind.K8S_QUOTA
+    quota: str | None = None
+    namespace: str | None = None
+    resource: str | None = None
+    used: str | float | None = None
+    hard: str | float | None = None
+    peak_used: float | None = None
+    ratio: float | None = None
+    near_limit: bool | None = None
+
+
+class K8sAudit(_Attrs):
+    kind: Literal[FactKind.K8S_AUDIT] = FactKind.K8S_AUDIT
+    actor: str | None = None
+    actor_type: str | None = None
+    verb: str | None = None
+    code: int | None = None
+    resource: str | None = None
+    name: str | None = None
+    namespace: str | None = None
+    subresource: str | None = None
+    user_agent: str | None = None
+    timestamp: str | None = None
+    audit_id: str | None = None
+    impersonated_user: str | None = None
+    source_ips: list[str] | None = None
+    images: list[str] | None = None
+    ci_job_url: str | None = None
+    ci_pipeline_url: str | None = None
+    commit_sha: str | None = None
+
+
+class K8sLog(_Attrs):
+    kind: Literal[FactKind.K8S_LOG] = FactKind.K8S_LOG
+    line: Logged = None
+    message: Logged = None
+    level: Logged = None
+    request_id: Logged = None
+    pod: str | None = None
+    container: str | None = None
+    node: str | None = None
+    previous: bool | None = None
+
+
+class MetricsRestarts(MetricAttrs):
+    kind: Literal[FactKind.METRICS_RESTARTS] = FactKind.METRICS_RESTARTS
+    namespace: str | None = None
+    pod: str | None = None
+    container: str | None = None
+    increase: float | None = None
+    restarts_total: float | None = None
+    last_reason: str | None = None
+    first_increase_at: str | None = None
+    containers: int | None = None  # several quiet containers said in one fact
+
+
+class MetricsUsage(MetricAttrs):
+    """Per container (`resource`, `usage` against `request`/`limit`) or summed over a
+    scope (`cpu_used`, `memory_requested`, ...)."""
+
+    kind: Literal[FactKind.METRICS_USAGE] = FactKind.METRICS_USAGE
+    namespace: str | None = None
+    pod: str | None = None
+    container: str | None = None
+    resource: Literal["cpu", "memory"] | None = None
+    usage: float | None = None
+    peak: float | None = None
+    request: float | None = None
+    limit: float | None = None
+    scope: str | None = None
+    containers: int | None = None
+    cpu_used: float | None = None
+    cpu_requested: float | None = None
+    memory_used: float | None = None
+    memory_requested: float | None = None
+
+
+class MetricsValue(MetricAttrs):
+    kind: Literal[FactKind.METRICS_VALUE] = FactKind.METRICS_VALUE
+    labels: dict[str, str] | None = None
+    value: float | None = None
+    min: float | None = None
+    max: float | None = None
+
+
+class NodeNetwork(MetricAttrs):
+    kind: Literal[FactKind.NODE_NETWORK] = FactKind.NODE_NETWORK
+    node: str | None = None
+    metric: str | None = None  # retransmits, softnet_squeezes
+    value: float | None = None
+    peer_median: float | None = None
+    ratio: float | None = None
+    peers: int | None = None
+    peak: float | None = None
+    peak_at: str | None = None
+
+
+class CiJob(_Attrs):
+    kind: Literal[FactKind.CI_JOB] = FactKind.CI_JOB
+    job_id: int | None = None
+    job_name: str | None = None
+    stage: str | None = None
+    status: str | None = None
+    ref: str | None = None
+    user: str | None = None  # job.user.username: who ran the job
+    pipeline_id: int | None = None
+    pipeline_user: str | None = None
+    pipeline_web_url: str | None = None
+    commit_sha: str | None = None
+    image_tag: str | None = None
+    image_tag_source: str | None = None
+    environment: str | None = None
+    env: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    web_url: str | None = None
+    project: str | None = None
+    in_scope: bool = True  # False: shown as context, it deployed another env
+
+
+class CiCommit(_Attrs):
+    kind: Literal[FactKind.CI_COMMIT] = FactKind.CI_COMMIT
+    sha: str | None = None
+    short_id: str | None = None
+    title: str | None = None
+    author: str | None = None  # author_name: who wrote the change, not who deployed it
+    committer: str | None = None
+    authored_date: str | None = None
+    committed_date: str | None = None
+
+
+class NetProbe(_Attrs):
+    kind: Literal[FactKind.NET_PROBE] = FactKind.NET_PROBE
+    host: str | None = None
+    port: int | None = None
+    address: str | None = None
+    open: bool | None = None
+    state: str | None = None
+    detail: str | None = None
+    elapsed_ms: int | float | None = None
+    timeout_s: float | None = None
+
+
+class LogsHit(_Attrs):
+    kind: Literal[FactKind.LOGS_HIT] = FactKind.LOGS_HIT
+    index: str | None = None
+    fields: dict[str, Any] | None = None
+
+
+class Negative(_Attrs):
+    kind: Literal[FactKind.NEGATIVE] = FactKind.NEGATIVE
+
+
+FactAttrs = Annotated[
+    EdgeAccess
+    | EdgeError
+    | AppResponse
+    | AppLog
+    | HttpRate
+    | HttpLatency
+    | K8sWorkload
+    | K8sPod
+    | K8sTermination
+    | K8sWaiting
+    | K8sEvent
+    | K8sEndpoints
+    | K8sPlacement
+    | K8sNodeCondition
+    | K8sQuota
+    | K8sAudit
+    | K8sLog
+    | MetricsRestarts
+    | MetricsUsage
+    | MetricsValue
+    | NodeNetwork
+    | CiJob
+    | CiCommit
+    | NetProbe
+    | LogsHit
+    | Negative,
+    Field(discriminator="kind"),
+]
