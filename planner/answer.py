@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from policy.gaps import GapNote, GapReason
 from policy.scope import Scope
 
 ObjectiveStatus = Literal["resolved", "unavailable", "unresolved"]
@@ -39,10 +40,18 @@ class Hypothesis(BaseModel):
 
 
 class Gap(BaseModel):
+    """What is not established, for which objective. `reason` is the sentence a person
+    reads; `kind` is what a program reads (policy/gaps.py)."""
+
     model_config = ConfigDict(extra="forbid")
 
     objective: str
     reason: str
+    kind: GapReason = GapReason.NO_CALL
+
+    @classmethod
+    def of(cls, objective: str, note: GapNote) -> Gap:
+        return cls(objective=objective, reason=note.sentence(), kind=note.reason)
 
 
 class ObjectiveReport(BaseModel):

@@ -38,6 +38,7 @@ from planner.model import ModelClient
 from planner.routing import PlannedCall, canonical
 from planner.turn import Turn
 from planner.workspace import TurnWorkspace
+from policy.gaps import GapNote, GapReason
 from policy.redaction import redact, redact_obj
 from policy.results import ToolResult
 from policy.scope import Scope
@@ -71,7 +72,7 @@ class TurnOutcome:
 class _Inventory:
     items: list[InventoryItem]
     calls: list[dict[str, Any]]
-    failed: dict[tuple[str, str | None], str]
+    failed: dict[tuple[str, str | None], GapNote]
 
 
 async def answer_turn(
@@ -246,7 +247,8 @@ async def _read_inventory(
         out.calls.append(record)
         if result.status in ("error", "denied"):
             source = result.coverage.source.split("/")[0]
-            out.failed[(source, call.env)] = f"{source} in {call.env}: {result.error}"
+            note = GapNote(GapReason.SOURCE_FAILED, call.env, source, result.error or "")
+            out.failed[(source, call.env)] = note
         for ent in result.entities:
             out.items.append(
                 InventoryItem(
@@ -272,7 +274,7 @@ def _future_answer(turn: Turn, context: ContextState, start: datetime) -> Answer
         question=turn.question,
         scope=context.scope,
         summary=text,
-        gaps=[Gap(objective="scope.time", reason=text)],
+        gaps=[Gap.of("scope.time", GapNote(GapReason.FUTURE_TIME, detail=text))],
         final=True,
     )
 
@@ -288,6 +290,6 @@ def _unknown_env_answer(turn: Turn, context: ContextState, envs: list[str]) -> A
         question=turn.question,
         scope=context.scope.model_copy(update={"env": None}),
         summary=text,
-        gaps=[Gap(objective="scope.env", reason=text)],
+        gaps=[Gap.of("scope.env", GapNote(GapReason.UNKNOWN_ENV, detail=text))],
         final=True,
     )

@@ -21,13 +21,12 @@ import structlog
 
 from planner.routing import PlannedCall
 from planner.workspace import TurnWorkspace
+from policy.errors import ErrorKind
+from policy.gaps import GapNote, GapReason
 from policy.results import ToolResult
 from policy.toolset import CallContext, failure_result
 
 log = structlog.get_logger(__name__)
-
-TRANSIENT = {"timeout", "unavailable"}
-SOURCE_DOWN = TRANSIENT | {"malformed"}
 
 
 class GatedTools(Protocol):
@@ -69,7 +68,7 @@ class Executor:
     retry_transient: bool = True  # the inventory does not: a down source would cost twice
     clock: Callable[[], float] = time.perf_counter
     records: list[CallRecord] = field(default_factory=list)
-    unavailable: dict[tuple[str, str | None], str] = field(default_factory=dict)
+    unavailable: dict[tuple[str, str | None], GapNote] = field(default_factory=dict)
     _seen: set[str] = field(default_factory=set)
     _seq: int = 0
     _prefetched: dict[str, asyncio.Task[tuple[ToolResult, int, int]]] = field(default_factory=dict)
@@ -77,7 +76,7 @@ class Executor:
     def already_made(self, call: PlannedCall) -> bool:
         return call.key in self._seen
 
-    def source_down(self, call: PlannedCall) -> str | None:
+    def source_down(self, call: PlannedCall) -> GapNote | None:
         return self.unavailable.get((call.source, call.env))
 
     def prefetch(self, call: PlannedCall) -> None:
@@ -143,7 +142,7 @@ class Executor:
     def record_for(self, key: str) -> CallRecord | None:
         return next((r for r in self.records if r.call.key == key), None)
 
-    async def _one(self, call: PlannedCall, seq: int, down: str | None) -> CallRecord:
+    async def _one(self, call: PlannedCall, seq: int, down: GapNote | None) -> CallRecord:
         call_id = f"c{seq}-{call.tool}"
         if down is not None:
             result = failure_result(
@@ -151,8 +150,8 @@ class Executor:
                 self.ctx.scope.model_copy(update={"env": call.env}),
                 call.source,
                 "error",
-                f"skipped: {down}",
-                "source_unavailable",
+                f"skipped: {down.sentence()}",
+                ErrorKind.SOURCE_UNAVAILABLE,
             )
             record = CallRecord(call_id, call, result, 0, 0, seq=seq)
             self.workspace.put(call_id, result)
@@ -160,11 +159,12 @@ class Executor:
             return record
         early = self._prefetched.pop(call.key, None)
         result, attempts, duration = await (early if early is not None else self._attempts(call))
-        if result.status == "error" and result.error_kind in SOURCE_DOWN:
+        kind = result.error_kind
+        if result.status == "error" and kind is not None and kind.source_down:
             # only a source that is down is skipped for the rest of the turn; a 404 or a
             # refused resource says nothing about the next read
-            reason = f"{call.source} in {call.env or 'all environments'}: {result.error}"
-            self.unavailable.setdefault((call.source, call.env), reason)
+            note = GapNote(GapReason.SOURCE_DOWN, call.env, call.source, result.error or "")
+            self.unavailable.setdefault((call.source, call.env), note)
         log.info(
             "tool.call",
             tool=call.tool,
@@ -186,7 +186,8 @@ class Executor:
             attempts += 1
             result = await self._attempt(call)
             retry = self.retry_transient and attempts == 1
-            if result.status != "error" or result.error_kind not in TRANSIENT or not retry:
+            transient = result.error_kind is not None and result.error_kind.transient
+            if result.status != "error" or not transient or not retry:
                 break
             log.info("executor.retry", tool=call.tool, env=call.env, kind=result.error_kind)
         return result, attempts, int((self.clock() - started) * 1000)
@@ -203,7 +204,7 @@ class Executor:
                 call.source,
                 "error",
                 f"no answer within {timeout:g} s",
-                "timeout",
+                ErrorKind.TIMEOUT,
             )
         except Exception as exc:  # a bug in one tool must not erase the others' evidence
             log.exception("tool.internal_error", tool=call.tool, env=call.env)
@@ -213,5 +214,5 @@ class Executor:
                 call.source,
                 "error",
                 f"internal error in {call.tool}: {type(exc).__name__}",
-                "internal_error",
+                ErrorKind.INTERNAL_ERROR,
             )

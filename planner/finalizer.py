@@ -9,6 +9,8 @@ read; an empty partial or failed read is a gap, never "no problem".
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from planner.answer import (
     Answer,
     AnswerFact,
@@ -22,15 +24,30 @@ from planner.context import ContextState
 from planner.diagnosis import Finding, IndexedFact, diagnose
 from planner.evidence import EvidencePacket, fact_rank
 from planner.executor import CallRecord
-from planner.guard import EnvOutcome
+from planner.guard import EnvOutcome, EnvStatus
 from planner.objectives import QuestionPlan
 from planner.turn import Turn
 from policy.facts import Negative
+from policy.gaps import GapNote, GapReason
 from policy.results import ResultFact
 
 MAX_RECOMMENDATIONS = 4
 DIAGNOSTIC_INTENTS = {"http_errors", "workload_startup", None}
-_RANK = {"resolved": 0, "unavailable": 1, "unresolved": 2}
+_RANK: dict[ObjectiveStatus, int] = {"resolved": 0, "unavailable": 1, "unresolved": 2}
+
+
+def _objective_status(status: EnvStatus) -> ObjectiveStatus:
+    """One env's outcome as the answer reports it; an objective is as settled as its
+    least settled env."""
+    match status:
+        case "resolved":
+            return "resolved"
+        case "unavailable" | "failed":
+            return "unavailable"
+        case "unresolved" | "pending":
+            return "unresolved"
+        case _:
+            assert_never(status)
 
 
 def finalize(
@@ -90,61 +107,38 @@ def finalize(
     by_id = {o.id: o for o in plan.objectives}
     for (obj_id, env), out in outcomes.items():
         if out.status == "resolved" and out.negative and by_id[obj_id].absence_is_gap:
-            gaps.append(
-                Gap(
-                    objective=obj_id,
-                    reason=(
-                        f"{env}: no {by_id[obj_id].title} was found (complete read of "
-                        f"{', '.join(out.sources) or 'the source'}), so the cause is not "
-                        "established by it"
-                    ),
-                )
-            )
+            read = ", ".join(out.sources) or "the source"
+            note = GapNote(GapReason.ABSENCE_ONLY, env, by_id[obj_id].title, read)
+            gaps.append(Gap.of(obj_id, note))
         if out.status != "resolved":
-            for reason in out.reasons or ["not established"]:
-                text = reason if env in reason else f"{env}: {reason}"
-                gaps.append(Gap(objective=obj_id, reason=text))
+            for note in out.reasons or [GapNote(GapReason.NO_CALL, env)]:
+                gaps.append(Gap.of(obj_id, note))
     for rec in records:
         cov = rec.result.coverage
         if rec.result.status == "partial" and rec.result.facts:
-            note = (
+            read = (
                 cov.note
                 or f"read {cov.returned} of {'>= ' if not cov.total_is_exact else ''}"
                 f"{cov.total if cov.total is not None else 'more'}"
             )
             gap_for = sorted(rec.objectives)[0] if rec.objectives else rec.call.tool
             gaps.append(
-                Gap(
-                    objective=gap_for,
-                    reason=(
-                        f"{rec.call.env or 'all environments'}: {rec.call.tool} read only part "
-                        f"of the data ({note}); what was not read is not covered"
-                    ),
-                )
+                Gap.of(gap_for, GapNote(GapReason.TRUNCATED, rec.call.env, rec.call.tool, read))
             )
-    gaps = _dedupe_gaps(gaps, context.envs)
+    gaps = list({(g.objective, g.reason): g for g in gaps}.values())
     if context.ambiguous_objects:
-        gaps.append(
-            Gap(
-                objective="scope",
-                reason="the name matches several objects: " + ", ".join(context.ambiguous_objects),
-            )
-        )
+        names = ", ".join(context.ambiguous_objects)
+        gaps.append(Gap.of("scope", GapNote(GapReason.AMBIGUOUS_NAME, detail=names)))
 
     reports: list[ObjectiveReport] = []
     for objective in plan.objectives:
         per_env = [
             outcomes[(objective.id, env)] for env in context.envs if (objective.id, env) in outcomes
         ]
-        worst = max(
-            (o.status for o in per_env), key=lambda s: _RANK.get(s, 2), default="unresolved"
-        )
-        status: ObjectiveStatus = (
-            "resolved"
-            if worst == "resolved"
-            else "unavailable"
-            if worst == "unavailable"
-            else "unresolved"
+        status = max(
+            (_objective_status(o.status) for o in per_env),
+            key=_RANK.__getitem__,
+            default="unresolved",
         )
         sources = sorted({s for o in per_env for s in o.sources})
         reports.append(
@@ -173,21 +167,6 @@ def finalize(
         timings=Timings(total_ms=total_ms, model_ms=0, tools_ms=tools_ms),
         final=final,
     )
-
-
-def _dedupe_gaps(gaps: list[Gap], envs: list[str]) -> list[Gap]:
-    """A source that serves every env (GitLab, the network checker) fails once, not once
-    per env: the same reason for the same objective is shown once."""
-    seen: set[tuple[str, str]] = set()
-    out = []
-    for gap in gaps:
-        key = gap.reason
-        for env in envs:
-            key = key.replace(env, "*")
-        if (gap.objective, key) not in seen:
-            seen.add((gap.objective, key))
-            out.append(gap)
-    return out
 
 
 def _has_facts(records: list[CallRecord], obj_id: str, env: str) -> bool:

@@ -21,6 +21,7 @@ import structlog
 
 from planner.context import ContextState
 from planner.executor import CallRecord, Executor
+from planner.guard import Progress
 from planner.model import CompletionSettings, ModelClient, ModelError, ModelMessage
 from planner.objectives import QuestionPlan
 from planner.routing import PlannedCall, canonical
@@ -60,7 +61,7 @@ def _observation(rec: CallRecord) -> str:
     return json.dumps(body, ensure_ascii=False, default=str)
 
 
-def _todo(plan: QuestionPlan, status: dict[str, str]) -> str:
+def _todo(plan: QuestionPlan, status: dict[str, Progress]) -> str:
     lines = [
         f"- [{'x' if status.get(o.id) == 'resolved' else ' '}] {o.id}: {o.title}"
         for o in plan.objectives
@@ -76,7 +77,7 @@ async def free_planning(
     executor: Executor,
     contracts: list[ToolContract],
     model: ModelClient,
-    status_of: Callable[[], dict[str, str]],
+    status_of: Callable[[], dict[str, Progress]],
     max_steps: int = 4,
     settings: CompletionSettings | None = None,
 ) -> FreePlanOutcome:

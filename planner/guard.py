@@ -19,6 +19,7 @@ from typing import Literal
 from planner.executor import CallRecord
 from planner.objectives import Objective
 from policy.contracts import ToolContract
+from policy.gaps import GapNote, GapReason
 from policy.results import EvidenceState, ToolResult
 
 
@@ -50,11 +51,21 @@ def evidence_state(
     return "found"
 
 
+EnvStatus = Literal["pending", "resolved", "failed", "unavailable", "unresolved"]
+"""pending: nothing settled it yet; failed: every read of it failed (the turn then says
+unavailable). After the turn only resolved, unavailable and unresolved remain."""
+
+
+Progress = Literal["resolved", "settled", "open"]
+"""An objective while the turn runs, for the model planner: resolved; settled (nothing a
+model could add: no source, or its reads failed); open."""
+
+
 @dataclass
 class EnvOutcome:
-    status: str = "pending"  # resolved | unavailable | unresolved | pending
+    status: EnvStatus = "pending"
     negative: bool = False  # resolved by a complete empty read
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[GapNote] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
 
 
@@ -93,20 +104,26 @@ def outcome_for(
                     f"read {cov.returned} of {'>= ' if not cov.total_is_exact else ''}"
                     f"{cov.total if cov.total is not None else '?'}"
                 )
-                out.reasons.append(
-                    f"{rec.call.tool} in {env} found nothing, but the read was partial ({note}); "
-                    "absence is not proven"
-                )
+                out.reasons.append(GapNote(GapReason.PARTIAL_READ, env, rec.call.tool, note))
     elif any(s == "stale" for s, _ in states):
         out.status = "unresolved"
         for s, rec in states:
             if s == "stale":
                 latest = max(f.observed_at for f in rec.result.facts if f.observed_at)
                 out.reasons.append(
-                    f"{rec.call.tool} in {env} has only historical data (latest observation "
-                    f"{latest.isoformat()}); history cannot confirm the current state"
+                    GapNote(GapReason.HISTORY_ONLY, env, rec.call.tool, latest.isoformat())
                 )
     elif states and all(s == "failed" for s, _ in states):
         out.status = "failed"
-        out.reasons.extend(f"{rec.call.tool} in {env}: {rec.result.error}" for _, rec in states)
+        # a source serving every env (GitLab) failed once: its gap names no env
+        out.reasons.extend(
+            GapNote(GapReason.SOURCE_FAILED, rec.call.env, rec.call.tool, _why_failed(rec.result))
+            for _, rec in states
+        )
     return out
+
+
+def _why_failed(result: ToolResult) -> str:
+    """A failed call says why in `error`; a call whose sub-read failed says it in its
+    warnings (the other sub-reads still answered)."""
+    return result.error or "; ".join(result.warnings) or "the read failed without a reason"

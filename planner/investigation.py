@@ -26,7 +26,7 @@ from planner.evidence import EvidencePacket, build_packet
 from planner.executor import CallRecord, Executor, GatedTools
 from planner.finalizer import finalize
 from planner.freeplan import FreePlanOutcome, free_planning
-from planner.guard import EnvOutcome, outcome_for
+from planner.guard import EnvOutcome, Progress, outcome_for
 from planner.model import ModelClient
 from planner.objectives import Objective, QuestionPlan, plan_for
 from planner.routing import (
@@ -55,6 +55,7 @@ from policy.facts import (
     K8sWaiting,
     RelationKind,
 )
+from policy.gaps import GapNote, GapReason
 from policy.toolset import CallContext
 
 log = structlog.get_logger(__name__)
@@ -179,7 +180,7 @@ async def investigate(
     settings: InvestigationSettings,
     *,
     model: ModelClient | None = None,
-    unavailable_sources: dict[tuple[str, str | None], str] | None = None,
+    unavailable_sources: dict[tuple[str, str | None], GapNote] | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> Investigation:
     started = clock()
@@ -257,20 +258,18 @@ async def investigate(
                         if set(c.agent.evidence) & set(objective.evidence)
                         and env in c.enums.get("env", [env])
                     ]
+                    who = f"{turn.user} ({turn.role})"
+                    kinds = " or ".join(objective.evidence)
                     blocked_now[(objective.id, env)] = (
                         Blocked(
                             Block.NOT_ALLOWED,
-                            f"not allowed for {turn.user} ({turn.role}): {hidden[0]}",
+                            (GapNote(GapReason.NOT_ALLOWED, env, who, hidden[0]),),
                         )
                         if hidden
-                        else Blocked(
-                            Block.NO_SOURCE,
-                            f"no source for {' or '.join(objective.evidence)} is configured "
-                            f"in {env}",
-                        )
+                        else Blocked(Block.NO_SOURCE, (GapNote(GapReason.NO_SOURCE, env, kinds),))
                     )
                     continue
-                reasons: list[str] = []
+                reasons: list[GapNote] = []
                 for contract in cands:
                     source = contract.agent.sources[0]
                     if (source, env) in executor.unavailable:
@@ -283,7 +282,7 @@ async def investigate(
                         deferred = True
                         break
                     if why is not None:
-                        reasons.append(why.reason)
+                        reasons.extend(why.notes)
                         continue
                     calls = [
                         PlannedCall(
@@ -316,7 +315,7 @@ async def investigate(
                 else:
                     if reasons:
                         blocked_now[(objective.id, env)] = Blocked(
-                            Block.UNAVAILABLE, "; ".join(dict.fromkeys(reasons))
+                            Block.UNAVAILABLE, tuple(dict.fromkeys(reasons))
                         )
         return wanted, deferred
 
@@ -354,7 +353,7 @@ async def investigate(
 
     free = FreePlanOutcome()
 
-    def settled(o: Objective, env: str) -> str:
+    def settled(o: Objective, env: str) -> Progress:
         status = outcome(o, env).status
         if status == "resolved":
             return "resolved"
@@ -363,11 +362,13 @@ async def investigate(
             return "settled"  # nothing a model could add: no source, or it failed
         return "open"
 
-    def status_now() -> dict[str, str]:
-        out = {}
+    def status_now() -> dict[str, Progress]:
+        out: dict[str, Progress] = {}
         for o in plan.objectives:
             states = {settled(o, env) for env in context.envs}
-            out[o.id] = "open" if "open" in states else min(states)
+            out[o.id] = (
+                "open" if "open" in states else "resolved" if "resolved" in states else "settled"
+            )
         return out
 
     async def with_model() -> None:
@@ -400,17 +401,14 @@ async def investigate(
             out = outcome(objective, env)
             if out.status == "pending" and (objective.id, env) in blocked:
                 why = blocked[(objective.id, env)]
-                out.status = "unresolved" if why.kind.leaves_unresolved else "unavailable"
-                out.reasons.append(why.reason)
+                out.status = "unresolved" if why.leaves_unresolved else "unavailable"
+                out.reasons.extend(why.notes)
             elif out.status == "failed":
                 out.status = "unavailable"
             elif out.status == "pending":
                 out.status = "unresolved"
-                out.reasons.append(
-                    "the turn's time budget ran out before it was read"
-                    if timed_out
-                    else "no call could be made for it"
-                )
+                reason = GapReason.OUT_OF_TIME if timed_out else GapReason.NO_CALL
+                out.reasons.append(GapNote(reason, env))
             outcomes[(objective.id, env)] = out
     packet = build_packet(
         [(r.call_id, r.result) for r in executor.ordered()],
@@ -429,7 +427,7 @@ async def investigate(
     )
     answer.timings.model_ms = free.model_ms
     for note in free.notes:
-        answer.gaps.append(Gap(objective="model", reason=note))
+        answer.gaps.append(Gap.of("model", GapNote(GapReason.MODEL, detail=note)))
     return Investigation(
         plan, context, executor.ordered(), outcomes, packet, workspace, answer, timed_out
     )

@@ -20,6 +20,7 @@ from typing import Any
 from planner.context import ContextState
 from planner.objectives import Objective
 from policy.contracts import ToolContract
+from policy.gaps import GapNote, GapReason
 
 IDENTIFIER_NEEDS = {
     "request_id": "request_id",
@@ -44,16 +45,15 @@ class Block(StrEnum):
     NO_SOURCE = "no_source"  # no configured tool serves it in this env
     UNAVAILABLE = "unavailable"  # its sources are down, or no call could be bound
 
-    @property
-    def leaves_unresolved(self) -> bool:
-        """The answer is open for lack of input or evidence, not for lack of a source."""
-        return self in (Block.MISSING_INPUT, Block.NOT_OBSERVED)
-
 
 @dataclass(frozen=True)
 class Blocked:
     kind: Block
-    reason: str  # the sentence the user reads as the gap
+    notes: tuple[GapNote, ...] = ()  # what the answer's gap says; none for DEFERRED
+
+    @property
+    def leaves_unresolved(self) -> bool:
+        return bool(self.notes) and all(n.reason.leaves_unresolved for n in self.notes)
 
 
 @dataclass(frozen=True)
@@ -196,10 +196,7 @@ def bind_arguments(
         if addresses:
             base["upstreams"] = addresses[:20]
         elif round_no == 0:
-            return [], Blocked(
-                Block.DEFERRED,
-                f"{contract.name} waits for the upstream addresses of {scope.object}",
-            )
+            return [], Blocked(Block.DEFERRED)
     if "addresses" in props and "address" in objective.needs:
         base["addresses"] = discovered.addresses.get(env, [])[:20]
         base.pop("namespace", None)  # an address may belong to any namespace
@@ -238,7 +235,8 @@ def bind_arguments(
             fan = [{**f, name: value} for f in fan for value in enum]
     missing = sorted(required - set(fan[0]))
     if missing:
-        return [], Blocked(Block.UNAVAILABLE, f"{contract.name} needs {', '.join(missing)}")
+        needs = f"{contract.name} needs {', '.join(missing)}"
+        return [], Blocked(Block.UNAVAILABLE, (GapNote(GapReason.NOT_BOUND, env, detail=needs),))
     # a tool that takes an object but got none would read a whole env: only if optional
     return fan, None
 
@@ -283,9 +281,11 @@ def needs_missing(
     }
     for need in objective.needs:
         if need in asked and not asked[need][0]:
-            return Blocked(Block.MISSING_INPUT, asked[need][1])
+            note = GapNote(GapReason.MISSING_INPUT, env, detail=asked[need][1])
+            return Blocked(Block.MISSING_INPUT, (note,))
         if need in observed and not observed[need][0]:
-            return Blocked(Block.NOT_OBSERVED, observed[need][1])
+            note = GapNote(GapReason.NOT_OBSERVED, env, detail=observed[need][1])
+            return Blocked(Block.NOT_OBSERVED, (note,))
     return None
 
 

@@ -16,9 +16,42 @@ ConfigError            our own bug or a bad configuration: raised, loud.
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from enum import StrEnum
 from typing import TypeVar
 
 T = TypeVar("T")
+
+
+class ErrorKind(StrEnum):
+    """Why a call ended without data. The executor's retry and skip rules read this."""
+
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    UNAVAILABLE = "unavailable"
+    FORBIDDEN = "forbidden"
+    UNSUPPORTED = "unsupported"
+    MALFORMED = "malformed"
+    NOT_FOUND = "not_found"
+    AMBIGUOUS = "ambiguous"  # the name matches several objects of the source
+    INVALID_QUERY = "invalid_query"  # the source rejected a raw query
+    SOURCE_UNAVAILABLE = "source_unavailable"  # skipped: the source failed earlier this turn
+    INTERNAL_ERROR = "internal_error"  # a bug in a tool, caught so the others' evidence stays
+    # the policy gate refused the call
+    UNKNOWN_TOOL = "unknown_tool"
+    NOT_ADMITTED = "not_admitted"
+    INVALID_ARGUMENTS = "invalid_arguments"
+    CURRENT_ONLY = "current_only"
+
+    @property
+    def transient(self) -> bool:
+        """Worth one retry: the source may answer the same read a moment later."""
+        return self in (ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE)
+
+    @property
+    def source_down(self) -> bool:
+        """The source, not this read, is broken: skip it for the rest of the turn (a 404
+        or a refused resource says nothing about the next read)."""
+        return self.transient or self is ErrorKind.MALFORMED
 
 
 class InfrabotError(Exception):
@@ -33,7 +66,7 @@ class SourceError(InfrabotError):
     """A source could not be read; the call ends and becomes a gap."""
 
     transient = False
-    kind = "error"
+    kind: ErrorKind = ErrorKind.ERROR
 
     def __init__(self, source: str, reason: str) -> None:
         self.source = source
@@ -43,28 +76,28 @@ class SourceError(InfrabotError):
 
 class SourceTimeout(SourceError):
     transient = True
-    kind = "timeout"
+    kind: ErrorKind = ErrorKind.TIMEOUT
 
 
 class SourceUnavailable(SourceError):
     transient = True
-    kind = "unavailable"
+    kind: ErrorKind = ErrorKind.UNAVAILABLE
 
 
 class SourceForbidden(SourceError):
-    kind = "forbidden"
+    kind: ErrorKind = ErrorKind.FORBIDDEN
 
 
 class SourceUnsupported(SourceError):
-    kind = "unsupported"
+    kind: ErrorKind = ErrorKind.UNSUPPORTED
 
 
 class SourceMalformed(SourceError):
-    kind = "malformed"
+    kind: ErrorKind = ErrorKind.MALFORMED
 
 
 class SourceNotFound(SourceError):
-    kind = "not_found"
+    kind: ErrorKind = ErrorKind.NOT_FOUND
 
 
 async def attempt(read: Awaitable[T]) -> tuple[T | None, SourceError | None]:

@@ -18,6 +18,7 @@ import structlog
 from pydantic import ValidationError
 
 from policy.contracts import ToolContract
+from policy.errors import ErrorKind
 from policy.results import ToolResult
 from policy.toolset import CallContext, ToolSet, failure_result
 
@@ -83,14 +84,14 @@ class PolicyGate:
     async def call(self, name: str, arguments: dict[str, Any], ctx: CallContext) -> ToolResult:
         tool = self._inner.get(name)
         if tool is None:
-            return self._deny(name, ctx, f"unknown tool {name!r}", "unknown_tool")
+            return self._deny(name, ctx, f"unknown tool {name!r}", ErrorKind.UNKNOWN_TOOL)
         contract = tool.contract
         ok, why = admitted(contract, ctx.role)
         if not ok:
-            return self._deny(name, ctx, why, "not_admitted")
+            return self._deny(name, ctx, why, ErrorKind.NOT_ADMITTED)
         problems = schema_problems(contract, arguments, self._validators.get(name))
         if problems:
-            return self._deny(name, ctx, "; ".join(problems), "invalid_arguments")
+            return self._deny(name, ctx, "; ".join(problems), ErrorKind.INVALID_ARGUMENTS)
         try:
             args = contract.args_model.model_validate(arguments)
         except ValidationError as exc:
@@ -98,17 +99,17 @@ class PolicyGate:
                 f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
                 for e in exc.errors()
             ]
-            return self._deny(name, ctx, "; ".join(problems), "invalid_arguments")
+            return self._deny(name, ctx, "; ".join(problems), ErrorKind.INVALID_ARGUMENTS)
         if contract.agent.current_only and ctx.scope.time.mode == "historical":
             return self._deny(
                 name,
                 ctx,
                 f"{name} shows only the current state and cannot answer a question about the past",
-                "current_only",
+                ErrorKind.CURRENT_ONLY,
             )
         return await self._inner.call_validated(name, args, ctx)
 
     @staticmethod
-    def _deny(name: str, ctx: CallContext, reason: str, kind: str) -> ToolResult:
+    def _deny(name: str, ctx: CallContext, reason: str, kind: ErrorKind) -> ToolResult:
         log.info("gate.denied", tool=name, reason_kind=kind, user=ctx.user)
         return failure_result(name, ctx.scope, "policy", "denied", reason, kind)

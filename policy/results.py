@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from policy.errors import ErrorKind
 from policy.facts import EntityKind, FactAttrs, FactKind, RelationKind
 from policy.scope import Scope
 
@@ -119,7 +120,7 @@ class ToolResult(BaseModel):
         "empty means: derive from status for every kind the contract declares",
     )
     error: str | None = Field(default=None, description="why the call failed or was denied")
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     raw: Any = Field(default=None, description="full raw data, kept in the turn workspace")
 
     @property

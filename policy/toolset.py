@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 from policy.contracts import ToolContract
-from policy.errors import ConfigError, SourceError
+from policy.errors import ConfigError, ErrorKind, SourceError
 from policy.results import Coverage, ToolResult
 from policy.scope import Scope
 
@@ -68,7 +68,7 @@ def failure_result(
     source: str,
     status: Literal["error", "denied"],
     reason: str,
-    kind: str,
+    kind: ErrorKind,
 ) -> ToolResult:
     return ToolResult(
         tool=tool,

@@ -43,7 +43,7 @@ from policy import (
     TimeSpec,
     ToolResult,
 )
-from policy.errors import attempt
+from policy.errors import ErrorKind, attempt
 from policy.toolset import scope_of
 
 CONTEXT_FACTS = 5
@@ -250,7 +250,7 @@ async def release_timeline(
             entities=[Entity(kind="project", name=n) for n in names],
             error=f"{args.service} matches several GitLab projects ({', '.join(names)}); "
             "name the project",
-            error_kind="ambiguous",
+            error_kind=ErrorKind.AMBIGUOUS,
         )
     return _result(read, args, scope, ctx.now, start, end)
 

@@ -16,7 +16,7 @@ from pydantic import Field
 from connectors.victoriametrics._client import ClientPool, PromClient, QueryRejected, QueryResult
 from connectors.victoriametrics._settings import MetricsTarget
 from policy.contracts import AgentMeta, ToolContract
-from policy.errors import SourceUnsupported
+from policy.errors import ErrorKind, SourceUnsupported
 from policy.facts import MetricAttrs
 from policy.results import Coverage, Entity, Relation, ResultFact, ToolResult
 from policy.scope import Scope, TimeSpec
@@ -285,7 +285,7 @@ def metrics_tool(
         window = resolve_window(args, ctx, target.max_points)
         scope = scope_of(args, ctx)
         if isinstance(window, str):
-            return failure_result(name, scope, source, "error", window, "invalid_arguments")
+            return failure_result(name, scope, source, "error", window, ErrorKind.INVALID_ARGUMENTS)
         scope = scope.model_copy(
             update={
                 "time": TimeSpec(
@@ -306,7 +306,7 @@ def metrics_tool(
                 source,
                 "error",
                 f"VictoriaMetrics in {target.env} rejected the query `{exc.expr}`: {exc.reason}",
-                "invalid_query",
+                ErrorKind.INVALID_QUERY,
             )
         log.info(
             "metrics.tool",

@@ -143,6 +143,7 @@ def test_every_missing_input_or_observation_is_the_same_kind_of_gap() -> None:
     from planner.context import build_context
     from planner.objectives import Objective
     from planner.routing import Block, Discovered, needs_missing
+    from policy.gaps import GapReason
 
     context = build_context(
         "что случилось?", envs=["dc-a"], inventory=[], now=NOW, tz=ZoneInfo("UTC")
@@ -158,12 +159,14 @@ def test_every_missing_input_or_observation_is_the_same_kind_of_gap() -> None:
         blocked = needs_missing(objective, "dc-a", context, Discovered())
         assert blocked is not None, need
         kinds[need] = blocked.kind
+        assert blocked.leaves_unresolved, need
+        assert [n.reason for n in blocked.notes] == [GapReason(blocked.kind.value)]
     assert {kinds[n] for n in ("node", "pod", "address")} == {Block.NOT_OBSERVED}
     assert {k for n, k in kinds.items() if n not in ("node", "pod", "address")} == {
         Block.MISSING_INPUT
     }
-    assert all(k.leaves_unresolved for k in kinds.values())
-    assert not Block.NO_SOURCE.leaves_unresolved and not Block.UNAVAILABLE.leaves_unresolved
+    for reason in (GapReason.NO_SOURCE, GapReason.NOT_BOUND, GapReason.SOURCE_DOWN):
+        assert not reason.leaves_unresolved  # unavailable: no source could read it
 
 
 async def test_every_connector_refuses_a_window_that_ends_before_it_starts() -> None:

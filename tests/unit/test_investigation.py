@@ -12,6 +12,7 @@ from planner.context import build_context
 from planner.investigation import InvestigationSettings, investigate
 from planner.turn import Turn
 from policy.errors import SourceTimeout, SourceUnavailable
+from policy.gaps import GapNote, GapReason
 from policy.gate import PolicyGate
 from policy.results import Entity
 from policy.toolset import ToolSet
@@ -79,11 +80,9 @@ async def test_empty_partial_read_is_a_gap_never_no_problem() -> None:
     answer = inv.answer
     status = {o.id: o.status for o in answer.objectives}
     assert status["k8s.events"] == "unresolved"
-    assert any(
-        "partial" in g.reason and "absence is not proven" in g.reason
-        for g in answer.gaps
-        if g.objective == "k8s.events"
-    )
+    gap = next(g for g in answer.gaps if g.objective == "k8s.events")
+    assert gap.kind is GapReason.PARTIAL_READ
+    assert gap.reason.startswith("dc-a: ") and "absence is not proven" in gap.reason
     assert not any("no " in f.text.lower() and "event" in f.text.lower() for f in answer.facts)
     assert answer.final is False  # a required objective is not settled
 
@@ -114,8 +113,28 @@ async def test_failed_source_becomes_a_gap_and_other_facts_survive() -> None:
     assert any("OOMKilled" in f.text for f in answer.facts)
     gap = next(g for g in answer.gaps if g.objective == "k8s.events")
     assert "503" in gap.reason and "dc-a" in gap.reason
+    assert gap.kind is GapReason.SOURCE_FAILED
     assert {o.id: o.status for o in answer.objectives}["k8s.events"] == "unavailable"
     assert len(calls) == 2  # one retry for a transient error, then marked unavailable
+
+
+async def test_the_same_gap_in_two_envs_is_said_for_each_env() -> None:
+    """A gap in dc-b is never folded into the same kind of gap in dc-a: each env shows
+    what it could not check."""
+    tools = [workload_tool(OOM)]  # no events tool anywhere
+    answer = (await ask("почему service-a в dc-a и dc-b рестартует?", tools)).answer
+    gaps = [g for g in answer.gaps if g.objective == "k8s.events"]
+    assert [g.kind for g in gaps] == [GapReason.NO_SOURCE, GapReason.NO_SOURCE]
+    assert sorted(g.reason.split(":")[0] for g in gaps) == ["dc-a", "dc-b"]
+
+
+def test_every_gap_reason_reads_as_a_sentence_naming_its_env() -> None:
+    for reason in GapReason:
+        note = GapNote(reason, "dc-b", subject="k8s.events", detail="HTTP 503")
+        text = note.sentence()
+        assert text.startswith("dc-b: ") and len(text) > len("dc-b: "), reason
+        assert "{" not in text, reason
+        assert GapNote(reason, None, "k8s.events", "HTTP 503").sentence() == text[len("dc-b: ") :]
 
 
 async def test_alternative_source_is_used_after_a_failure() -> None:
