@@ -30,8 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from policy.contracts import AgentMeta, ToolContract
 from policy.errors import SourceForbidden, SourceNotFound
 from policy.facts import NetProbe
+from policy.findings import Findings
 from policy.netguard import Decision, NetCheckRequest, check_network_target
-from policy.results import Coverage, Entity, Relation, ResultFact, ToolResult
+from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, FunctionTool, Tool, scope_of
 
 log = structlog.get_logger(__name__)
@@ -199,34 +200,24 @@ def build_tools(settings: NetCheckSettings | None = None) -> list[Tool]:
             if skipped
             else []
         )
-        host_ref = f"host/{args.host}"
-        return ToolResult(
-            tool=contract.name,
-            status="partial" if skipped else "ok",
-            scope=scope_of(args, ctx),
-            observed_at=ctx.now,
-            entities=[Entity(kind="host", name=args.host, attrs={"addresses": decision.addresses})],
-            relations=[
-                Relation(
-                    src=host_ref,
-                    rel="resolves_to",
-                    dst=f"address/{a}",
-                    source=SOURCE,
-                    observed_at=ctx.now,
-                )
-                for a in decision.addresses
-                if a != args.host.strip("[]")
-            ],
-            coverage=Coverage(
-                source=SOURCE,
-                complete_for_negative=not skipped,
-                truncated=bool(skipped),
-                returned=len(facts),
-                limit=MAX_ADDRESSES,
-                total=len(decision.addresses),
-            ),
+        found = Findings(
+            SOURCE,
             facts=facts,
             warnings=warnings,
+            complete=not skipped,
+            truncated=bool(skipped),
+        )
+        found.entity("host", args.host, addresses=decision.addresses)
+        for address in decision.addresses:
+            if address != args.host.strip("[]"):
+                found.relate(f"host/{args.host}", "resolves_to", f"address/{address}", ctx.now)
+        return found.result(
+            contract.name,
+            scope_of(args, ctx),
+            returned=len(facts),
+            observed_at=ctx.now,
+            limit=MAX_ADDRESSES,
+            total=len(decision.addresses),
         )
 
     return [FunctionTool(contract=contract, fn=tcp_check)]

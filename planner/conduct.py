@@ -29,7 +29,6 @@ from planner.context import ContextState, InventoryItem, build_context, names_no
 from planner.executor import CallRecord, Executor
 from planner.inventory_cache import InventoryCache
 from planner.investigation import (
-    CatalogueGate,
     Investigation,
     InvestigationSettings,
     investigate,
@@ -42,7 +41,8 @@ from policy.gaps import GapNote, GapReason
 from policy.redaction import redact, redact_obj
 from policy.results import ToolResult
 from policy.scope import Scope
-from policy.toolset import CallContext
+from policy.toolset import CallContext, Toolset
+from policy.wrappers import RedactingToolset
 
 log = structlog.get_logger(__name__)
 
@@ -79,14 +79,17 @@ async def answer_turn(
     turn: Turn,
     *,
     previous: ContextState | None,
-    gate: CatalogueGate,
+    gate: Toolset,
     settings: TurnSettings,
     inventory_cache: InventoryCache,
     model: ModelClient | None = None,
     knowledge: KnowledgeLookup | None = None,
 ) -> TurnOutcome:
-    """Answer one turn. Whatever way it ends, the Answer leaves redacted."""
+    """Answer one turn. Results come in redacted (the rules, the model and the workspace
+    never hold a secret a source returned); whatever way the turn ends, the Answer leaves
+    redacted (the question itself may carry one)."""
     keep = settings.investigation.keep_query_hosts
+    gate = RedactingToolset(gate, keep)
     inventory = await _read_inventory(turn, gate, settings, inventory_cache)
     if any(c.get("cached") for c in inventory.calls) and names_not_listed(
         turn.question,
@@ -183,7 +186,7 @@ def redact_answer(answer: Answer, keep_query_hosts: frozenset[str] = frozenset()
 
 async def _read_inventory(
     turn: Turn,
-    gate: CatalogueGate,
+    gate: Toolset,
     settings: TurnSettings,
     cache: InventoryCache,
     *,

@@ -16,14 +16,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from typing import Protocol
 
 import structlog
 
 from planner.answer import Answer, Gap
 from planner.context import ContextState
 from planner.evidence import EvidencePacket, build_packet
-from planner.executor import CallRecord, Executor, GatedTools
+from planner.executor import CallRecord, Executor
 from planner.finalizer import finalize
 from planner.freeplan import FreePlanOutcome, free_planning
 from planner.guard import EnvOutcome, Progress, outcome_for
@@ -56,7 +55,7 @@ from policy.facts import (
     RelationKind,
 )
 from policy.gaps import GapNote, GapReason
-from policy.toolset import CallContext
+from policy.toolset import CallContext, Toolset
 
 log = structlog.get_logger(__name__)
 _IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
@@ -71,12 +70,6 @@ class InvestigationSettings:
     turn_deadline_s: float = 90.0
     facts_per_source: int = 12
     keep_query_hosts: frozenset[str] = frozenset()  # our own dashboards: links keep queries
-
-
-class CatalogueGate(GatedTools, Protocol):
-    def contracts(self, ctx: CallContext) -> list[ToolContract]: ...
-
-    def refused(self, ctx: CallContext) -> list[tuple[ToolContract, str]]: ...
 
 
 @dataclass
@@ -176,7 +169,7 @@ def _share_a_call(
 async def investigate(
     turn: Turn,
     context: ContextState,
-    gate: CatalogueGate,
+    gate: Toolset,
     settings: InvestigationSettings,
     *,
     model: ModelClient | None = None,

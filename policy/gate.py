@@ -20,7 +20,8 @@ from pydantic import ValidationError
 from policy.contracts import ToolContract
 from policy.errors import ErrorKind
 from policy.results import ToolResult
-from policy.toolset import CallContext, ToolSet, failure_result
+from policy.toolset import CallContext, Toolset, failure_result, field_problems
+from policy.wrappers import WrapperToolset
 
 log = structlog.get_logger(__name__)
 
@@ -54,38 +55,36 @@ def schema_problems(
     return problems
 
 
-class PolicyGate:
-    """Wraps a `ToolSet`; same interface, plus admission, validation and time rules."""
+class PolicyGate(WrapperToolset):
+    """Wraps a tool set; same interface, plus admission, validation and time rules."""
 
-    def __init__(self, inner: ToolSet) -> None:
-        self._inner = inner
+    def __init__(self, inner: Toolset) -> None:
+        super().__init__(inner)
         # contracts are immutable: their compiled validators are built once per gate
-        self._validators = {c.name: _validator(c) for c in inner.contracts()}
+        self._contracts = {c.name: c for c in inner.contracts()}
+        self._validators = {name: _validator(c) for name, c in self._contracts.items()}
 
-    def contracts(self, ctx: CallContext) -> list[ToolContract]:
-        return [c for c in self._inner.contracts(ctx) if admitted(c, ctx.role)[0]]
+    def contracts(self, ctx: CallContext | None = None) -> list[ToolContract]:
+        every = self._inner.contracts(ctx)
+        return every if ctx is None else [c for c in every if admitted(c, ctx.role)[0]]
 
     def refused(self, ctx: CallContext) -> list[tuple[ToolContract, str]]:
         """Tools this user may not use, with why: so an answer can say "for admins only"
         instead of "no such source"."""
-        out = []
+        out = list(self._inner.refused(ctx))
         for c in self._inner.contracts(ctx):
             ok, why = admitted(c, ctx.role)
             if not ok and c.agent.read_only is True:
                 out.append((c, why))
         return out
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
     def contract(self, name: str, ctx: CallContext) -> ToolContract | None:
         return next((c for c in self.contracts(ctx) if c.name == name), None)
 
     async def call(self, name: str, arguments: dict[str, Any], ctx: CallContext) -> ToolResult:
-        tool = self._inner.get(name)
-        if tool is None:
+        contract = self._contracts.get(name)
+        if contract is None:
             return self._deny(name, ctx, f"unknown tool {name!r}", ErrorKind.UNKNOWN_TOOL)
-        contract = tool.contract
         ok, why = admitted(contract, ctx.role)
         if not ok:
             return self._deny(name, ctx, why, ErrorKind.NOT_ADMITTED)
@@ -93,13 +92,9 @@ class PolicyGate:
         if problems:
             return self._deny(name, ctx, "; ".join(problems), ErrorKind.INVALID_ARGUMENTS)
         try:
-            args = contract.args_model.model_validate(arguments)
+            contract.args_model.model_validate(arguments)
         except ValidationError as exc:
-            problems = [
-                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
-                for e in exc.errors()
-            ]
-            return self._deny(name, ctx, "; ".join(problems), ErrorKind.INVALID_ARGUMENTS)
+            return self._deny(name, ctx, field_problems(exc), ErrorKind.INVALID_ARGUMENTS)
         if contract.agent.current_only and ctx.scope.time.mode == "historical":
             return self._deny(
                 name,
@@ -107,7 +102,7 @@ class PolicyGate:
                 f"{name} shows only the current state and cannot answer a question about the past",
                 ErrorKind.CURRENT_ONLY,
             )
-        return await self._inner.call_validated(name, args, ctx)
+        return await self._inner.call(name, arguments, ctx)
 
     @staticmethod
     def _deny(name: str, ctx: CallContext, reason: str, kind: ErrorKind) -> ToolResult:

@@ -188,16 +188,16 @@ def redact(text: str, keep_query_hosts: frozenset[str] = frozenset()) -> str:
     # a pass can leave text that another rule then reads as a secret ("password=&[": the
     # inline rule takes "&", the key=value rule then takes "[REDACTED]["): repeat until
     # nothing changes, so redacting twice never differs from redacting once
-    out = _one_pass(text, keep_query_hosts)
+    out = text
     for _ in range(_MAX_PASSES):
         again = _one_pass(out, keep_query_hosts)
         if again == out:
-            break
+            break  # most text: the first pass changes nothing and is the fixpoint
         out = again
     return out
 
 
-_MAX_PASSES = 3
+_MAX_PASSES = 4
 
 
 def _one_pass(text: str, keep_query_hosts: frozenset[str]) -> str:
@@ -229,28 +229,53 @@ def redact_obj(value: Any, keep_query_hosts: frozenset[str] = frozenset()) -> An
     keys are blanked, containers keep their shape. A pydantic model becomes its redacted
     JSON-mode dump (a dict); validate it back into the model where one is needed. Mapping
     keys are kept as they are."""
-    if isinstance(value, str):
-        return redact(value, keep_query_hosts)
-    if isinstance(value, BaseModel):
-        return redact_obj(value.model_dump(mode="json"), keep_query_hosts)
-    if isinstance(value, bytes | bytearray):
-        return redact(bytes(value).decode("utf-8", "replace"), keep_query_hosts)
-    if isinstance(value, Mapping):
-        out: dict[Any, Any] = {}
-        for key, item in value.items():
-            if isinstance(key, str) and is_secret_key(key) and _is_scalar(item):
-                out[key] = REDACTED
-            else:
-                out[key] = redact_obj(item, keep_query_hosts)
-        return out
-    if isinstance(value, list | tuple | set | frozenset):
-        items = [redact_obj(item, keep_query_hosts) for item in value]
-        if isinstance(value, list):
-            return items
-        if isinstance(value, tuple):
-            return tuple(items)
-        return type(value)(items) if _hashable(items) else items
-    return value
+    return _Redactor(keep_query_hosts).obj(value)
+
+
+class _Redactor:
+    """One structure's redaction. A tool result repeats the same strings (namespaces,
+    node names, field names) many times: each is redacted once."""
+
+    def __init__(self, keep_query_hosts: frozenset[str]) -> None:
+        self._keep = keep_query_hosts
+        self._texts: dict[str, str] = {}
+        self._keys: dict[str, bool] = {}
+
+    def text(self, value: str) -> str:
+        done = self._texts.get(value)
+        if done is None:
+            done = self._texts[value] = redact(value, self._keep)
+        return done
+
+    def secret_key(self, key: str) -> bool:
+        known = self._keys.get(key)
+        if known is None:
+            known = self._keys[key] = is_secret_key(key)
+        return known
+
+    def obj(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, BaseModel):
+            return self.obj(value.model_dump(mode="json"))
+        if isinstance(value, bytes | bytearray):
+            return self.text(bytes(value).decode("utf-8", "replace"))
+        if isinstance(value, Mapping):
+            out: dict[Any, Any] = {}
+            for key, item in value.items():
+                if isinstance(key, str) and self.secret_key(key) and _is_scalar(item):
+                    out[key] = REDACTED
+                else:
+                    out[key] = self.obj(item)
+            return out
+        if isinstance(value, list | tuple | set | frozenset):
+            items = [self.obj(item) for item in value]
+            if isinstance(value, list):
+                return items
+            if isinstance(value, tuple):
+                return tuple(items)
+            return type(value)(items) if _hashable(items) else items
+        return value
 
 
 def _is_scalar(item: Any) -> bool:

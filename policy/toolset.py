@@ -3,6 +3,10 @@
 A `Tool` is a contract plus an async `run(args, ctx)`. A tool raises `SourceError` for a
 failed read; `ToolSet.call` turns that into an `error` result, so a failed source always
 becomes a gap with its reason and never an empty success.
+
+`Toolset` is the interface of a whole catalogue. `ToolSet` implements it over tools; a
+wrapper (the policy gate, redaction: policy/wrappers.py) takes one and is one, so they
+stack in any order: `RedactingToolset(PolicyGate(ToolSet(tools)))`.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from policy.contracts import ToolContract
 from policy.errors import ConfigError, ErrorKind, SourceError
@@ -80,6 +84,13 @@ def failure_result(
     )
 
 
+def field_problems(exc: ValidationError) -> str:
+    """Every problem of a validation, each naming its field."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors()
+    )
+
+
 def scope_of(args: BaseModel, ctx: CallContext) -> Scope:
     """The scope a call actually reads: the env/namespace/object in its arguments win."""
     data = args.model_dump()
@@ -100,8 +111,23 @@ def scope_of(args: BaseModel, ctx: CallContext) -> Scope:
     )
 
 
+class Toolset(Protocol):
+    """A catalogue of tools: what every tool set and every wrapper exposes."""
+
+    def contracts(self, ctx: CallContext | None = None) -> list[ToolContract]: ...
+
+    def refused(self, ctx: CallContext) -> list[tuple[ToolContract, str]]:
+        """Tools this user may not use, with why."""
+        ...
+
+    async def call(self, name: str, arguments: dict[str, Any], ctx: CallContext) -> ToolResult: ...
+
+    async def aclose(self) -> None: ...
+
+
 class ToolSet:
-    """A plain catalogue of tools. Wrappers (the policy gate) take one and give one."""
+    """A plain catalogue of tools: it validates arguments against each contract's model
+    and runs the tool. It admits everything; the policy gate is what refuses."""
 
     def __init__(self, tools: Sequence[Tool]) -> None:
         names = [t.contract.name for t in tools]
@@ -113,8 +139,8 @@ class ToolSet:
     def contracts(self, ctx: CallContext | None = None) -> list[ToolContract]:
         return [t.contract for t in self._tools.values()]
 
-    def get(self, name: str) -> Tool | None:
-        return self._tools.get(name)
+    def refused(self, ctx: CallContext) -> list[tuple[ToolContract, str]]:
+        return []
 
     async def aclose(self) -> None:
         """Close what the tools keep open, each shared resource once; on the loop the
@@ -126,8 +152,24 @@ class ToolSet:
         for resource in seen.values():
             await resource.aclose()
 
-    async def call_validated(self, name: str, args: BaseModel, ctx: CallContext) -> ToolResult:
-        tool = self._tools[name]
+    async def call(self, name: str, arguments: dict[str, Any], ctx: CallContext) -> ToolResult:
+        tool = self._tools.get(name)
+        if tool is None:
+            reason = f"unknown tool {name!r}"
+            return failure_result(
+                name, ctx.scope, "toolset", "error", reason, ErrorKind.UNKNOWN_TOOL
+            )
+        try:
+            args = tool.contract.args_model.model_validate(arguments)
+        except ValidationError as exc:
+            return failure_result(
+                name,
+                ctx.scope,
+                "toolset",
+                "error",
+                field_problems(exc),
+                ErrorKind.INVALID_ARGUMENTS,
+            )
         try:
             return await tool.run(args, ctx)
         except SourceError as exc:

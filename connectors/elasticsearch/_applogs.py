@@ -16,10 +16,18 @@ from connectors.elasticsearch._common import (
     window,
 )
 from connectors.elasticsearch._errorlog import REQUEST_ID_FIELDS
-from connectors.elasticsearch._facts import Graph, app_facts
-from connectors.elasticsearch._reader import LogReader, any_of, kw_term, lacks_all, time_range
+from connectors.elasticsearch._facts import app_facts
+from connectors.elasticsearch._reader import (
+    SOURCE,
+    LogReader,
+    any_of,
+    kw_term,
+    lacks_all,
+    time_range,
+)
 from connectors.elasticsearch._settings import iso_utc
 from policy.contracts import ToolContract
+from policy.findings import Findings
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
@@ -115,7 +123,7 @@ async def app_logs(
     query = {"bool": {"filter": [*filters, time_range(start, end)]}}
     limit = min(args.limit, t.max_hits)
     ((read, err),) = await attempt_all(reader.search(t.app_index, query, limit=limit))
-    graph = Graph(env=args.env)
+    graph = Findings(SOURCE, env=args.env)
     facts: list[ResultFact] = []
     link = t.discover_link(t.app_index, " AND ".join(lucene) or "*", start, end)
     hits = read.hits if read else []
@@ -141,8 +149,7 @@ async def app_logs(
         scope_of(args, ctx),
         [sub],
         facts,
-        entities=graph.entities,
-        relations=graph.relations,
+        graph=graph,
         warnings=warnings,
         limit=limit,
         raw={"window": [iso_utc(start), iso_utc(end)], "hits": hits},

@@ -11,7 +11,8 @@ from typing import Any
 from connectors.elasticsearch._reader import SOURCE, LogReader, Read
 from policy.contracts import AgentMeta
 from policy.errors import SourceError, SourceUnsupported, attempt
-from policy.results import Coverage, Entity, EvidenceState, Relation, ResultFact, ToolResult
+from policy.findings import Findings
+from policy.results import EvidenceState, ResultFact, ToolResult
 from policy.scope import Scope
 from policy.toolset import CallContext
 from policy.window import WindowArgs
@@ -77,13 +78,13 @@ def build_result(
     subs: list[SubRead],
     facts: list[ResultFact],
     *,
-    entities: list[Entity],
-    relations: list[Relation],
+    graph: Findings | None = None,
     warnings: list[str],
     limit: int,
     raw: Any,
 ) -> ToolResult:
-    """Status and coverage from the sub-reads; every failed sub-read is named in warnings.
+    """Completeness and coverage from the sub-reads; every failed sub-read is named in
+    warnings.
 
     When every attempted sub-read failed, the first failure is raised: the call is a gap,
     never an empty success.
@@ -95,37 +96,22 @@ def build_result(
     for sub in failures:
         warnings.append(f"{sub.label} could not be read: {sub.error.reason}")  # type: ignore[union-attr]
     reads = [s.read for s in subs if s.read is not None]
-    complete = all(s.complete for s in subs if s.in_coverage)
+    found = graph if graph is not None else Findings(SOURCE)
+    found.facts = facts
+    found.warnings = warnings
+    found.notes = [s.note() for s in subs]
+    found.complete = all(s.complete for s in subs if s.in_coverage)
+    found.truncated = any(s.read is not None and not s.complete for s in subs)
+    if not found.complete and not facts:
+        warnings.append("nothing was found, but the read was not complete: absence is not proven")
     totals = [r.total for r in reads]
-    coverage = Coverage(
-        source=SOURCE,
-        complete_for_negative=complete,
-        truncated=any(s.read is not None and not s.complete for s in subs),
+    return found.result(
+        tool,
+        scope,
         returned=sum(len(r.hits) for r in reads),
         limit=limit,
         total=sum(t for t in totals if t is not None) if totals and None not in totals else None,
         total_is_exact=all(r.exact for r in reads),
-        note="; ".join(s.note() for s in subs),
-    )
-    if complete:
-        status = "ok" if facts else "empty"
-    else:
-        status = "partial"
-        if not facts:
-            warnings.append(
-                "nothing was found, but the read was not complete: absence is not proven"
-            )
-    observed = [f.observed_at for f in facts if f.observed_at is not None]
-    return ToolResult(
-        tool=tool,
-        status=status,
-        scope=scope,
-        observed_at=max(observed) if observed else None,
-        entities=entities,
-        relations=relations,
-        coverage=coverage,
-        facts=facts,
-        warnings=warnings,
         evidence={s.evidence: s.state() for s in _merge_by_kind(subs)},
         raw=raw,
     )

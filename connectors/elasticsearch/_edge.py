@@ -27,11 +27,20 @@ from connectors.elasticsearch._errorlog import (
     parse_line,
     request_key,
 )
-from connectors.elasticsearch._facts import SRC_ACCESS, SRC_ERROR, Graph, access_fact
-from connectors.elasticsearch._reader import LogReader, Read, any_of, kw_term, lacks_all, time_range
+from connectors.elasticsearch._facts import SRC_ACCESS, SRC_ERROR, access_fact
+from connectors.elasticsearch._reader import (
+    SOURCE,
+    LogReader,
+    Read,
+    any_of,
+    kw_term,
+    lacks_all,
+    time_range,
+)
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.contracts import ToolContract
 from policy.facts import EdgeAccess, EdgeError
+from policy.findings import Findings
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
@@ -120,7 +129,7 @@ def _access_facts(
     start: datetime,
     end: datetime,
     word: str,
-    graph: Graph,
+    graph: Findings,
 ) -> list[ResultFact]:
     span = f"{iso_utc(start)}..{iso_utc(end)}"
     what = f"status {args.status}" if args.status else "5xx"
@@ -276,7 +285,7 @@ async def edge_errors(
         ),
         reader.search(t.edge_error_index, {"bool": {"filter": error_filters}}, limit=t.max_hits),
     )
-    graph = Graph(env=args.env)
+    graph = Findings(SOURCE, env=args.env)
     facts: list[ResultFact] = []
     warnings: list[str] = []
     access_sub = SubRead(
@@ -332,8 +341,7 @@ async def edge_errors(
         scope_of(args, ctx),
         [access_sub, error_sub],
         facts,
-        entities=graph.entities,
-        relations=graph.relations,
+        graph=graph,
         warnings=warnings,
         limit=t.max_hits,
         raw={

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from connectors.elasticsearch._errorlog import (
@@ -15,8 +13,9 @@ from connectors.elasticsearch._errorlog import (
     scalar,
 )
 from connectors.elasticsearch._settings import iso_utc
-from policy.facts import AppLog, AppResponse, EdgeAccess, EdgeError, EntityKind
-from policy.results import Entity, Relation, ResultFact
+from policy.facts import AppLog, AppResponse, EdgeAccess, EdgeError
+from policy.findings import Findings
+from policy.results import ResultFact
 
 SRC_ACCESS = "elasticsearch/edge-access"
 SRC_ERROR = "elasticsearch/edge-error"
@@ -41,39 +40,6 @@ def _join(parts: list[str | None]) -> str:
     return ", ".join(p for p in parts if p)
 
 
-@dataclass
-class Graph:
-    """Entities and relations seen in one call, without duplicates."""
-
-    env: str
-    entities: list[Entity] = field(default_factory=list)
-    relations: list[Relation] = field(default_factory=list)
-
-    def entity(self, kind: str, name: Any, namespace: str | None = None, **attrs: Any) -> None:
-        if name in (None, "", "-"):
-            return
-        if any(e.kind == kind and e.name == str(name) for e in self.entities):
-            return
-        self.entities.append(
-            Entity(
-                kind=EntityKind.of(kind),
-                name=str(name),
-                env=self.env,
-                namespace=namespace,
-                attrs=attrs,
-            )
-        )
-
-    def relation(self, src: str, rel: str, dst: str, when: datetime | None) -> None:
-        if "None" in (src.split("/", 1)[1], dst.split("/", 1)[1]):
-            return
-        if any(r.src == src and r.rel == rel and r.dst == dst for r in self.relations):
-            return
-        self.relations.append(
-            Relation(src=src, rel=rel, dst=dst, source="elasticsearch", observed_at=when)
-        )
-
-
 def access_attrs(src: dict[str, Any]) -> dict[str, Any]:
     attrs = {
         "request_id": request_id_of(src),
@@ -90,7 +56,7 @@ def access_attrs(src: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in attrs.items() if v is not None}
 
 
-def access_fact(hit: dict[str, Any], link: str, graph: Graph) -> ResultFact:
+def access_fact(hit: dict[str, Any], link: str, graph: Findings) -> ResultFact:
     src = hit.get("_source") or {}
     a = access_attrs(src)
     when = parse_time(src.get("@timestamp"))
@@ -114,8 +80,8 @@ def access_fact(hit: dict[str, Any], link: str, graph: Graph) -> ResultFact:
     graph.entity("host", a.get("host"))
     graph.entity("edge_node", a.get("edge_node"))
     graph.entity("endpoint", a.get("upstream_addr"))
-    graph.relation(f"host/{a.get('host')}", "served_by", f"edge_node/{a.get('edge_node')}", when)
-    graph.relation(
+    graph.relate(f"host/{a.get('host')}", "served_by", f"edge_node/{a.get('edge_node')}", when)
+    graph.relate(
         f"edge_node/{a.get('edge_node')}", "routes_to", f"endpoint/{a.get('upstream_addr')}", when
     )
     return ResultFact(
@@ -180,7 +146,7 @@ def _response_details(src: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     return words, attrs
 
 
-def app_facts(hit: dict[str, Any], link: str, graph: Graph) -> list[ResultFact]:
+def app_facts(hit: dict[str, Any], link: str, graph: Findings) -> list[ResultFact]:
     """An app.log fact per line; an app.response fact too when the line has a status."""
     src = hit.get("_source") or {}
     when = parse_time(src.get("@timestamp"))
@@ -250,9 +216,9 @@ def app_facts(hit: dict[str, Any], link: str, graph: Graph) -> list[ResultFact]:
                 ),
             )
         )
-    graph.entity("service", service, namespace)
-    graph.entity("pod", pod, namespace)
+    graph.entity("service", service, namespace=namespace)
+    graph.entity("pod", pod, namespace=namespace)
     graph.entity("node", node)
-    graph.relation(f"service/{service}", "selects", f"pod/{pod}", when)
-    graph.relation(f"pod/{pod}", "runs_on", f"node/{node}", when)
+    graph.relate(f"service/{service}", "selects", f"pod/{pod}", when)
+    graph.relate(f"pod/{pod}", "runs_on", f"node/{node}", when)
     return facts

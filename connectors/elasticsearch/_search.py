@@ -139,8 +139,6 @@ async def log_search(
         scope_of(args, ctx),
         [SubRead("logs.search", f"log search ({args.index})", read, err, found=bool(hits))],
         facts,
-        entities=[],
-        relations=[],
         warnings=warnings,
         limit=limit,
         raw={"window": [iso_utc(start), iso_utc(end)], "query": args.query, "hits": hits},

@@ -23,10 +23,11 @@ from connectors.elasticsearch._errorlog import (
     request_id_of,
     request_key,
 )
-from connectors.elasticsearch._facts import Graph, access_fact, app_facts, error_fact
-from connectors.elasticsearch._reader import LogReader, any_of, kw_term, time_range
+from connectors.elasticsearch._facts import access_fact, app_facts, error_fact
+from connectors.elasticsearch._reader import SOURCE, LogReader, any_of, kw_term, time_range
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.contracts import ToolContract
+from policy.findings import Findings
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
@@ -182,7 +183,7 @@ async def request_trace(
         reader.search(t.edge_access_index, scoped, limit=MAX_ACCESS),
         reader.search(t.app_index, scoped, limit=min(t.max_hits, MAX_APP)),
     )
-    graph = Graph(env=args.env)
+    graph = Findings(SOURCE, env=args.env)
     facts: list[ResultFact] = []
     warnings: list[str] = []
     raw: dict[str, Any] = {"window": [iso_utc(start), iso_utc(end)], "errors": []}
@@ -256,8 +257,7 @@ async def request_trace(
         scope_of(args, ctx),
         subs,
         facts,
-        entities=graph.entities,
-        relations=graph.relations,
+        graph=graph,
         warnings=warnings,
         limit=t.max_hits,
         raw=raw,

@@ -9,7 +9,8 @@ from pydantic.json_schema import SkipJsonSchema
 
 from connectors.gitlab import _facts as facts
 from connectors.gitlab._client import SOURCE, GitLabSession, get_one, read_all
-from policy import CallContext, Coverage, SourceError, SourceNotFound, ToolResult
+from policy import CallContext, SourceError, SourceNotFound, ToolResult
+from policy.findings import Findings
 from policy.toolset import scope_of
 
 
@@ -88,16 +89,20 @@ async def job(
     entities, relations = facts.graph(job, env)
     scope = scope_of(args, ctx)
     scope = scope.model_copy(update={"env": env or scope.env})
-    return ToolResult(
-        tool="gitlab.job",
-        status="partial" if warnings else "ok",
-        scope=scope,
-        observed_at=ctx.now,
+    found = Findings(
+        SOURCE,
+        facts=out_facts,
         entities=entities,
         relations=relations,
-        facts=out_facts,
         warnings=warnings,
-        coverage=Coverage(source=SOURCE, complete_for_negative=not warnings, returned=1, total=1),
+        complete=not warnings,  # a part of the job's story (its pipeline) could not be read
+    )
+    return found.result(
+        "gitlab.job",
+        scope,
+        returned=1,
+        observed_at=ctx.now,
+        total=1,
         evidence={"ci.release_timeline": "found"},
         raw={k: read[k] for k in ("job", "project", "pipeline", "commit")},
     )

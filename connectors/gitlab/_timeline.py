@@ -44,6 +44,7 @@ from policy import (
     ToolResult,
 )
 from policy.errors import ErrorKind, attempt
+from policy.findings import Findings
 from policy.toolset import scope_of
 
 CONTEXT_FACTS = 5
@@ -300,30 +301,31 @@ def _result(
             f"{utc(start)} and {utc(end)}"
             + ("" if complete else "; GitLab was not read completely, so this proves nothing")
         )
-    if in_scope:
-        status, evidence = ("ok" if complete and not cut else "partial"), "found"
-    else:
-        status = "empty" if complete else "partial"
-        evidence = "none_complete" if complete else "none_partial"
-    return ToolResult(
-        tool="gitlab.release_timeline",
-        status=status,
-        scope=scope,
-        observed_at=now,
+    found = Findings(
+        SOURCE,
+        facts=out_facts,
         entities=entities,
         relations=relations,
-        facts=out_facts,
         warnings=warnings,
-        coverage=Coverage(
-            source=SOURCE,
-            complete_for_negative=complete,
-            truncated=cut or not complete,
-            returned=len(shown),
-            limit=args.limit,
-            total=len(in_scope),
-            total_is_exact=complete,
-            note=read.note,
-        ),
-        evidence={"ci.release_timeline": evidence},
+        notes=[read.note] if read.note else [],
+        complete=complete and not cut,
+        truncated=cut or not complete,
+    )
+    return found.result(
+        "gitlab.release_timeline",
+        scope,
+        returned=len(shown),
+        found=bool(in_scope),
+        observed_at=now,
+        limit=args.limit,
+        total=len(in_scope),
+        total_is_exact=complete,
+        evidence={
+            "ci.release_timeline": "found"
+            if in_scope
+            else "none_complete"
+            if complete
+            else "none_partial"
+        },
         raw={"project": project, "deploy_jobs": [j for j, _, _ in read.jobs]},
     )

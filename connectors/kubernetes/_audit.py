@@ -122,7 +122,7 @@ async def audit_trail(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRe
         selected = selected[-args.limit :]
     for at, event in selected:
         found.facts.append(_audit_fact(reader, event, at, found))
-    return found.result(
+    return found.finish(
         "k8s.audit_trail",
         args,
         ctx,

@@ -1,17 +1,16 @@
-"""Small pure helpers shared by the Kubernetes tools: times, selectors, result assembly."""
+"""Small pure helpers shared by the Kubernetes tools: times, selectors, list reads."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel
 
 from connectors.kubernetes._client import ListRead
-from policy.facts import EntityKind
-from policy.results import Coverage, Entity, Relation, ResultFact, ToolResult
+from policy.findings import Findings as BaseFindings
+from policy.results import ToolResult
 from policy.toolset import CallContext, scope_of
 
 
@@ -85,19 +84,8 @@ def belongs_to(name: str, service: str) -> bool:
     return name == service or name.startswith(service + "-")
 
 
-@dataclass
-class Findings:
-    """What one tool call gathered, and how completely it read its scope."""
-
-    source: str
-    facts: list[ResultFact] = field(default_factory=list)
-    entities: list[Entity] = field(default_factory=list)
-    relations: list[Relation] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    complete: bool = True
-    truncated: bool = False
-    notes: list[str] = field(default_factory=list)
-    _seen: set[tuple[str, str, str | None]] = field(default_factory=set)
+class Findings(BaseFindings):
+    """One Kubernetes call's findings; a list read cut short makes the call incomplete."""
 
     def took(self, read: ListRead) -> list[dict[str, Any]]:
         """Items of a list read; an incomplete list makes the whole call incomplete."""
@@ -109,27 +97,7 @@ class Findings:
                 self.warnings.append(read.note)
         return read.items
 
-    def gap(self, note: str) -> None:
-        self.complete = False
-        self.notes.append(note)
-        self.warnings.append(note)
-
-    def entity(self, kind: str, name: str, env: str, namespace: str | None, **attrs: Any) -> None:
-        key = (kind, name, namespace)
-        if name and key not in self._seen:
-            self._seen.add(key)
-            self.entities.append(
-                Entity(
-                    kind=EntityKind.of(kind), name=name, env=env, namespace=namespace, attrs=attrs
-                )
-            )
-
-    def relate(self, src: str, rel: str, dst: str, observed_at: datetime | None) -> None:
-        edge = Relation(src=src, rel=rel, dst=dst, source=self.source, observed_at=observed_at)
-        if edge not in self.relations:
-            self.relations.append(edge)
-
-    def result(
+    def finish(
         self,
         tool: str,
         args: BaseModel,
@@ -142,31 +110,16 @@ class Findings:
         raw: Any = None,
         observed_at: datetime | None = None,
     ) -> ToolResult:
-        has_data = bool(self.facts) or (data_in_entities and bool(self.entities))
-        if not has_data:
-            status = "empty"
-        elif not self.complete:
-            status = "partial"
-        else:
-            status = "ok"
-        return ToolResult(
-            tool=tool,
-            status=status,
-            scope=scope_of(args, ctx),
+        """`data_in_entities`: the call's answer is the objects it lists (an inventory)."""
+        return self.result(
+            tool,
+            scope_of(args, ctx),
+            returned=returned,
+            found=bool(self.facts) or (data_in_entities and bool(self.entities)),
+            proves_absence=proves_absence,
             observed_at=observed_at or ctx.now,
-            entities=self.entities,
-            relations=self.relations,
-            coverage=Coverage(
-                source=self.source,
-                complete_for_negative=self.complete and proves_absence,
-                truncated=self.truncated,
-                returned=returned,
-                limit=limit,
-                total=returned if self.complete else None,
-                total_is_exact=self.complete,
-                note="; ".join(self.notes) or None,
-            ),
-            facts=self.facts,
-            warnings=self.warnings,
+            limit=limit,
+            total=returned if self.complete else None,
+            total_is_exact=self.complete,
             raw=raw,
         )

@@ -70,7 +70,7 @@ async def events(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     if not found.facts:
         found.warnings.append(EVENT_TTL_NOTE)
     found.notes.append(EVENT_TTL_NOTE)
-    return found.result(
+    return found.finish(
         "k8s.events",
         args,
         ctx,

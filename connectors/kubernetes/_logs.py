@@ -140,7 +140,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
                 ),
             )
         )
-    return found.result(
+    return found.finish(
         "k8s.pod_logs",
         args,
         ctx,

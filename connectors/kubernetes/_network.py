@@ -32,7 +32,7 @@ async def endpoints(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
                 "pods: its endpoints could not be read"
             )
             # not a proof of "no ready endpoints": nothing was there to read
-            return found.result("k8s.endpoints", args, ctx, returned=0, proves_absence=False)
+            return found.finish("k8s.endpoints", args, ctx, returned=0, proves_absence=False)
         found.warnings.append(
             f"no Service named {service}; Service {name_of(other)} selects its pods"
         )
@@ -103,7 +103,7 @@ async def endpoints(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
             if row["node"]:
                 found.entity("node", row["node"], env, None)
                 found.relate(f"pod/{row['pod']}", "runs_on", f"node/{row['node']}", ctx.now)
-    return found.result(
+    return found.finish(
         "k8s.endpoints",
         args,
         ctx,
@@ -156,7 +156,7 @@ async def node_health(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRe
     node = await reader.get("nodes", node_name)
     if node is None:
         found.warnings.append(f"no node named {node_name} in {env}")
-        return found.result("k8s.node_health", args, ctx, returned=0)
+        return found.finish("k8s.node_health", args, ctx, returned=0)
     pods = found.took(await reader.list("pods", field_selector=f"spec.nodeName={node_name}"))
     spec, status = node.get("spec") or {}, node.get("status") or {}
     link = reader.target.link("Node", node_name)
@@ -232,6 +232,6 @@ async def node_health(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRe
         found.relate(f"pod/{summary['pod']}", "runs_on", f"node/{node_name}", ctx.now)
     for pod in unhealthy:
         pod_facts(reader, pod, found, ctx)
-    return found.result(
+    return found.finish(
         "k8s.node_health", args, ctx, returned=len(pods), raw={"node": node, "pods": pods}
     )

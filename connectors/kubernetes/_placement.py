@@ -91,7 +91,7 @@ async def pod_placement(reader: KubeReader, args: Any, ctx: CallContext) -> Tool
         found.warnings.append(
             f"no current pod has address(es) {', '.join(missing)}: the pod may be gone"
         )
-    return found.result(
+    return found.finish(
         "k8s.pod_placement",
         args,
         ctx,

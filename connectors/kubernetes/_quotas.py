@@ -66,4 +66,4 @@ async def quotas(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     if not items:
         where = f"namespace {args.namespace}" if args.namespace else "any namespace"
         found.warnings.append(f"no ResourceQuota objects in {where} of {reader.env}")
-    return found.result("k8s.quotas", args, ctx, returned=len(items), raw=items)
+    return found.finish("k8s.quotas", args, ctx, returned=len(items), raw=items)

@@ -95,7 +95,7 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
             type=spec.get("type"),
             selector=spec.get("selector") or {},
         )
-    return found.result(
+    return found.finish(
         "k8s.inventory", args, ctx, returned=len(found.entities), data_in_entities=True
     )
 
@@ -226,7 +226,7 @@ async def workload_status(reader: KubeReader, args: Any, ctx: CallContext) -> To
     if not pods and desired:
         found.warnings.append(f"{kind} {ns}/{service} wants {desired} pods but none exist")
     raw = {"workload": obj, "replicasets": replicasets, "pods": pods}
-    return found.result("k8s.workload_status", args, ctx, returned=len(pods), raw=raw)
+    return found.finish("k8s.workload_status", args, ctx, returned=len(pods), raw=raw)
 
 
 async def _service_pods(
@@ -241,7 +241,7 @@ async def _service_pods(
         found.warnings.append(missing)
         if svc is None and await reader.get("namespaces", ns) is None:
             found.warnings.append(f"namespace {ns} does not exist in {env}")
-        return found.result("k8s.workload_status", args, ctx, returned=0)
+        return found.finish("k8s.workload_status", args, ctx, returned=0)
     found.warnings.append(f"{missing}; showing the pods Service {service} selects")
     label_selector = ",".join(f"{k}={v}" for k, v in selector.items())
     pods = found.took(await reader.list("pods", ns, label_selector=label_selector))
@@ -250,4 +250,4 @@ async def _service_pods(
         found.relate(f"service/{service}", "selects", f"pod/{name_of(pod)}", ctx.now)
         pod_facts(reader, pod, found, ctx)
     raw = {"service": svc, "pods": pods}
-    return found.result("k8s.workload_status", args, ctx, returned=len(pods), raw=raw)
+    return found.finish("k8s.workload_status", args, ctx, returned=len(pods), raw=raw)

@@ -18,7 +18,8 @@ from connectors.victoriametrics._settings import MetricsTarget
 from policy.contracts import AgentMeta, ToolContract
 from policy.errors import ErrorKind, SourceUnsupported
 from policy.facts import MetricAttrs
-from policy.results import Coverage, Entity, Relation, ResultFact, ToolResult
+from policy.findings import Findings
+from policy.results import Entity, Relation, ResultFact, ToolResult
 from policy.scope import Scope, TimeSpec
 from policy.toolset import CallContext, FunctionTool, failure_result, scope_of
 from policy.window import WindowArgs
@@ -228,27 +229,27 @@ class Run:
                 )
             truncated = truncated or read.truncated
         flagged = partial or truncated or any(read.warnings for read in self.reads)
-        status = ("partial" if flagged else "ok") if found else "empty"
         observed = max((f.observed_at for f in facts if f.observed_at), default=None)
-        return ToolResult(
-            tool=self.tool,
-            status=status,
-            scope=self.scope,
-            observed_at=observed or self.window.end,
+        found_here = Findings(
+            self.source,
+            facts=list(facts),
             entities=list(entities),
             relations=list(relations),
-            coverage=Coverage(
-                source=self.source,
-                complete_for_negative=exists and not flagged,
-                truncated=truncated,
-                returned=sum(len(r.series) for r in self.reads),
-                limit=self.target.max_series,
-                total=sum(r.total for r in self.reads),
-                total_is_exact=not truncated or all(not r.warnings for r in self.reads),
-                note=note,
-            ),
-            facts=list(facts),
             warnings=all_warnings,
+            notes=[note] if note else [],
+            complete=not flagged,
+            truncated=truncated,
+        )
+        return found_here.result(
+            self.tool,
+            self.scope,
+            returned=sum(len(r.series) for r in self.reads),
+            found=found,
+            proves_absence=exists,
+            observed_at=observed or self.window.end,
+            limit=self.target.max_series,
+            total=sum(r.total for r in self.reads),
+            total_is_exact=not truncated or all(not r.warnings for r in self.reads),
             raw={
                 "window": [self.window.start.isoformat(), self.window.end.isoformat()],
                 "step_s": self.window.step_s,

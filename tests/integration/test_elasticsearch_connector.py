@@ -374,7 +374,7 @@ async def test_app_logs_service_absence_is_proven_only_when_every_line_names_a_s
         unknown = await gate.call("logs.app_logs", {"env": "dc-a", "service": "service-z"}, ctx())
         by_pod = await gate.call("logs.app_logs", {"env": "dc-a", "service": "worker"}, ctx())
     assert named.status == "empty" and named.coverage.complete_for_negative
-    assert unknown.status == "partial" and not unknown.coverage.complete_for_negative
+    assert unknown.status == "empty" and not unknown.coverage.complete_for_negative
     assert unknown.evidence == {"app.log": "none_partial"}
     assert any("absence is not proven" in w for w in unknown.warnings)
     assert [f.attrs.pod for f in by_pod.facts] == ["worker-7c9f-abcde"]
@@ -403,7 +403,8 @@ async def test_edge_errors_counts_and_classifies_the_window():
     assert pay_classes == {"too_big_header"}
     assert pay.coverage.complete_for_negative
     assert {f.attrs.error_class for f in facts_of(timeouts, "edge.error")} == {"timeout"}
-    assert by_service.status == "partial"  # the edge log names no service: not a negative
+    # the edge log names no service: nothing found there is not a negative
+    assert by_service.status == "empty" and not by_service.coverage.complete_for_negative
     assert any("filter by host instead" in w for w in by_service.warnings)
     assert facts_of(by_service, "edge.error") == []
     assert by_service.evidence == {

@@ -179,7 +179,7 @@ async def test_pagination_is_read_to_the_end(world: World) -> None:
 async def test_page_cap_makes_the_read_partial(world: World) -> None:
     with gitlab_bot(world, per_page=1, max_pages=1) as bot:
         result = await bot.call("gitlab.release_timeline", ASK)
-    assert result.status == "partial" and not result.coverage.complete_for_negative
+    assert result.status == "empty" and not result.coverage.complete_for_negative
     assert result.evidence == {"ci.release_timeline": "none_partial"}
 
 
@@ -208,7 +208,7 @@ async def test_truncated_jobs_never_prove_absence(world: World) -> None:
     with gitlab_bot(world, fault) as bot:
         result = await bot.call("gitlab.release_timeline", ASK)
     assert jobs(result) == {}  # only the build job was served
-    assert result.status == "partial" and not result.proves_absence
+    assert result.status == "empty" and not result.proves_absence
     assert result.evidence == {"ci.release_timeline": "none_partial"}
 
 
@@ -216,7 +216,7 @@ async def test_missing_total_never_proves_absence(world: World) -> None:
     fault = Fault(source="gitlab", kind="truncate", resource="pipelines")
     with gitlab_bot(world, fault) as bot:
         result = await bot.call("gitlab.release_timeline", {**ASK, "env": "stage"})
-    assert result.status == "partial" and not result.coverage.complete_for_negative
+    assert result.status == "empty" and not result.coverage.complete_for_negative
     assert not result.coverage.total_is_exact
 
 
@@ -247,7 +247,8 @@ async def test_deployments_name_the_environment(world: World) -> None:
     with gitlab_bot(changed, broken) as bot:
         degraded = await bot.call("gitlab.release_timeline", ASK)
     # without deployments the job names no environment: it may be dc-b, nothing is proven
-    assert jobs(degraded) == {} and degraded.status == "partial"
+    assert jobs(degraded) == {} and degraded.status == "empty"
+    assert not degraded.coverage.complete_for_negative
     assert jobs(degraded, in_scope=False)[5523817].attrs.env is None
     assert any("maybe dc-b" in w for w in degraded.warnings)
 
