@@ -18,6 +18,7 @@ from planner.extract import Identifiers, extract_identifiers
 from planner.intent import Intent, classify
 from planner.names import find_name, normalise
 from planner.timeparse import parse_time
+from policy.facts import EntityKind
 from policy.scope import Scope, TimeSpec
 
 DEFAULT_TIME = TimeSpec(mode="now", window=timedelta(hours=1))
@@ -43,7 +44,7 @@ RX_BEFORE = re.compile(
 )
 BEFORE_SPAN = timedelta(hours=1)
 RX_NAME_LIKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w.-])")
-_POD_OWNERS = frozenset({"deployment", "statefulset", "daemonset"})
+_POD_OWNERS = frozenset({EntityKind.DEPLOYMENT, EntityKind.STATEFULSET, EntityKind.DAEMONSET})
 
 
 def names_not_listed(
@@ -96,7 +97,7 @@ class InventoryItem(BaseModel):
     env: str
     namespace: str | None
     name: str
-    kind: str  # namespace | deployment | statefulset | daemonset | service | project
+    kind: EntityKind
 
 
 class ObjectRef(BaseModel):
@@ -165,7 +166,11 @@ def _mentions(
     hits: list[tuple[int, int, str]] = []
     by_name: dict[str, list[InventoryItem]] = {}
     for item in inventory:
-        if item.kind in ("namespace", "node") or len(item.name) < 3 or item.name in env_names:
+        if (
+            item.kind in (EntityKind.NAMESPACE, EntityKind.NODE)
+            or len(item.name) < 3
+            or item.name in env_names
+        ):
             continue
         by_name.setdefault(item.name, []).append(item)
     for name in by_name:
@@ -186,7 +191,11 @@ def _mentions(
 
 def _namespace_in(text_norm: str, inventory: list[InventoryItem]) -> str | None:
     for item in inventory:
-        if item.kind == "namespace" and len(item.name) >= 3 and re_finditer(item.name, text_norm):
+        if (
+            item.kind is EntityKind.NAMESPACE
+            and len(item.name) >= 3
+            and re_finditer(item.name, text_norm)
+        ):
             return item.name
     return None
 
@@ -284,7 +293,7 @@ def build_context(
     nodes = [
         item.name
         for item in inventory
-        if item.kind == "node"
+        if item.kind is EntityKind.NODE
         and (env is None or item.env == env)
         and re_finditer(item.name, text_norm)
     ]

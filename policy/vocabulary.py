@@ -3,7 +3,7 @@
 Objectives (planner/objectives.yaml) ask for *evidence kinds*; tools declare which kinds
 they can close in `x-agent.evidence`. Deterministic routes bind a tool's arguments from
 the question's scope by *argument name*, so every connector uses these names for the same
-meaning. Fact `kind` tags let the finalizer reason over facts without parsing prose.
+meaning. What a fact observes, and its attributes, are typed in policy/facts.py.
 """
 
 from __future__ import annotations
@@ -47,39 +47,6 @@ ARGUMENT_NAMES: dict[str, str] = {
     "project": "GitLab project path (group/name) or name",
     "query": "raw query text for bounded generic tools",
     "limit": "most items to return",
-}
-
-# Fact kinds and the attrs the finalizer reads (others may be present).
-FACT_KINDS: dict[str, str] = {
-    "edge.access": "attrs: request_id, status, upstream_status, host, path, upstream_addr, "
-    "connection",
-    "edge.error": "attrs: error_class, message, connection, host, upstream",
-    "app.response": "attrs: request_id, status, pod, node",
-    "app.log": "attrs: level, request_id, message",
-    "http.rate": "attrs: value (per second), what (requests|errors), status",
-    "http.latency": "attrs: quantile, value_seconds",
-    "k8s.workload": "attrs: ready, desired, image",
-    "k8s.pod": "attrs: pod, node, phase, ready, restarts, image",
-    "k8s.termination": "attrs: pod, container, reason (OOMKilled, Error), exit_code, finished_at",
-    "k8s.waiting": "attrs: pod, container, reason (CrashLoopBackOff, ImagePullBackOff, ...), "
-    "message",
-    "k8s.event": "attrs: reason (FailedMount, FailedScheduling, BackOff, ...), type, object, count",
-    "k8s.endpoints": "attrs: service, ready, not_ready",
-    "k8s.placement": "attrs: pod, namespace, node, ip, owner, created, created_after_moment",
-    "k8s.node_condition": "attrs: node, condition, status, reason",
-    "k8s.quota": "attrs: quota, resource, used, hard, ratio",
-    "k8s.audit": "attrs: actor, verb, code, resource, name, user_agent",
-    "k8s.log": "attrs: line, message, level, request_id, pod, container, node, previous",
-    "metrics.restarts": "attrs: pod, container, increase",
-    "metrics.usage": "attrs: pod, resource (cpu|memory), usage, request, limit",
-    "node.network": "attrs: node, metric (retransmits|softnet_squeezes), value, peer_median",
-    "ci.job": "attrs: job_id, job_name, status, ref, user (job.user.username), pipeline_id, "
-    "commit_sha, image_tag, environment",
-    "ci.commit": "attrs: sha, author (author_name), committer",
-    "net.probe": "attrs: host, port, address, open",
-    "logs.hit": "attrs: index, fields",
-    "metrics.value": "attrs: labels, value",
-    "knowledge": "confirmed operational knowledge: attrs author, thread, saved_at, hash",
 }
 
 EDGE_ERROR_CLASSES: tuple[str, ...] = (
