@@ -37,6 +37,8 @@ FACT_ORDER: dict[str, int] = {
 }
 
 
+LEAD_KEPT = 2
+
 _SEVERE = {"ERROR", "FATAL", "CRITICAL", "PANIC", "EMERG", "ALERT"}
 # a line with no level field that still says it failed ("error: Dirty database version")
 _SEVERE_WORDS = re.compile(r"\b(?:error|fatal|panic|exception|traceback|failed)\b", re.I)
@@ -62,6 +64,7 @@ class PacketEntry:
     tool: str
     env: str | None
     fact: ResultFact
+    lead: bool = False  # read for a required objective: what the question asks
 
 
 @dataclass
@@ -84,20 +87,34 @@ def build_packet(
     *,
     per_source: int = 12,
     priority: dict[str, int] | None = None,
+    lead: frozenset[str] = frozenset(),
 ) -> EvidencePacket:
-    """Group facts by (source, env); keep the `per_source` most important of each."""
+    """Group facts by (source, env); keep the `per_source` most important of each.
+
+    `lead`: the calls read for a required objective. The best `LEAD_KEPT` facts of each
+    are kept before the budget is filled by rank: a p99 asked for must not be pushed out
+    by the request rates read beside it, nor a crash's log line by the pod list."""
     prio = FACT_ORDER if priority is None else priority
     groups: dict[str, list[PacketEntry]] = {}
     for call_id, result in results:
         for fact in result.facts:
             key = f"{fact.source}/{result.scope.env or '-'}"
             groups.setdefault(key, []).append(
-                PacketEntry(call_id, result.tool, result.scope.env, fact)
+                PacketEntry(call_id, result.tool, result.scope.env, fact, call_id in lead)
             )
     packet = EvidencePacket()
     for key, entries in groups.items():
-        ranked = sorted(enumerate(entries), key=lambda ie: (fact_rank(ie[1].fact, prio), ie[0]))
-        kept = [e for _, e in ranked[:per_source]]
+        ranked = [
+            e
+            for _, e in sorted(
+                enumerate(entries), key=lambda ie: (fact_rank(ie[1].fact, prio), ie[0])
+            )
+        ]
+        reserved: list[PacketEntry] = []
+        for call_id in dict.fromkeys(e.call_id for e in ranked if e.lead):
+            reserved += [e for e in ranked if e.call_id == call_id][:LEAD_KEPT]
+        kept = reserved[:per_source]
+        kept += [e for e in ranked if e not in kept][: per_source - len(kept)]
         # keep the original order inside the budget: it is the order the source gave
         kept.sort(key=lambda e: entries.index(e))
         packet.entries.extend(kept)

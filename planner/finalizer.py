@@ -64,6 +64,7 @@ def finalize(
     indexed: list[IndexedFact] = []
     facts: list[AnswerFact] = []
     seen: set[tuple[str, str, str | None]] = set()
+    lead: set[int] = set()  # facts read for a required objective
     entries = sorted(enumerate(packet.entries), key=lambda ie: (fact_rank(ie[1].fact), ie[0]))
     for _, entry in entries:
         fact = entry.fact
@@ -71,6 +72,8 @@ def finalize(
         if key in seen:  # the same observation read through two tools
             continue
         seen.add(key)
+        if entry.lead:
+            lead.add(len(facts))
         indexed.append(IndexedFact(len(facts), fact, entry.env))
         facts.append(_answer_fact(fact, entry.env, entry.call_id, context))
 
@@ -152,7 +155,10 @@ def finalize(
     final = not timed_out and all(
         r.status in ("resolved", "unavailable") for r in reports if r.required
     )
-    summary = _summary(findings, facts, gaps, final, context)
+    # a digest of observations (no hypothesis) leads only when it digests what the question
+    # asked: a p99 asked for is the answer's first line, not the request rate read beside it
+    leading = [f for f in findings if f.hypothesis or not lead or set(f.supported_by) & lead]
+    summary = _summary(leading, facts, gaps, final, context, min(lead, default=0))
     tools_ms = sum(r.duration_ms for r in records)
     return Answer(
         question=turn.question,
@@ -200,7 +206,9 @@ def _summary(
     gaps: list[Gap],
     final: bool,
     context: ContextState,
+    first_asked: int = 0,
 ) -> str:
+    """`first_asked`: the index of the first fact read for a required objective."""
     where = context.scope.object or "the question"
     env = context.scope.env or ", ".join(context.envs)
     if findings:
@@ -208,8 +216,8 @@ def _summary(
     elif facts and context.intent in DIAGNOSTIC_INTENTS:
         head = f"{len(facts)} observations about {where} in {env}; no cause is established."
     elif facts:
-        # a question for a value, not a cause: lead with the most important observation
-        head = facts[0].text.rstrip(".") + "."
+        # a question for a value, not a cause: lead with the value asked for
+        head = facts[first_asked].text.rstrip(".") + "."
         if len(facts) > 1:
             head += f" ({len(facts) - 1} more observation(s) below.)"
     else:

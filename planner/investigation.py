@@ -403,9 +403,11 @@ async def investigate(
                 reason = GapReason.OUT_OF_TIME if timed_out else GapReason.NO_CALL
                 out.reasons.append(GapNote(reason, env))
             outcomes[(objective.id, env)] = out
+    required = {o.id for o in plan.objectives if o.required}
     packet = build_packet(
         [(r.call_id, r.result) for r in executor.ordered()],
         per_source=settings.facts_per_source,
+        lead=frozenset(r.call_id for r in executor.records if r.objectives & required),
     )
     total_ms = int((clock() - started) * 1000)
     answer = finalize(

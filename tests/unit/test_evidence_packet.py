@@ -48,3 +48,16 @@ def test_priority_keeps_the_important_kinds_within_budget() -> None:
     )
     packet = build_packet([("c1", noisy)], per_source=3, priority={"edge.error": 0})
     assert any("too big header" in e.fact.text for e in packet.entries)
+
+
+def test_what_a_required_objective_read_is_kept_even_when_it_ranks_last() -> None:
+    """Twelve request-rate facts rank before a latency fact; the latency was read for the
+    question's required objective, so it stays in the answer."""
+    rates = result("metrics", "dc-a", 12, kind="http.rate")
+    latency = result("metrics", "dc-a", 1, kind="http.latency")
+    latency.facts[0].text = "p99 latency 0.364 s"
+    plain = build_packet([("c1", rates), ("c2", latency)], per_source=12)
+    assert "p99 latency 0.364 s" not in [e.fact.text for e in plain.entries]
+    led = build_packet([("c1", rates), ("c2", latency)], per_source=12, lead=frozenset({"c2"}))
+    assert "p99 latency 0.364 s" in [e.fact.text for e in led.entries]
+    assert len(led.entries) == 12 and led.dropped == {"metrics/dc-a": 1}
