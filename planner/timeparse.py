@@ -5,6 +5,11 @@ Recognised (case-insensitive): "в 14:11", "at 14:11", "14:11 UTC", "вчера 
 "last 2h", "past 30 minutes", "3 часа назад", "2 hours ago", "сейчас"/"now"/"currently",
 ISO dates and datetimes ("2026-07-20", "2026-07-20T14:11", "2026-07-20 14:11:05+03:00"),
 "20.07.2026 14:11".
+Amounts as people write them: number words in any case ("около двух часов назад"), vague
+ones ("пару часов", "a couple of hours"), half an hour, and the Russian inverted order
+that marks a guess ("часа два назад", "минут десять назад"); a guessed amount ago is read
+with a window half as wide as the amount. "since an hour ago", "с 10 утра", "since 9pm";
+parts of a day, of yesterday or today: "вчера вечером", "yesterday evening", "днём".
 
 Semantics: a moment in the past (`at`) or a closed past interval is `historical`; a window
 that ends at the clock ("last hour") or "now" is `now`.
@@ -35,26 +40,79 @@ _UNIT_WORDS: list[tuple[str, str]] = [
     (r"days?|дн(?:я|ей)|день|сутки|суток", "d"),
     (r"weeks?|недел[юиь]|недель", "w"),
 ]
-_NUM_WORDS = {
+# Amounts as people write them: digits, number words in every case Russian puts them in
+# ("два часа", "около двух часов", "минут десять"), and vague amounts ("пару", "a couple
+# of", "несколько") read as their usual size.
+_NUM_WORDS: dict[str, float] = {
+    "a": 1,
+    "an": 1,
     "one": 1,
     "two": 2,
     "three": 3,
     "four": 4,
     "five": 5,
     "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
     "ten": 10,
     "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "forty-five": 45,
+    "fifty": 50,
+    "ninety": 90,
+    "couple of": 2,
+    "a couple of": 2,
+    "couple": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 3,
     "один": 1,
     "одну": 1,
+    "одного": 1,
     "два": 2,
     "две": 2,
+    "двух": 2,
+    "пару": 2,
+    "пара": 2,
+    "полтора": 1.5,
+    "полторы": 1.5,
+    "полутора": 1.5,
     "три": 3,
+    "трёх": 3,
+    "трех": 3,
     "четыре": 4,
+    "четырёх": 4,
+    "четырех": 4,
     "пять": 5,
+    "пяти": 5,
     "шесть": 6,
+    "шести": 6,
+    "семь": 7,
+    "семи": 7,
+    "восемь": 8,
+    "восьми": 8,
+    "девять": 9,
+    "девяти": 9,
     "десять": 10,
+    "десяти": 10,
     "двенадцать": 12,
-    "полчаса": 30,
+    "двенадцати": 12,
+    "пятнадцать": 15,
+    "пятнадцати": 15,
+    "двадцать": 20,
+    "двадцати": 20,
+    "тридцать": 30,
+    "тридцати": 30,
+    "сорок": 40,
+    "сорока": 40,
+    "пятьдесят": 50,
+    "пятидесяти": 50,
+    "несколько": 3,
+    "нескольких": 3,
 }
 
 
@@ -67,8 +125,37 @@ def _unit_of(word: str) -> str | None:
     return None
 
 
-_NUM = r"(\d+|" + "|".join(_NUM_WORDS) + r")"
-_UNIT_RX = "|".join(p for p, _ in _UNIT_WORDS) + r"|[smhdw]"
+_NUM = (
+    r"(\d+(?:[.,]\d+)?|"
+    + "|".join(sorted((re.escape(w) for w in _NUM_WORDS), key=len, reverse=True))
+    + r")"
+)
+_UNIT_WORDS_RX = "|".join(p for p, _ in _UNIT_WORDS)
+_UNIT_RX = _UNIT_WORDS_RX + r"|[smhdw]"
+# "about", "около": the amount is a guess, so the window around it is wider
+_APPROX = (
+    r"(?:(?P<approx>about|around|roughly|approximately|some|~|около|примерно|где-то|где то|"
+    r"почти)\s+)?"
+)
+_HALF = r"(?P<half>полчаса|получаса|half an hour|half-an-hour|a half hour)"
+# a duration: "2 часа", "two hours", "пару часов", inverted "часа два" / "минут 15"
+# (inverted is approximate in Russian), or half an hour
+_DURATION = (
+    _APPROX
+    + r"(?:"
+    + _HALF
+    + r"|(?P<n>"
+    + _NUM[1:-1]
+    + r")\s*(?P<unit>"
+    + _UNIT_RX
+    + r")|(?P<iunit>"
+    + _UNIT_RX
+    + r")\s+(?P<in>"
+    + _NUM[1:-1]
+    + r")(?![\w:.])|(?P<bunit>"
+    + _UNIT_WORDS_RX
+    + r"))"
+)
 _CLOCK = r"(?P<hh>[01]?\d|2[0-3])[:.](?P<mm>[0-5]\d)(?::(?P<ss>[0-5]\d))?"
 _TZ = r"(?:\s*(?P<tz>utc|gmt|мск|msk|z|[+-]\d{2}:?\d{2}))?"
 
@@ -91,7 +178,30 @@ RX_LAST = re.compile(
     re.I,
 )
 RX_COMPACT = re.compile(r"\b(?:last|past|за)\s+(?P<n>\d+)(?P<u>[smhdw])\b", re.I)
+# "2 hours ago", "часа два назад", "около получаса назад", "a couple of hours ago"
+RX_DURATION_AGO = re.compile(r"(?<![\w-])" + _DURATION + r"\s+(?:ago|назад)\b", re.I)
+# "since an hour ago", "с двух часов назад": from then until now
+RX_SINCE_AGO = re.compile(
+    r"\b(?:since|starting|начиная с|с|со)\s+" + _DURATION + r"\s+(?:ago|назад)\b", re.I
+)
+# "last couple of hours", "за последние часа два", "in the past 90 minutes"
+RX_DURATION_LAST = re.compile(
+    r"\b(?:in the last|in the past|over the last|over the past|within the last|for the last|"
+    r"during the last|last|past|за последние|за последний|за последнюю|последние|за)\s+"
+    + _DURATION
+    + r"(?![\w-])",
+    re.I,
+)
 RX_AGO = re.compile(r"\b(?:" + _NUM + r"\s*)?(?P<unit>" + _UNIT_RX + r")\s+(?:ago|назад)\b", re.I)
+# "с 10 утра", "since 9am", "с 9 вечера": an hour of the day without minutes
+RX_SINCE_HOUR = re.compile(
+    r"\b(?:since|starting at|from|начиная с|с|со)\s+(?P<h>[01]?\d|2[0-3])\s*"
+    r"(?P<ampm>am|pm|a\.m\.|p\.m\.|ночи|утра|дня|вечера|h|ч|час\w*)(?![\w:.])",
+    re.I,
+)
+# parts of a day, optionally of yesterday or today: "вчера вечером", "yesterday evening"
+RX_EVENING = re.compile(r"\b(?:вечером|вечера|this evening|in the evening|evening|tonight)\b", re.I)
+RX_AFTERNOON = re.compile(r"\b(?:днём|днем|this afternoon|in the afternoon|afternoon)\b", re.I)
 _CLOCK2 = _CLOCK.replace("hh", "hh2").replace("mm", "mm2").replace("ss", "ss2")
 RX_RANGE = re.compile(
     r"(?:\b(?:с|со|from|between)\s+)?"
@@ -151,10 +261,48 @@ def _tz_of(token: str | None, default: tzinfo) -> tzinfo:
     return timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
 
 
-def _count(raw: str | None) -> int:
+def _count(raw: str | None) -> float:
     if raw is None:
         return 1
-    return min(int(raw[:6]), 999_999) if raw.isdigit() else _NUM_WORDS.get(raw.lower(), 1)
+    raw = raw.strip().lower().replace(",", ".")
+    if raw.replace(".", "", 1).isdigit():
+        return min(float(raw[:8]), 999_999.0)
+    return _NUM_WORDS.get(raw, 1)
+
+
+@dataclass(frozen=True)
+class _Duration:
+    span: timedelta
+    approximate: bool
+
+
+def _duration(m: re.Match[str]) -> _Duration | None:
+    """The duration a `_DURATION` match says, and whether it is a guess ("около", "about",
+    or the Russian inverted order "часа два")."""
+    approximate = bool(m["approx"]) or m["iunit"] is not None
+    if m["half"]:
+        return _Duration(timedelta(minutes=30), approximate)
+    if m["unit"]:
+        raw_unit, raw_n = m["unit"], m["n"]
+    elif m["iunit"]:
+        raw_unit, raw_n = m["iunit"], m["in"]
+    else:  # "около часа": one of the unit
+        raw_unit, raw_n = m["bunit"], None
+    unit = _unit_of(raw_unit.lower())
+    if unit is None:
+        return None
+    span = min(_count(raw_n) * _UNITS[unit], MAX_SPAN)
+    return _Duration(span, approximate) if span > timedelta(0) else None
+
+
+def _hour_of_day(hour: int, ampm: str | None) -> int:
+    """9 pm / 9 вечера -> 21; 12 am / 12 ночи -> 0; 10 утра -> 10."""
+    mark = (ampm or "").lower().replace(".", "")
+    if mark in ("pm", "вечера", "дня") and hour < 12:
+        return hour + 12
+    if mark in ("am", "ночи") and hour == 12:
+        return 0
+    return hour
 
 
 _TIME_WORD_BEFORE = re.compile(
@@ -238,6 +386,19 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
                 TimeSpec(at=since + window / 2, window=window, mode="now"), True, m.group(0)
             )
 
+    if m := RX_SINCE_HOUR.search(low):
+        # "с 10 утра", "since 9pm": from that hour until now
+        since = datetime.combine(
+            day or local_now.date(), time(_hour_of_day(int(m["h"]), m["ampm"])), tz
+        )
+        if day is None and since > now:
+            since -= timedelta(days=1)
+        if since < now:
+            window = now - since
+            return TimeMatch(
+                TimeSpec(at=since + window / 2, window=window, mode="now"), True, m.group(0)
+            )
+
     if m := _clock_like(RX_RANGE, text):
         zone = _tz_of(m["tz"], tz)
         base_day = day or now.astimezone(zone).date()
@@ -266,6 +427,49 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
         if day is None and at > now + timedelta(minutes=5):
             at -= timedelta(days=1)  # "at 23:10" asked at 09:00 means last night
         return TimeMatch(_moment(at, now), True, (day_text + " " + m.group(0)).strip())
+
+    part = RX_EVENING.search(low) or RX_AFTERNOON.search(low)
+    if part and not RX_NIGHT.search(low) and not RX_MORNING.search(low):
+        # "вчера вечером" 18:00-24:00, "днём" 12:00-18:00 of that day; without a day, the
+        # last such part that has begun
+        first_hour, hours = (18, 6) if RX_EVENING.fullmatch(part.group(0)) else (12, 6)
+        base = day or local_now.date()
+        start = datetime.combine(base, time(first_hour), tz)
+        if day is None and start > now:
+            start -= timedelta(days=1)
+        if start < now:
+            end = min(start + timedelta(hours=hours), now)
+            mode_part: TimeMode = "historical" if end < now - timedelta(minutes=2) else "now"
+            window = max(end - start, timedelta(minutes=1))
+            said = (day_text + " " + part.group(0)).strip()
+            return TimeMatch(
+                TimeSpec(at=start + window / 2, window=window, mode=mode_part), True, said
+            )
+
+    if m := RX_SINCE_AGO.search(low):
+        # "since an hour ago": from then until now
+        found = _duration(m)
+        if found is not None:
+            window = found.span
+            return TimeMatch(
+                TimeSpec(at=now - window / 2, window=window, mode="now"), True, m.group(0)
+            )
+
+    if m := RX_DURATION_LAST.search(low):
+        found = _duration(m)
+        if found is not None:
+            return TimeMatch(TimeSpec(window=found.span, mode="now"), True, m.group(0))
+
+    if m := RX_DURATION_AGO.search(low):
+        # a moment that long ago; a guessed amount ("часа два", "about 20 minutes") is read
+        # with a window as wide as half of it, never narrower than the default
+        found = _duration(m)
+        if found is not None:
+            at = now - found.span
+            spec = _moment(at, now)
+            if found.approximate and found.span / 2 > spec.window:
+                spec = spec.model_copy(update={"window": found.span / 2})
+            return TimeMatch(spec, True, m.group(0))
 
     night = RX_NIGHT.search(low)
     if night or RX_MORNING.search(low):

@@ -6,6 +6,8 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from planner.timeparse import parse_time
 
@@ -71,3 +73,113 @@ def test_now_words_and_silence() -> None:
 def test_numbers_that_are_not_times() -> None:
     assert parse_time("request_id 7f9e2c21a4b84d0c9e51b0d3f6a27c85", NOW, TZ) is None
     assert parse_time("version 3.12.4 on port 8080", NOW, TZ) is None
+
+
+# -- amounts as people write them (class: "a guessed or inverted amount is not one unit") --
+
+_RU_WORDS = {2: "два", 3: "три", 5: "пять", 10: "десять", 15: "пятнадцать", 20: "двадцать"}
+_RU_GENITIVE = {2: "двух", 3: "трёх", 5: "пяти", 10: "десяти", 20: "двадцати"}
+_EN_WORDS = {2: "two", 3: "three", 5: "five", 10: "ten", 15: "fifteen", 20: "twenty"}
+_RU_UNIT = {"m": "минут", "h": "часа"}
+_EN_UNIT = {"m": "minutes", "h": "hours"}
+_SPAN = {"m": timedelta(minutes=1), "h": timedelta(hours=1)}
+
+
+def _phrasings(n: int, unit: str) -> list[tuple[str, bool]]:
+    """(phrase, approximate) for `n` units ago, in the ways people say it."""
+    out = [
+        (f"{n} {_RU_UNIT[unit]} назад", False),
+        (f"{_RU_UNIT[unit]} {n} назад", True),  # inverted: a guess
+        (f"около {n} {_RU_UNIT[unit]} назад", True),
+        (f"{n} {_EN_UNIT[unit]} ago", False),
+        (f"about {n} {_EN_UNIT[unit]} ago", True),
+    ]
+    if n in _RU_WORDS:
+        out += [
+            (f"{_RU_UNIT[unit]} {_RU_WORDS[n]} назад", True),
+            (f"{_EN_WORDS[n]} {_EN_UNIT[unit]} ago", False),
+        ]
+    if n in _RU_GENITIVE:
+        out.append((f"около {_RU_GENITIVE[n]} {'часов' if unit == 'h' else 'минут'} назад", True))
+    return out
+
+
+@given(
+    n=st.sampled_from([2, 3, 5, 10, 15, 20, 45]),
+    unit=st.sampled_from(["m", "h"]),
+    lead=st.sampled_from(["", "почему service-a отдаёт 503? началось ", "errors started "]),
+)
+def test_an_amount_ago_is_that_long_ago_however_it_is_written(n: int, unit: str, lead: str) -> None:
+    span = n * _SPAN[unit]
+    for phrase, approximate in _phrasings(n, unit):
+        m = parse_time(lead + phrase, NOW, TZ)
+        assert m is not None, phrase
+        assert m.spec.at == NOW - span, phrase
+        # two minutes ago is still "now": history begins after that
+        assert m.spec.mode == ("historical" if span > timedelta(minutes=2) else "now"), phrase
+        # a guess is read with room around it; an exact amount with the usual window
+        assert m.spec.window == (
+            max(span / 2, timedelta(minutes=15)) if approximate else timedelta(minutes=15)
+        ), phrase
+
+
+@given(n=st.sampled_from([2, 3, 5, 10, 20]), unit=st.sampled_from(["m", "h"]))
+def test_the_last_amount_is_a_window_up_to_now(n: int, unit: str) -> None:
+    span = n * _SPAN[unit]
+    for phrase in (
+        f"за последние {n} {_RU_UNIT[unit]}",
+        f"за последние {_RU_UNIT[unit]} {n}",
+        f"in the last {n} {_EN_UNIT[unit]}",
+        f"past {n} {_EN_UNIT[unit]}",
+    ):
+        m = parse_time(phrase, NOW, TZ)
+        assert m is not None and m.spec.mode == "now", phrase
+        assert m.spec.window == span and m.spec.at is None, phrase
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "mode"),
+    [
+        (
+            "часа два назад начались 503",
+            NOW - timedelta(hours=2, minutes=30),
+            NOW - timedelta(hours=1, minutes=30),
+            "historical",
+        ),
+        (
+            "около получаса назад",
+            NOW - timedelta(minutes=37, seconds=30),
+            NOW - timedelta(minutes=22, seconds=30),
+            "historical",
+        ),
+        (
+            "пару часов назад",
+            NOW - timedelta(hours=2, minutes=7, seconds=30),
+            NOW - timedelta(hours=1, minutes=52, seconds=30),
+            "historical",
+        ),
+        ("since an hour ago", NOW - timedelta(hours=1), NOW, "now"),
+        ("in the last couple of hours", NOW - timedelta(hours=2), NOW, "now"),
+        ("с 10 утра", NOW.replace(hour=10, minute=0), NOW, "now"),
+        ("since 9am", NOW.replace(hour=9, minute=0), NOW, "now"),
+        ("since 9 pm", NOW.replace(hour=21, minute=0) - timedelta(days=1), NOW, "now"),
+        (
+            "вчера вечером",
+            NOW.replace(hour=18, minute=0) - timedelta(days=1),
+            NOW.replace(hour=0, minute=0),
+            "historical",
+        ),
+        (
+            "yesterday evening",
+            NOW.replace(hour=18, minute=0) - timedelta(days=1),
+            NOW.replace(hour=0, minute=0),
+            "historical",
+        ),
+        ("сегодня днём", NOW.replace(hour=12, minute=0), NOW, "now"),
+    ],
+)
+def test_phrases_of_a_window(text: str, start: datetime, end: datetime, mode: str) -> None:
+    m = parse_time(text, NOW, TZ)
+    assert m is not None
+    assert m.spec.bounds(NOW) == (start, end)
+    assert m.spec.mode == mode
