@@ -15,6 +15,7 @@ from policy.results import ResultFact, ToolResult
 # The order a reader needs, and what a per-source budget keeps first: the symptom and its
 # direct cause, then context. Kinds not listed rank 50.
 FACT_ORDER: dict[str, int] = {
+    FactKind.K8S_SWEEP: 0,  # what a sweep covered: said before what it found
     FactKind.EDGE_ERROR: 0,
     FactKind.EDGE_ACCESS: 1,
     FactKind.APP_RESPONSE: 2,

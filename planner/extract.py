@@ -30,6 +30,9 @@ RX_PROMQL = re.compile(
     r"(?=\s+(?:и|and|then|,)\s|\s*$|\s*[?.!]\s*$)",
     re.I,
 )
+RX_PROMQL_WORD = re.compile(r"\b(?:promql|prometheus|metricsql)\b", re.I)
+# an expression: a function call or a selector, with what follows it
+RX_INLINE_EXPR = re.compile(r"(?<![\w.-])(?P<q>[a-zA-Z_:][\w:]*\s*(?:\(|\{).*)$", re.S)
 RX_BACKTICK_PROMQL = re.compile(r"`(?P<q>[^`]*[a-zA-Z_:][\w:]*\s*[{(\[][^`]*)`")
 # "найди в логах X", "search the logs for X", "grep logs for X"
 RX_LOG_QUERY = re.compile(
@@ -96,12 +99,17 @@ def extract_identifiers(text: str) -> Identifiers:
 
 
 def _promql(text: str) -> str | None:
-    m = RX_PROMQL.search(text) or RX_BACKTICK_PROMQL.search(text)
-    if not m:
-        return None
-    query = m.group("q").strip().strip("`")
-    # an expression has a metric selector or a function call; "promql please" is not one
-    return query if re.search(r"[\w:]+\s*[{(\[]", query) else None
+    for m in (RX_PROMQL.search(text), RX_BACKTICK_PROMQL.search(text)):
+        if m is not None:
+            query = m.group("q").strip().strip("`")
+            # an expression has a metric selector or a function call; "promql please" is not
+            if re.search(r"[\w:]+\s*[{(\[]", query):
+                return query
+    if RX_PROMQL_WORD.search(text) and (m := RX_INLINE_EXPR.search(text)):
+        # "run this PromQL in dc-a and tell me the value: max(x{q="r"})": the words name a
+        # query, and the expression follows them, to the end of the message
+        return m.group("q").strip().rstrip("?.!").strip() or None
+    return None
 
 
 def _log_query(text: str) -> str | None:

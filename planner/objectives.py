@@ -75,6 +75,16 @@ class QuestionPlan(BaseModel):
     objectives: list[Objective]
 
 
+TRIAGE = "triage"
+
+
+def _needs_an_object(entry: IntentEntry, context: ContextState) -> bool:
+    """Every required objective of the variant the question would get needs an object."""
+    variant = _variant(entry, context)[1]
+    required = [o for o in variant.objectives if o.required]
+    return bool(required) and all("object" in o.needs for o in required)
+
+
 @cache
 def load_catalogue() -> Catalogue:
     text = resources.files("planner").joinpath("objectives.yaml").read_text(encoding="utf-8")
@@ -85,19 +95,13 @@ def load_catalogue() -> Catalogue:
 
 def plan_for(context: ContextState, catalogue: Catalogue | None = None) -> QuestionPlan:
     cat = catalogue or load_catalogue()
-    intent = context.intent or "general"
+    intent: str = context.intent or "general"
     entry = cat.intents.get(intent) or cat.intents["general"]
-    variant_name, variant = "default", None
-    for name, candidate in entry.variants.items():
-        wanted = candidate.when_identifiers
-        if wanted and all(getattr(context.identifiers, w) for w in wanted):
-            variant_name, variant = name, candidate
-            break
-    if variant is None:
-        variant_name = next(
-            (n for n, v in entry.variants.items() if not v.when_identifiers), "default"
-        )
-        variant = entry.variants[variant_name]
+    if context.scope.object is None and _needs_an_object(entry, context):
+        # no object named, and this kind of question cannot start without one: the
+        # question is about the whole environment (class "no object, no investigation")
+        intent, entry = TRIAGE, cat.intents[TRIAGE]
+    variant_name, variant = _variant(entry, context)
     mode = context.scope.time.mode
     objectives = [o for o in variant.objectives if o.when is None or o.when == mode]
     return QuestionPlan(
@@ -106,3 +110,13 @@ def plan_for(context: ContextState, catalogue: Catalogue | None = None) -> Quest
         catalogue_version=cat.version,
         objectives=objectives,
     )
+
+
+def _variant(entry: IntentEntry, context: ContextState) -> tuple[str, Variant]:
+    """The first variant whose identifiers the question has, else the plain one."""
+    for name, candidate in entry.variants.items():
+        wanted = candidate.when_identifiers
+        if wanted and all(getattr(context.identifiers, w) for w in wanted):
+            return name, candidate
+    name = next((n for n, v in entry.variants.items() if not v.when_identifiers), "default")
+    return name, entry.variants[name]

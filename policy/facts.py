@@ -58,6 +58,7 @@ class FactKind(StrEnum):
     K8S_QUOTA = "k8s.quota"
     K8S_AUDIT = "k8s.audit"
     K8S_LOG = "k8s.log"
+    K8S_SWEEP = "k8s.sweep"  # what a sweep of a whole environment covered and found
     METRICS_RESTARTS = "metrics.restarts"
     METRICS_USAGE = "metrics.usage"
     METRICS_VALUE = "metrics.value"
@@ -398,6 +399,17 @@ class K8sLog(_Attrs):
     previous: bool | None = None
 
 
+class K8sSweep(_Attrs):
+    kind: Literal[FactKind.K8S_SWEEP] = FactKind.K8S_SWEEP
+    namespace: str | None = None  # None: every namespace
+    pods: int | None = None
+    namespaces: int | None = None
+    nodes: int | None = None
+    warning_events: int | None = None
+    unhealthy_pods: int | None = None
+    abnormal_nodes: int | None = None
+
+
 class MetricsRestarts(MetricAttrs):
     kind: Literal[FactKind.METRICS_RESTARTS] = FactKind.METRICS_RESTARTS
     namespace: str | None = None
@@ -525,6 +537,7 @@ FactAttrs = Annotated[
     | K8sQuota
     | K8sAudit
     | K8sLog
+    | K8sSweep
     | MetricsRestarts
     | MetricsUsage
     | MetricsValue

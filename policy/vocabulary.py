@@ -24,6 +24,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "k8s.pod_logs": "container logs (current or previous) in a window",
     "k8s.quota": "resource quotas: hard vs used",
     "k8s.audit": "audit trail of an object: actor, verb, response code, time",
+    "k8s.health_sweep": "what is unhealthy in a whole environment: pods not running and ready, "
+    "nodes with abnormal conditions, Warning events by reason",
     "metrics.restarts": "container restart counters over time",
     "metrics.resource_usage": "CPU / memory usage vs requests and limits",
     "node.network": "node TCP retransmits and softnet squeezes, compared with peers",

@@ -16,6 +16,7 @@ from connectors.kubernetes._network import endpoints, node_health
 from connectors.kubernetes._placement import pod_placement
 from connectors.kubernetes._quotas import quotas
 from connectors.kubernetes._settings import KubernetesTarget
+from connectors.kubernetes._sweep import health_sweep
 from connectors.kubernetes._workloads import inventory, workload_status
 from policy.contracts import AgentMeta, Freshness, NegativeSemantics, OutputKind, ToolContract
 from policy.errors import ConfigError, SourceUnsupported
@@ -76,6 +77,17 @@ class EventsArgs(WindowArgs):
         description="object name; objects named service-* match too",
     )
     limit: int = Field(default=50, ge=1, le=500)
+
+
+class SweepArgs(WindowArgs):
+    namespace: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=63,
+        pattern=_NAME,
+        description="default: every namespace",
+    )
+    limit: int = Field(default=20, ge=1, le=200, description="most unhealthy pods shown")
 
 
 class NodeArgs(_Args):
@@ -171,6 +183,16 @@ _SPECS: tuple[tuple[str, str, type[BaseModel], AgentMeta, Runner], ...] = (
         InventoryArgs,
         _meta("inventory", "objects", "live", "complete_read", history=False, current=True),
         inventory,
+    ),
+    (
+        "k8s.health_sweep",
+        "What is unhealthy in a whole environment (or one namespace) now: pods that are not "
+        "running and ready (CrashLoopBackOff, ImagePullBackOff, OOMKilled, Pending, Evicted, "
+        "failing readiness), nodes with abnormal conditions, and the window's Warning events "
+        "grouped by reason. For questions that name no object.",
+        SweepArgs,
+        _meta("k8s.health_sweep", "objects", "live", "complete_read", history=False, current=True),
+        health_sweep,
     ),
     (
         "k8s.workload_status",

@@ -24,3 +24,24 @@ def test_a_latency_asked_for_is_the_first_line_of_the_answer(
     latency = [f for f in answer.facts if f.kind == "http.latency"]
     assert latency and latency[0].source.startswith("victoriametrics")
     assert {o.id: o.status for o in answer.objectives}["http.latency"] == "resolved"
+
+
+def test_what_is_wrong_in_an_environment_sweeps_it_and_names_the_failing_workload(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No object named: the whole environment is swept, and the crash-looping service is
+    found with the log line that explains it (it was six gaps saying "no service named")."""
+    answer = ask("что не так в dc-b прямо сейчас?", capsys)
+    assert answer.summary.startswith("Pod service-d-")
+    assert "CrashLoopBackOff" in answer.summary and "DATABASE_URL" in answer.summary
+    sweep = next(f for f in answer.facts if f.kind == "k8s.sweep")
+    assert sweep.text.startswith("Swept dc-b: ") and "2 pod(s) not healthy" in sweep.text
+    assert {o.id: o.status for o in answer.objectives}["env.health"] == "resolved"
+
+
+def test_which_pods_are_not_ready_lists_them_with_why(capsys: pytest.CaptureFixture[str]) -> None:
+    answer = ask("which pods are not ready in stage?", capsys)
+    pending = [f for f in answer.facts if f.kind == "k8s.pod" and "Pending" in f.text]
+    assert pending and "notify-push-" in pending[0].text
+    assert any("Insufficient cpu" in h.text for h in answer.hypotheses)
+    assert any(f.kind == "k8s.node_condition" and "Cordoned" in f.text for f in answer.facts)

@@ -22,6 +22,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "evals" / "scenarios"
 NOW = datetime.fromisoformat("2026-07-20T14:40:00+03:00")
 TOOLS = {
     "k8s.inventory",
+    "k8s.health_sweep",
     "k8s.workload_status",
     "k8s.events",
     "k8s.endpoints",
@@ -407,6 +408,7 @@ def test_contracts_are_closed_read_only_schemas() -> None:
     live = {n for n, c in by_name.items() if c.agent.current_only}
     assert live == {
         "k8s.inventory",
+        "k8s.health_sweep",
         "k8s.workload_status",
         "k8s.endpoints",
         "k8s.node_health",
@@ -824,3 +826,40 @@ async def test_truncated_audit_list_is_partial() -> None:
         result = await gate.call("k8s.audit_trail", args, ctx)
     assert result.status == "partial" and not result.coverage.complete_for_negative
     assert [f.attrs.verb for f in result.facts] == ["patch"]  # the get is a read
+
+
+# -- a sweep of a whole environment -------------------------------------------------------
+
+
+async def test_a_sweep_finds_what_is_unhealthy_worst_first_and_says_what_it_covered(
+    shop,
+) -> None:
+    gate, sims = shop
+    args = {"env": "dc-a", "start": "2026-07-20T13:40:00+03:00"}  # warnings of the last hour
+    result = await gate.call("k8s.health_sweep", args, now_ctx())
+    assert result.status == "ok" and result.coverage.complete_for_negative
+    sweep = result.facts[0]
+    assert sweep.kind == "k8s.sweep" and sweep.attrs.unhealthy_pods == 3
+    assert sweep.attrs.abnormal_nodes == 1 and sweep.text.startswith("Swept dc-a: ")
+    pods = [f.attrs.pod for f in result.facts if f.kind == "k8s.pod"]
+    # a container that cannot run, then a memory kill, then a pod not scheduled
+    assert pods == ["cart-7f9c-crash1", "cart-7f9c-oom01", "cart-7f9c-pend99"]
+    nodes = {
+        (f.attrs.node, f.attrs.condition) for f in result.facts if f.kind == "k8s.node_condition"
+    }
+    assert nodes == {("node-2", "MemoryPressure"), ("node-2", "Unschedulable")}
+    events = [f for f in result.facts if f.kind == "k8s.event"]
+    assert events and all(e.attrs.type == "Warning" for e in events)
+    assert events[0].attrs.reason == "FailedMount" and events[0].attrs.count == 12
+    # each failing pod is an entity later rounds can read the logs of
+    assert {e.name for e in result.entities if e.kind == "pod"} == set(pods)
+    reads = [r for r in sims.query_log.records() if r.path.endswith("/events")]
+    assert any(r.params.get("fieldSelector") == "type=Warning" for r in reads)
+
+
+async def test_a_sweep_cut_by_its_limit_is_partial_and_says_so(shop) -> None:
+    gate, _ = shop
+    result = await gate.call("k8s.health_sweep", {"env": "dc-a", "limit": 1}, now_ctx())
+    assert result.status == "partial" and not result.coverage.complete_for_negative
+    assert [f.attrs.pod for f in result.facts if f.kind == "k8s.pod"] == ["cart-7f9c-crash1"]
+    assert any("3 pods are not healthy; the 1 worst are shown" in w for w in result.warnings)

@@ -1,0 +1,48 @@
+"""Which plan a question gets: a question that names no object, where its kind of plan
+cannot start without one, is about the whole environment (triage)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from planner.context import InventoryItem, build_context
+from planner.objectives import plan_for
+
+TZ = ZoneInfo("UTC")
+NOW = datetime(2026, 7, 20, 11, 40, tzinfo=TZ)
+INV = [InventoryItem(env="dc-b", namespace="orders", name="service-d", kind="deployment")]
+
+
+def plan(question: str):
+    return plan_for(build_context(question, envs=["dc-b"], inventory=INV, now=NOW, tz=TZ))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "что не так в dc-b прямо сейчас?",
+        "which pods are not ready in dc-b?",
+        "почему в dc-b всё падает?",
+        "anything broken in dc-b?",
+    ],
+)
+def test_no_object_named_sweeps_the_environment(question: str) -> None:
+    p = plan(question)
+    assert p.intent == "triage"
+    required = [o for o in p.objectives if o.required]
+    assert [o.id for o in required] == ["env.health"] and required[0].needs == []
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("почему service-d в dc-b не стартует?", "workload_startup"),
+        ('run this PromQL in dc-b: max(up{job="api"})', "raw_query"),
+        ("is 10.0.0.5:5432 reachable from dc-b?", "network_check"),
+    ],
+)
+def test_a_named_object_or_a_given_query_keeps_its_own_plan(question: str, intent: str) -> None:
+    assert plan(question).intent == intent
