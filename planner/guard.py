@@ -79,6 +79,7 @@ def outcome_for(
     """What the records of this turn establish for one objective in one env."""
     out = EnvOutcome()
     states: list[tuple[str, CallRecord]] = []
+    read_kinds: dict[str, set[str]] = {}
     for rec in records:
         if objective.id not in rec.objectives or rec.call.env not in (env, None):
             continue
@@ -87,10 +88,22 @@ def outcome_for(
             k for k in (contract.agent.evidence if contract else []) if k in objective.evidence
         ]
         for kind in kinds or objective.evidence[:1]:
-            states.append((evidence_state(rec.result, kind, fresh_after), rec))
+            state = evidence_state(rec.result, kind, fresh_after)
+            states.append((state, rec))
+            read_kinds.setdefault(kind, set()).add(state)
     for _, rec in states:
         if rec.call.source not in out.sources:
             out.sources.append(rec.call.source)
+    if objective.all_of and not any(s == "found" for s, _ in states):
+        # a union is absent only when every kind a tool here serves was read, completely
+        served = _served_kinds(objective, env, contracts)
+        if not served <= set(read_kinds):
+            if not any(s in ("none_partial", "stale", "failed") for s, _ in states):
+                return out  # pending: a kind still to read
+        elif all("none_complete" in read_kinds[k] for k in served):
+            out.status, out.negative = "resolved", True
+            return out
+        states = [(s, r) for s, r in states if s != "none_complete"]
     if any(s == "found" for s, _ in states):
         out.status = "resolved"
     elif any(s == "none_complete" for s, _ in states):
@@ -127,3 +140,14 @@ def _why_failed(result: ToolResult) -> str:
     """A failed call says why in `error`; a call whose sub-read failed says it in its
     warnings (the other sub-reads still answered)."""
     return result.error or "; ".join(result.warnings) or "the read failed without a reason"
+
+
+def _served_kinds(objective: Objective, env: str, contracts: dict[str, ToolContract]) -> set[str]:
+    """The objective's evidence kinds that some admitted tool serves in this env."""
+    return {
+        kind
+        for c in contracts.values()
+        if env in c.enums.get("env", [env])
+        for kind in c.agent.evidence
+        if kind in objective.evidence
+    }

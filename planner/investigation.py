@@ -252,18 +252,23 @@ async def investigate(
                         and env in c.enums.get("env", [env])
                     ]
                     who = f"{turn.user} ({turn.role})"
-                    kinds = " or ".join(objective.evidence)
+                    asked = " or ".join(objective.evidence)
                     blocked_now[(objective.id, env)] = (
                         Blocked(
                             Block.NOT_ALLOWED,
                             (GapNote(GapReason.NOT_ALLOWED, env, who, hidden[0]),),
                         )
                         if hidden
-                        else Blocked(Block.NO_SOURCE, (GapNote(GapReason.NO_SOURCE, env, kinds),))
+                        else Blocked(Block.NO_SOURCE, (GapNote(GapReason.NO_SOURCE, env, asked),))
                     )
                     continue
                 reasons: list[GapNote] = []
+                covered: set[str] = set()  # an all_of objective: kinds already asked for
+                wants = set(objective.evidence)
                 for contract in cands:
+                    kinds = set(contract.agent.evidence) & wants
+                    if objective.all_of and kinds <= covered:
+                        continue
                     source = contract.agent.sources[0]
                     if (source, env) in executor.unavailable:
                         reasons.append(executor.unavailable[(source, env)])
@@ -293,9 +298,10 @@ async def investigate(
                             if rec is not None:
                                 rec.objectives.add(objective.id)
                     if all(m is not None for m in made):
-                        if outcome(objective, env).status == "resolved":
+                        covered |= kinds
+                        if not objective.all_of and outcome(objective, env).status == "resolved":
                             break
-                        continue  # tried and failed: next acceptable source
+                        continue  # tried and failed, or a union: next acceptable source
                     down = executor.unavailable.get((source, env))
                     if down:
                         reasons.append(down)
@@ -304,6 +310,9 @@ async def investigate(
                         if executor.record_for(call.key) is None:
                             entry = wanted.setdefault(call.key, (call, set()))
                             entry[1].add(objective.id)
+                    covered |= kinds
+                    if objective.all_of and not covered >= wants:
+                        continue  # a union: ask the sources of its other kinds too
                     break
                 else:
                     if reasons:

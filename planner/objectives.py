@@ -44,6 +44,12 @@ class Objective(BaseModel):
         description="a complete read that finds nothing still leaves the question open "
         "(no error line tied to a request does not tell why it failed)",
     )
+    all_of: bool = Field(
+        default=False,
+        description="every acceptable evidence kind a configured tool serves must be read: "
+        "the objective is a union (changes = releases + people's changes in the cluster), so "
+        "one source's empty read never proves the whole of it absent",
+    )
 
 
 class Variant(BaseModel):
@@ -100,8 +106,16 @@ def plan_for(context: ContextState, catalogue: Catalogue | None = None) -> Quest
     if context.scope.object is None and _needs_an_object(entry, context):
         # no object named, and this kind of question cannot start without one: the
         # question is about the whole environment (class "no object, no investigation")
-        intent, entry = TRIAGE, cat.intents[TRIAGE]
+        triage = cat.intents[TRIAGE]
+        name = intent if intent in triage.variants else "environment"
+        return _plan(TRIAGE, name, triage.variants[name], cat, context)
     variant_name, variant = _variant(entry, context)
+    return _plan(intent, variant_name, variant, cat, context)
+
+
+def _plan(
+    intent: str, variant_name: str, variant: Variant, cat: Catalogue, context: ContextState
+) -> QuestionPlan:
     mode = context.scope.time.mode
     objectives = [o for o in variant.objectives if o.when is None or o.when == mode]
     return QuestionPlan(

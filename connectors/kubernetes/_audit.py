@@ -80,6 +80,22 @@ def _images(event: dict[str, Any]) -> list[str]:
     return [str(c["image"]) for c in pod_spec.get("containers") or [] if c.get("image")]
 
 
+_CONTROLLERS = ("system:node:", "system:kube-", "system:serviceaccount:kube-system:")
+_CHURN = {"leases", "events", "endpoints", "endpointslices", "tokenreviews", "subjectaccessreviews"}
+
+
+def _housekeeping(event: dict[str, Any]) -> bool:
+    """What Kubernetes does by itself all day (controllers and kubelets writing status,
+    leases, endpoints): not a change anyone made, when every object of an env is read."""
+    user = str((event.get("user") or {}).get("username") or "")
+    ref = event.get("objectRef") or {}
+    return (
+        user.startswith(_CONTROLLERS)
+        or str(ref.get("resource")) in _CHURN
+        or ref.get("subresource") == "status"
+    )
+
+
 def _dedupe(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One event per request: the most complete stage of each auditID."""
     best: dict[str, dict[str, Any]] = {}
@@ -103,9 +119,12 @@ async def audit_trail(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRe
     selected: list[tuple[datetime, dict[str, Any]]] = []
     for event in items:
         ref = event.get("objectRef") or {}
-        if ref.get("namespace") not in (None, args.namespace):
+        if args.namespace and ref.get("namespace") not in (None, args.namespace):
             continue
-        if not belongs_to(str(ref.get("name") or ""), args.service):
+        if args.service is None:
+            if _housekeeping(event):
+                continue
+        elif not belongs_to(str(ref.get("name") or ""), args.service):
             continue
         if str(event.get("verb")) in READ_VERBS and not args.include_reads:
             continue

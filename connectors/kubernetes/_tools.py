@@ -142,12 +142,16 @@ class QuotaArgs(_Args):
 
 
 class AuditArgs(WindowArgs):
-    namespace: str = Field(min_length=1, max_length=63, pattern=_NAME)
-    service: str = Field(
+    namespace: str | None = Field(
+        default=None, min_length=1, max_length=63, pattern=_NAME, description="default: all"
+    )
+    service: str | None = Field(
+        default=None,
         min_length=1,
         max_length=253,
         pattern=_NAME,
-        description="object name; objects it owns (service-*) match too",
+        description="object name; objects it owns (service-*) match too; default: every "
+        "object changed by a person or a CI job (not Kubernetes' own controllers)",
     )
     include_reads: bool = Field(default=False, description="also get/list/watch")
     limit: int = Field(default=100, ge=1, le=1000)
@@ -262,9 +266,10 @@ _SPECS: tuple[tuple[str, str, type[BaseModel], AgentMeta, Runner], ...] = (
     ),
     (
         "k8s.audit_trail",
-        "Kubernetes audit trail of an object and the objects it owns (name-*): who (user or "
-        "ServiceAccount) created/patched/deleted it, response code, time, user agent and any CI "
-        "job/pipeline URL in the request annotations. Mutating verbs unless include_reads.",
+        "Kubernetes audit trail of an object and the objects it owns (name-*), or of every "
+        "object of a namespace or environment: who (user or ServiceAccount) created/patched/"
+        "deleted/scaled it, response code, time, user agent and any CI job/pipeline URL in the "
+        "request annotations. Mutating verbs unless include_reads.",
         AuditArgs,
         _meta("k8s.audit", "timeline", "event_time", "complete_read", history=True, current=False),
         audit_trail,

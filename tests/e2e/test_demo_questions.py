@@ -45,3 +45,17 @@ def test_which_pods_are_not_ready_lists_them_with_why(capsys: pytest.CaptureFixt
     assert pending and "notify-push-" in pending[0].text
     assert any("Insufficient cpu" in h.text for h in answer.hypotheses)
     assert any(f.kind == "k8s.node_condition" and "Cordoned" in f.text for f in answer.facts)
+
+
+def test_what_changed_never_says_nothing_changed_from_one_source_of_changes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Changes are a union (releases and people's changes in the cluster): an empty audit
+    read alone said "No changes in the environment", with GitLab never read."""
+    answer = ask("what changed in dc-a in the last 3 hours?", capsys)
+    assert not any(f.kind == "negative" and "changes" in f.text.lower() for f in answer.facts)
+    changes = [g for g in answer.gaps if g.objective == "changes.env"]
+    assert changes and "gitlab" in changes[0].reason
+    reports = {o.id: o for o in answer.objectives}
+    assert reports["changes.env"].status != "resolved"
+    assert {"kubernetes", "gitlab"} <= set(reports["changes.env"].sources)
