@@ -553,6 +553,26 @@ async def test_audit_trail_keeps_the_service_account_apart_from_people() -> None
     )
 
 
+async def test_an_audit_trail_of_a_whole_environment_leaves_kubernetes_own_work_out() -> None:
+    """No object named: every change a person or a CI job made, across namespaces; the
+    deployment controller's ReplicaSet creation is Kubernetes' own work, not a change."""
+    world = _kube_only(load_world(EXAMPLES / "who-deployed-roles.yaml"))
+    yesterday = past_ctx(
+        "2026-07-20T12:00:00+03:00",
+        window="P1D",
+        now=datetime.fromisoformat("2026-07-21T10:15:00+03:00"),
+    )
+    with gate_for(world) as (gate, sims):
+        result = await gate.call("k8s.audit_trail", {"env": "dc-b"}, yesterday)
+    assert result.status == "ok"
+    actors = {f.attrs.actor for f in result.facts}
+    assert "system:serviceaccount:ci:svc-deployer" in actors
+    assert not any(str(a).startswith("system:serviceaccount:kube-system:") for a in actors)
+    assert sims.query_log.matches("kubernetes", "dc-b")[0].path == (
+        "/apis/audit.infrabot.dev/v1/auditevents"
+    )
+
+
 async def test_audit_trail_without_an_audit_backend_is_a_gap(edge) -> None:
     gate, _ = edge
     result = await gate.call(
