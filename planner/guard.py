@@ -97,6 +97,8 @@ def outcome_for(
     if objective.all_of and not any(s == "found" for s, _ in states):
         # a union is absent only when every kind a tool here serves was read, completely
         served = _served_kinds(objective, env, contracts)
+        if not served:
+            return out  # nothing here can read it: never "absent" (routing says no source)
         if not served <= set(read_kinds):
             if not any(s in ("none_partial", "stale", "failed") for s, _ in states):
                 return out  # pending: a kind still to read
