@@ -199,9 +199,12 @@ async def investigate(
     )
     executor.unavailable.update(unavailable_sources or {})
     discovered = Discovered()
-    for env in context.envs:  # nodes the question names are known from the start
+    for env in context.envs:  # nodes and addresses the question names are known at once
         for node in context.nodes:
             discovered.add_node(env, node)
+        for host in context.identifiers.hosts:
+            for ip in _IPV4.findall(host):
+                discovered.add_address(env, ip)
     fresh_after = (
         context.scope.time.bounds(turn.now)[0] if context.scope.time.mode == "now" else None
     )

@@ -251,8 +251,16 @@ def _coerce(prop: dict[str, Any], value: Any) -> Any:
     enum = prop.get("enum") or next(
         (t.get("enum") for t in prop.get("anyOf", []) if t.get("enum")), None
     )
-    # a value outside the closed set is not bound (the optional argument is left out)
-    return None if enum and value not in enum else value
+    pattern = prop.get("pattern") or next(
+        (t.get("pattern") for t in prop.get("anyOf", []) if t.get("pattern")), None
+    )
+    # a value outside the closed set or the declared shape is not bound (the optional
+    # argument is left out): an address is no virtual host, a name no pod IP
+    if enum and value not in enum:
+        return None
+    if pattern and isinstance(value, str) and re.search(pattern, value) is None:
+        return None
+    return value
 
 
 def needs_missing(

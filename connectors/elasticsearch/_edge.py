@@ -50,7 +50,13 @@ _SERVICE_FIELDS = ("service", "service.name", "upstream_name", "kubernetes.servi
 
 
 class EdgeErrorsArgs(WindowArgs):
-    host: str | None = Field(default=None, max_length=253, description="virtual host (Host)")
+    host: str | None = Field(
+        default=None,
+        max_length=253,
+        # a virtual host is a name: a bare address is an upstream or a client, not a Host
+        pattern=r"^\S*[A-Za-z_]\S*$",
+        description="virtual host (Host header / server_name)",
+    )
     service: str | None = Field(default=None, max_length=253, description=ARGUMENT_NAMES["service"])
     status: int | None = Field(
         default=None, ge=400, le=599, description="one HTTP status; default: every 5xx"

@@ -302,6 +302,30 @@ def test_previous_container_logs() -> None:
         )
 
 
+def test_a_crash_looping_containers_log_is_its_last_terminated_run() -> None:
+    """A world holds one log per container (the documented key). A container waiting to
+    restart has no running instance, so that log is its last terminated run's, and the
+    kubelet serves it for previous=true; a running container without a recorded previous
+    run still answers 400."""
+    world = small_world()
+    crashing = world.kubernetes["dc-a"][0]
+    crashing["status"]["containerStatuses"] = [
+        {
+            "name": "app",
+            "restartCount": 7,
+            "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+            "lastState": {"terminated": {"reason": "Error", "exitCode": 2}},
+        }
+    ]
+    with serve(world) as sims:
+        core = client.CoreV1Api(api(sims, "dc-a"))
+        last_run = core.read_namespaced_pod_log("web-1", "shop", previous=True)
+        assert last_run.splitlines()[-1] == "2026-07-20T11:05:00Z ERROR boom"
+        with pytest.raises(ApiException) as err:
+            core.read_namespaced_pod_log("web-2", "shop", previous=True)
+        assert err.value.status == 400
+
+
 def test_audit_events_through_custom_objects_api() -> None:
     world = _kube_only(load_world(EXAMPLES / "who-deployed-roles.yaml"))
     with serve(world) as sims:

@@ -46,3 +46,15 @@ def test_no_object_named_sweeps_the_environment(question: str) -> None:
 )
 def test_a_named_object_or_a_given_query_keeps_its_own_plan(question: str, intent: str) -> None:
     assert plan(question).intent == intent
+
+
+def test_a_value_outside_an_arguments_declared_shape_is_not_bound() -> None:
+    """An upstream address named in the question is not a virtual host: the edge log's
+    Host filter declares a name, so the address is left out of it (it reached the filter
+    and matched nothing)."""
+    from planner.routing import _coerce
+
+    vhost = {"type": "string", "pattern": r"^\S*[A-Za-z_]\S*$"}
+    assert _coerce(vhost, "10.233.71.42") is None
+    assert _coerce(vhost, "media.fotoprint.example") == "media.fotoprint.example"
+    assert _coerce({"anyOf": [vhost, {"type": "null"}]}, "10.0.0.1:8080") is None

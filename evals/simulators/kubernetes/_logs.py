@@ -1,7 +1,9 @@
 """Pod logs (`GET /api/v1/namespaces/{ns}/pods/{pod}/log`) as the kubelet serves them.
 
-A world stores each container's output as text under "namespace/pod/container" (and
-"namespace/pod/container/previous" for the previous, terminated container). A line's
+A world stores each container's output as text under "namespace/pod/container" (the
+documented key; "namespace/pod/container/previous" may add a previous run). For a
+container waiting to restart (CrashLoopBackOff) the documented text is its last
+terminated run, which a previous=true read gets, as from a kubelet. A line's
 time is the RFC 3339 timestamp it starts with; a line without one (a stack trace
 continuation) has the time of the line before it. `timestamps=true` prefixes every line
 with that time in RFC3339Nano, as the kubelet does; `sinceSeconds` counts back from the
@@ -76,6 +78,19 @@ def _container_started(pod: dict[str, Any] | None, container: str, previous: boo
     return (parse_time(str(started)) if started else None) or datetime.fromtimestamp(0, UTC)
 
 
+def _waiting_after_a_run(pod: dict[str, Any] | None, container: str) -> bool:
+    """The container is waiting now and an earlier run of it terminated."""
+    status = (pod or {}).get("status") or {}
+    for cs in [
+        *(status.get("initContainerStatuses") or []),
+        *(status.get("containerStatuses") or []),
+    ]:
+        if cs.get("name") == container:
+            waiting = "waiting" in (cs.get("state") or {})
+            return waiting and "terminated" in (cs.get("lastState") or {})
+    return False
+
+
 def read_log(
     pod: dict[str, Any] | None,
     streams: dict[str, str],
@@ -110,9 +125,14 @@ def read_log(
     previous = params.get("previous", "").lower() == "true"
     key = f"{namespace}/{name}/{container}" + ("/previous" if previous else "")
     if previous and key not in streams:
-        raise LogRequestError(
-            400, f'previous terminated container "{container}" in pod "{name}" not found'
-        )
+        if not _waiting_after_a_run(pod, container):
+            raise LogRequestError(
+                400, f'previous terminated container "{container}" in pod "{name}" not found'
+            )
+        # a container waiting to restart (CrashLoopBackOff) has no running instance: the
+        # output the world holds for it is its last terminated run's, which the kubelet
+        # serves for previous=true
+        key = f"{namespace}/{name}/{container}"
     lines = timed_lines(streams.get(key, ""), _container_started(pod, container, previous))
     since = _since(params)
     if since is not None:
