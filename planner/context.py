@@ -44,6 +44,9 @@ RX_BEFORE = re.compile(
 )
 BEFORE_SPAN = timedelta(hours=1)
 RX_NAME_LIKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w.-])")
+# identifiers a question may give for something measured: a consumer group, a queue, a
+# pool, a topic (settlement-writer, docs.render.requests, orders_v2)
+RX_TERM = re.compile(r"(?<![\w.:/-])[A-Za-z][A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)+(?![\w-])")
 _POD_OWNERS = frozenset({EntityKind.DEPLOYMENT, EntityKind.STATEFULSET, EntityKind.DAEMONSET})
 
 
@@ -125,6 +128,11 @@ class ContextState(BaseModel):
     unknown_envs: list[str] = Field(default_factory=list)
     ambiguous_objects: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    terms: list[str] = Field(
+        default_factory=list,
+        description="names the question gives that a metric's labels may carry (an object, a "
+        "consumer group, a queue)",
+    )
 
 
 def _envs_in(text_norm: str, envs: list[str], aliases: dict[str, list[str]]) -> list[str]:
@@ -362,4 +370,18 @@ def build_context(
         unknown_envs=unknown,
         ambiguous_objects=ambiguous,
         notes=notes,
+        terms=_terms_in(message, obj, read_envs, aliases),
     )
+
+
+def _terms_in(
+    message: str, obj: str | None, envs: list[str], aliases: dict[str, list[str]]
+) -> list[str]:
+    """The object and the identifier-like words of the message, environments left out."""
+    known = _env_words(envs, aliases)
+    found = [obj] if obj else []
+    for m in RX_TERM.finditer(message):
+        word = m.group(0).rstrip(".")
+        if normalise(word) not in known and not word.lower().startswith(("request", "x-")):
+            found.append(word)
+    return list(dict.fromkeys(found))[:5]

@@ -27,6 +27,7 @@ Need = Literal[
     "address",
     "promql",
     "log_query",
+    "terms",
 ]
 
 

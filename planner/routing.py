@@ -181,6 +181,7 @@ def bind_arguments(
         else (ids.log_query if "log_query" in objective.needs else None),
         "start": _iso(start),
         "end": _iso(end),
+        "terms": context.terms or None,
     }
     if ids.http_codes and "status" in props:
         values["status"] = ids.http_codes[0]
@@ -278,6 +279,7 @@ def needs_missing(
         "log_query": (bool(ids.log_query), "no search text in the question"),
         "job_id": (bool(ids.job_ids), "no job id in the question"),
         "host": (bool(ids.hosts), "no host in the question"),
+        "terms": (bool(context.terms), "the question names nothing a metric could be about"),
     }
     observed = {
         "node": (bool(discovered.nodes.get(env)), "no node was identified from the evidence"),

@@ -33,6 +33,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "net.reachability": "TCP connect to host:port",
     "logs.search": "bounded generic log search",
     "metrics.query": "bounded raw PromQL",
+    "metrics.discovered": "the series whose labels name something the question names, read as "
+    "values (gauges), rates (counters) or quantiles (histograms)",
 }
 
 ARGUMENT_NAMES: dict[str, str] = {
@@ -49,6 +51,7 @@ ARGUMENT_NAMES: dict[str, str] = {
     "project": "GitLab project path (group/name) or name",
     "query": "raw query text for bounded generic tools",
     "limit": "most items to return",
+    "terms": "names the question gives (an object, a consumer group, a queue, a pool)",
 }
 
 EDGE_ERROR_CLASSES: tuple[str, ...] = (

@@ -40,6 +40,7 @@ from connectors.victoriametrics._cluster_tools import (
     quota_usage,
 )
 from connectors.victoriametrics._common import agent, metrics_tool
+from connectors.victoriametrics._discover_tool import DiscoverArgs, discover
 from connectors.victoriametrics._http_tools import (
     HttpErrorsArgs,
     HttpRequestsArgs,
@@ -121,6 +122,16 @@ _SPECS = (
         NodeNetworkArgs,
         agent(["node.network"], "none"),
         node_network,
+    ),
+    (
+        "metrics.discover",
+        "The series whose labels name what the question names (a workload, a consumer group, "
+        "a queue, a pool), found by their labels and read by kind: gauges as values (and "
+        "their sum), counters as rates, histograms as p99. For metrics no other tool names: "
+        "lag, pool usage, queue depth, any business metric.",
+        DiscoverArgs,
+        agent(["metrics.discovered"], "none"),
+        discover,
     ),
     (
         "metrics.promql",

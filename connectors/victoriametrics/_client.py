@@ -117,6 +117,17 @@ class PromClient:
         payload = await self._get("/api/v1/query_range", params, expr)
         return self._result(payload, expr, "range")
 
+    async def label_names(self, start: datetime, end: datetime) -> list[str]:
+        """The label names of the series in [start, end] (`/api/v1/labels`)."""
+        params = {"start": f"{start.timestamp():.3f}", "end": f"{end.timestamp():.3f}"}
+        payload = await self._get("/api/v1/labels", params, "labels")
+        data = payload.get("data")
+        if not isinstance(data, list):
+            raise SourceMalformed(
+                self.source, f"VictoriaMetrics in {self.target.env} listed labels in a bad shape"
+            )
+        return [str(name) for name in data]
+
     async def _get(self, path: str, params: dict[str, str], expr: str) -> dict[str, Any]:
         env = self.target.env
         began = time.monotonic()

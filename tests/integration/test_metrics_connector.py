@@ -600,9 +600,13 @@ async def test_contracts_are_closed_and_declare_evidence() -> None:
     gate = _mock_gate(lambda request: httpx.Response(500))
     ctx = _ctx(INCIDENT_NOW)
     contracts = {c.name: c for c in gate.contracts(ctx)}
-    assert len(contracts) == 8 and "metrics.promql" not in contracts  # admin-only, hidden
+    assert len(contracts) == 9 and "metrics.promql" not in contracts  # admin-only, hidden
+    # discovery reads only series whose labels name what the question names: engineers too
+    assert contracts["metrics.discover"].agent.admin_only is False
     admin = {c.name for c in gate.contracts(_ctx(INCIDENT_NOW, role="admin"))}
-    assert "metrics.promql" in admin and len(admin) == 9
+    assert "metrics.promql" in admin and len(admin) == 10
+    terms = contracts["metrics.discover"].input_schema()["properties"]["terms"]
+    assert terms["maxItems"] == 5 and terms["items"]["pattern"]
     assert contracts["metrics.endpoints_ready"].agent.evidence == ["k8s.ready_endpoints"]
     assert contracts["metrics.endpoints_ready"].agent.supports_history
     schema = contracts["metrics.http_errors"].input_schema()
@@ -625,3 +629,56 @@ async def test_grafana_link_template() -> None:
     assert "%22expr%22%3A%22up%22" in link and link.endswith("&env=dc-a")
     with pytest.raises(ValueError, match="unknown placeholder"):
         MetricsTarget(env="dc-a", url="http://vm.invalid", grafana_url="https://g/{nope}")
+
+
+# -- metrics by discovery ------------------------------------------------------------------
+
+
+def _series(labels: dict[str, str], values: list[float]) -> dict[str, Any]:
+    return {"labels": labels, "start": "2026-07-20T14:00:00+03:00", "step": "60s", "values": values}
+
+
+@pytest.fixture(scope="module")
+def business(vm: VictoriaMetrics) -> Iterator[MetricsSimulator]:
+    """Metrics no built-in tool names: a consumer group's lag per partition (kafka_exporter),
+    its committed offsets (a counter), and another group's lag as noise."""
+    lag = "kafka_consumergroup_lag"
+    metrics = [
+        *(
+            _series({"__name__": lag, "consumergroup": "ledger-writer", "partition": p}, [v] * 19)
+            for p, v in (("0", 281), ("1", 269), ("2", 287))
+        ),
+        _series({"__name__": lag, "consumergroup": "audit-reader", "partition": "0"}, [9000] * 19),
+        _series(
+            {"__name__": "kafka_consumergroup_commits_total", "consumergroup": "ledger-writer"},
+            [i * 120.0 for i in range(19)],
+        ),
+    ]
+    world = world_from_data({"environments": {"dc-a": ["metrics"]}, "metrics": {"dc-a": metrics}})
+    with MetricsSimulator(world, vm, env_prefix="business:") as sim:
+        yield sim
+
+
+@vm_only
+async def test_discovery_reads_the_series_that_name_what_was_asked(business) -> None:
+    args = {"env": "dc-a", "terms": ["ledger-writer"], "start": "2026-07-20T14:03:00+03:00",
+            "end": "2026-07-20T14:18:00+03:00"}  # fmt: skip
+    result = await _gate(business).call("metrics.discover", args, _ctx("2026-07-20T14:18:00+03:00"))
+    assert result.status == "ok", result
+    texts = [f.text for f in result.facts]
+    total = next(t for t in texts if t.startswith("kafka_consumergroup_lag in dc-a: 837 summed"))
+    assert "3 series" in total and 'consumergroup="ledger-writer"' in total
+    assert not any("9000" in t or "audit-reader" in t for t in texts)  # another group
+    rate = next(t for t in texts if t.startswith("kafka_consumergroup_commits_total{"))
+    assert "per second 2" in rate  # 120 commits a minute, read as a rate
+    assert result.coverage.complete_for_negative is False  # another name may measure it
+
+
+@vm_only
+async def test_discovery_of_a_name_no_series_carries_finds_nothing_and_proves_nothing(
+    business,
+) -> None:
+    args = {"env": "dc-a", "terms": ["no-such-thing"]}
+    result = await _gate(business).call("metrics.discover", args, _ctx("2026-07-20T14:18:00+03:00"))
+    assert result.status == "empty" and not result.proves_absence
+    assert "no series in the window has a label naming" in (result.coverage.note or "")
