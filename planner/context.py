@@ -128,6 +128,9 @@ class ContextState(BaseModel):
     unknown_envs: list[str] = Field(default_factory=list)
     ambiguous_objects: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    onset: datetime | None = Field(
+        default=None, description="when the question says the symptom began (a clock time)"
+    )
     terms: list[str] = Field(
         default_factory=list,
         description="names the question gives that a metric's labels may carry (an object, a "
@@ -326,6 +329,7 @@ def build_context(
 
     # Time
     tm = parse_time(message, now, tz)
+    onset = tm.onset if tm is not None else None
     if tm is not None:
         time = tm.spec
         explicit.append("time")
@@ -371,6 +375,7 @@ def build_context(
         ambiguous_objects=ambiguous,
         notes=notes,
         terms=_terms_in(message, obj, read_envs, aliases),
+        onset=onset,
     )
 
 

@@ -119,7 +119,7 @@ EDGE_CLASS_TEXT: dict[str, tuple[str, list[str]]] = {
 }
 
 
-def _edge(facts: list[IndexedFact]) -> list[Finding]:
+def _edge(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
     out: list[Finding] = []
     access = _of(facts, EdgeAccess)
     app = _of(facts, AppResponse)
@@ -171,7 +171,7 @@ def _workload_of(pod: str, owner: str | None) -> str:
     return parts[0] if len(parts) == 3 else pod
 
 
-def _node_network(facts: list[IndexedFact]) -> list[Finding]:
+def _node_network(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
     """A node far worse than its peers, hosting pods behind the errors. Strong when two
     independent services on it failed together; no kernel knob is ever named."""
     out = []
@@ -230,7 +230,7 @@ def _hosted_on(facts: list[IndexedFact], node: str) -> list[tuple[int, str | Non
     return out
 
 
-def _workload(facts: list[IndexedFact]) -> list[Finding]:
+def _workload(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
     out = []
     for f in _of(facts, K8sTermination):
         if f.a.reason == "OOMKilled":
@@ -266,7 +266,10 @@ def _workload(facts: list[IndexedFact]) -> list[Finding]:
             continue
         first = fs[0]
         logs = [lf for lf in _of(facts, K8sLog) if lf.a.pod in {x.a.pod for x in fs}]
-        releases = _releases_before(facts, _symptom_start(facts, fs))
+        # the symptom began at the earliest of what the evidence shows and what the
+        # question says ("503 since 12:30"): a release after that is no cause
+        began = [t for t in (_symptom_start(facts, fs), onset) if t is not None]
+        releases = _releases_before(facts, min(began) if began else None)
         text = f"Pod {first.a.pod} is in {reason}"
         if first.a.message:
             text += f": {first.a.message}"
@@ -370,7 +373,7 @@ def _releases_before(facts: list[IndexedFact], symptom: datetime | None) -> list
     return [j for _, j in sorted(before, key=lambda pair: pair[0])]
 
 
-def _quota(facts: list[IndexedFact]) -> list[Finding]:
+def _quota(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
     out = []
     for q in _of(facts, K8sQuota):
         ratio = q.a.ratio
@@ -390,7 +393,7 @@ def _is_controller(actor: str | None) -> bool:
     )
 
 
-def _releases(facts: list[IndexedFact]) -> list[Finding]:
+def _releases(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
     """Who deployed, with the roles kept apart: the job's user started the job, the commit
     author wrote the change, the audit actor changed the object in the cluster."""
     jobs = [j for j in _of(facts, CiJob) if j.a.in_scope]
@@ -421,14 +424,14 @@ def _releases(facts: list[IndexedFact]) -> list[Finding]:
     return [Finding(summary[0].upper() + summary[1:], None, support, "high", weight=40)]
 
 
-def _rates(facts: list[IndexedFact]) -> list[Finding]:
+def _rates(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
     rates = _of(facts, HttpRate)
     if not rates:
         return []
     return [Finding(rates[0].fact.text, None, [rates[0].index], "high", weight=60)]
 
 
-def _probes(facts: list[IndexedFact]) -> list[Finding]:
+def _probes(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
     probes = _of(facts, NetProbe)
     if not probes:
         return []
@@ -446,13 +449,13 @@ def _probes(facts: list[IndexedFact]) -> list[Finding]:
 RULES = (_edge, _node_network, _workload, _quota, _releases, _rates, _probes)
 
 
-def diagnose(facts: list[IndexedFact]) -> list[Finding]:
+def diagnose(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
     """Every rule's findings, most explanatory first. A rule that breaks on odd data is
     skipped (and logged): the facts already collected must still reach the answer."""
     findings: list[Finding] = []
     for rule in RULES:
         try:
-            findings.extend(rule(facts))
+            findings.extend(rule(facts, onset))
         except (TypeError, ValueError, KeyError, AttributeError):
             log.exception("diagnosis.rule_failed", rule=rule.__name__)
     return sorted(findings, key=lambda f: f.weight)

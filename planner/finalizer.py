@@ -94,7 +94,8 @@ def finalize(
             indexed.append(IndexedFact(len(facts), rf, env))
             facts.append(_answer_fact(rf, env, None, context))
 
-    findings = diagnose(indexed)
+    # an onset the question states ("503 since 12:30") bounds what can have caused it
+    findings = diagnose(indexed, context.onset)
     hypotheses = [
         Hypothesis(text=f.hypothesis, supported_by=f.supported_by, confidence=f.confidence)
         for f in findings

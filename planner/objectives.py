@@ -7,6 +7,7 @@ catalogue entry for the intent (and variant), filtered by time mode.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import cache
 from importlib import resources
 from typing import Literal
@@ -44,6 +45,12 @@ class Objective(BaseModel):
         default=False,
         description="a complete read that finds nothing still leaves the question open "
         "(no error line tied to a request does not tell why it failed)",
+    )
+    lookback: timedelta | None = Field(
+        default=None,
+        description="read this much before the question's window too: a change that "
+        "explains a symptom comes before it (a deployment deleted this morning, asked about "
+        "in the afternoon)",
     )
     all_of: bool = Field(
         default=False,

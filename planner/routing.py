@@ -164,6 +164,8 @@ def bind_arguments(
     scope = context.scope
     ids = context.identifiers
     start, end = scope.time.bounds(now)
+    if objective.lookback is not None:
+        start -= objective.lookback
     base: dict[str, Any] = {}
     values: dict[str, Any] = {
         "env": env,

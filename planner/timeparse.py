@@ -244,6 +244,9 @@ class TimeMatch:
     spec: TimeSpec
     explicit: bool  # the message itself stated a time (beats memory)
     text: str
+    # the moment a clock time in the message puts the symptom's start ("503 since 12:30",
+    # "502 at 14:11"); None for a vague span ("this morning", "last hour")
+    onset: datetime | None = None
 
 
 def _tz_of(token: str | None, default: tzinfo) -> tzinfo:
@@ -383,7 +386,10 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
         if since < now:
             window = now - since
             return TimeMatch(
-                TimeSpec(at=since + window / 2, window=window, mode="now"), True, m.group(0)
+                TimeSpec(at=since + window / 2, window=window, mode="now"),
+                True,
+                m.group(0),
+                onset=since,
             )
 
     if m := RX_SINCE_HOUR.search(low):
@@ -396,7 +402,10 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
         if since < now:
             window = now - since
             return TimeMatch(
-                TimeSpec(at=since + window / 2, window=window, mode="now"), True, m.group(0)
+                TimeSpec(at=since + window / 2, window=window, mode="now"),
+                True,
+                m.group(0),
+                onset=since,
             )
 
     if m := _clock_like(RX_RANGE, text):
@@ -418,7 +427,7 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
             window=max(last - first, timedelta(minutes=1)),
             mode="historical" if last < now - timedelta(minutes=2) else "now",
         )
-        return TimeMatch(spec, True, m.group(0))
+        return TimeMatch(spec, True, m.group(0), onset=first)
 
     if m := _clock_like(RX_CLOCK, text):
         zone = _tz_of(m["tz"], tz)
@@ -426,7 +435,7 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
         at = datetime.combine(base_day, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), zone)
         if day is None and at > now + timedelta(minutes=5):
             at -= timedelta(days=1)  # "at 23:10" asked at 09:00 means last night
-        return TimeMatch(_moment(at, now), True, (day_text + " " + m.group(0)).strip())
+        return TimeMatch(_moment(at, now), True, (day_text + " " + m.group(0)).strip(), onset=at)
 
     part = RX_EVENING.search(low) or RX_AFTERNOON.search(low)
     if part and not RX_NIGHT.search(low) and not RX_MORNING.search(low):

@@ -183,3 +183,19 @@ def test_phrases_of_a_window(text: str, start: datetime, end: datetime, mode: st
     assert m is not None
     assert m.spec.bounds(NOW) == (start, end)
     assert m.spec.mode == mode
+
+
+@pytest.mark.parametrize(
+    ("text", "onset"),
+    [
+        ("503 примерно с 12:30", NOW.replace(hour=12, minute=30)),
+        ("502 at 14:11", NOW.replace(hour=14, minute=11)),
+        ("since 9am", NOW.replace(hour=9, minute=0)),
+        ("с 13:00 до 13:20", NOW.replace(hour=13, minute=0)),
+        ("since this morning", None),  # a span, not the moment it began
+        ("за последний час", None),
+    ],
+)
+def test_a_clock_time_says_when_the_symptom_began(text: str, onset: datetime | None) -> None:
+    m = parse_time(text, NOW, TZ)
+    assert m is not None and m.onset == onset
