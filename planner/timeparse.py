@@ -381,32 +381,16 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
         since = datetime.combine(
             base_day, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), zone
         )
-        if day is None and since > now:
-            since -= timedelta(days=1)
-        if since < now:
-            window = now - since
-            return TimeMatch(
-                TimeSpec(at=since + window / 2, window=window, mode="now"),
-                True,
-                m.group(0),
-                onset=since,
-            )
+        if (since_match := _since(since, day is None, now, m.group(0))) is not None:
+            return since_match
 
     if m := RX_SINCE_HOUR.search(low):
         # "с 10 утра", "since 9pm": from that hour until now
         since = datetime.combine(
             day or local_now.date(), time(_hour_of_day(int(m["h"]), m["ampm"])), tz
         )
-        if day is None and since > now:
-            since -= timedelta(days=1)
-        if since < now:
-            window = now - since
-            return TimeMatch(
-                TimeSpec(at=since + window / 2, window=window, mode="now"),
-                True,
-                m.group(0),
-                onset=since,
-            )
+        if (since_match := _since(since, day is None, now, m.group(0))) is not None:
+            return since_match
 
     if m := _clock_like(RX_RANGE, text):
         zone = _tz_of(m["tz"], tz)
@@ -545,6 +529,18 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
     if RX_NOW.search(low):
         return TimeMatch(TimeSpec(mode="now"), True, "now")
     return None
+
+
+def _since(since: datetime, roll_back: bool, now: datetime, said: str) -> TimeMatch | None:
+    """From `since` until now; a time later today than now means yesterday's when no day
+    was named (`roll_back`)."""
+    if roll_back and since > now:
+        since -= timedelta(days=1)
+    if since >= now:
+        return None
+    window = now - since
+    spec = TimeSpec(at=since + window / 2, window=window, mode="now")
+    return TimeMatch(spec, True, said, onset=since)
 
 
 def _moment(at: datetime, now: datetime) -> TimeSpec:

@@ -30,6 +30,17 @@ _NAME = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
 _Args = EnvArgs
 
 
+def _every_namespace() -> Any:
+    """An optional namespace; without one, every namespace is read."""
+    return Field(
+        default=None,
+        min_length=1,
+        max_length=63,
+        pattern=_NAME,
+        description="default: every namespace",
+    )
+
+
 class InventoryArgs(_Args):
     pass
 
@@ -80,13 +91,7 @@ class EventsArgs(WindowArgs):
 
 
 class SweepArgs(WindowArgs):
-    namespace: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=63,
-        pattern=_NAME,
-        description="default: every namespace",
-    )
+    namespace: str | None = _every_namespace()
     limit: int = Field(default=20, ge=1, le=200, description="most unhealthy pods shown")
 
 
@@ -132,19 +137,11 @@ class PodLogsArgs(WindowArgs):
 
 
 class QuotaArgs(_Args):
-    namespace: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=63,
-        pattern=_NAME,
-        description="default: every namespace",
-    )
+    namespace: str | None = _every_namespace()
 
 
 class AuditArgs(WindowArgs):
-    namespace: str | None = Field(
-        default=None, min_length=1, max_length=63, pattern=_NAME, description="default: all"
-    )
+    namespace: str | None = _every_namespace()
     service: str | None = Field(
         default=None,
         min_length=1,
