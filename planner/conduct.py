@@ -259,6 +259,7 @@ async def _read_inventory(
                     namespace=ent.namespace,
                     name=ent.name,
                     kind=ent.kind,
+                    routes=tuple(ent.routes),
                 )
             )
     return out

@@ -19,6 +19,7 @@ from planner.intent import Intent, classify
 from planner.names import find_name, normalise
 from planner.timeparse import parse_time
 from policy.facts import EntityKind
+from policy.results import IngressRoute
 from policy.scope import Scope, TimeSpec
 
 DEFAULT_TIME = TimeSpec(mode="now", window=timedelta(hours=1))
@@ -101,6 +102,7 @@ class InventoryItem(BaseModel):
     namespace: str | None
     name: str
     kind: EntityKind
+    routes: tuple[IngressRoute, ...] = ()  # an Ingress's host + path -> Service rules
 
 
 class ObjectRef(BaseModel):
@@ -292,6 +294,16 @@ def build_context(
             if len(obj_envs) == 1 and len(envs) > 1:
                 env = obj_envs[0]
                 notes.append(f"{obj} exists only in {env}")
+    if obj is None and (routed := _routed(message, inventory, env)) is not None:
+        # "502 on media.example/api/v2/thumbnails": the Ingress rule for that host and
+        # path names the Service behind it (scope from evidence, class "no name given")
+        item, route = routed
+        obj, namespace = route.service, item.namespace
+        objects = [ObjectRef(name=obj, namespace=namespace)]
+        notes.append(
+            f"{route.host}{route.path} is routed by Ingress {item.namespace}/{item.name} "
+            f"to service {obj}"
+        )
     if obj is None and (guess_names or intent == "release_timeline"):
         # the inventory could not be read: a workload-like name in the text is taken as the
         # object (its namespace stays unknown) rather than dropped
@@ -390,3 +402,24 @@ def _terms_in(
         if normalise(word) not in known and not word.lower().startswith(("request", "x-")):
             found.append(word)
     return list(dict.fromkeys(found))[:5]
+
+
+def _routed(
+    message: str, inventory: list[InventoryItem], env: str | None
+) -> tuple[InventoryItem, IngressRoute] | None:
+    """The Ingress rule whose host the message names, with the longest path that prefixes
+    the path written after the host (or "/" when none is)."""
+    best: tuple[int, InventoryItem, IngressRoute] | None = None
+    for item in inventory:
+        if item.kind is not EntityKind.INGRESS or (env is not None and item.env != env):
+            continue
+        for route in item.routes:
+            if not route.host:
+                continue
+            m = re.search(re.escape(route.host) + r"(/[^\s?#\"'<>]*)?", message, re.I)
+            if m is None:
+                continue
+            asked = m.group(1) or "/"
+            if asked.startswith(route.path) and (best is None or len(route.path) > best[0]):
+                best = (len(route.path), item, route)
+    return (best[1], best[2]) if best is not None else None

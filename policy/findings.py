@@ -25,6 +25,7 @@ from policy.results import (
     Coverage,
     Entity,
     EvidenceState,
+    IngressRoute,
     Relation,
     ResultFact,
     ResultStatus,
@@ -63,6 +64,7 @@ class Findings:
         name: object,
         env: str | None = None,
         namespace: str | None = None,
+        routes: list[IngressRoute] | None = None,
         **attrs: Any,
     ) -> None:
         """A node of the graph; an empty or placeholder name ("-") is not one."""
@@ -79,6 +81,7 @@ class Findings:
                 env=env or self.env,
                 namespace=namespace,
                 attrs=attrs,
+                routes=routes or [],
             )
         )
 

@@ -41,6 +41,17 @@ class Coverage(BaseModel):
     note: str | None = None
 
 
+class IngressRoute(BaseModel):
+    """One rule of an Ingress: requests for `host` (any host when empty) whose path starts
+    with `path` go to `service`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    host: str
+    path: str
+    service: str
+
+
 class Entity(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -52,6 +63,9 @@ class Entity(BaseModel):
         default_factory=dict,
         description="what the source said of it (replicas, images, selector), for reading; "
         "the planner follows relations, never these",
+    )
+    routes: list[IngressRoute] = Field(
+        default_factory=list, description="an Ingress's rules: host + path -> Service"
     )
 
 

@@ -176,7 +176,7 @@ async def node_health(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRe
         if pods
         else ""
     )
-    extra = {
+    extra: dict[str, Any] = {
         "capacity": capacity,
         "allocatable": allocatable,
         "taints": taints,

@@ -17,7 +17,7 @@ from connectors.kubernetes._common import (
 from connectors.kubernetes._pods import pod_facts
 from policy.errors import SourceError
 from policy.facts import K8sWorkload
-from policy.results import ResultFact, ToolResult
+from policy.results import IngressRoute, ResultFact, ToolResult
 from policy.toolset import CallContext
 
 _WORKLOADS = (
@@ -43,6 +43,25 @@ def _counts(kind: str, obj: dict[str, Any]) -> tuple[int, int]:
     return int(status.get("readyReplicas") or 0), int(1 if desired is None else desired)
 
 
+def ingress_routes(ing: dict[str, Any]) -> list[IngressRoute]:
+    """(host, path, backend service) of every rule of a networking.k8s.io/v1 Ingress; an
+    empty host serves any host, the default backend any path."""
+    spec = ing.get("spec") or {}
+    out: list[IngressRoute] = []
+    for rule in spec.get("rules") or []:
+        host = str(rule.get("host") or "")
+        for path in (rule.get("http") or {}).get("paths") or []:
+            service = ((path.get("backend") or {}).get("service") or {}).get("name")
+            if service:
+                out.append(
+                    IngressRoute(host=host, path=str(path.get("path") or "/"), service=service)
+                )
+    default = ((spec.get("defaultBackend") or {}).get("service") or {}).get("name")
+    if default:
+        out.append(IngressRoute(host="", path="/", service=str(default)))
+    return out
+
+
 def _images(obj: dict[str, Any]) -> list[str]:
     spec = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
     return [str(c.get("image")) for c in spec.get("containers") or [] if c.get("image")]
@@ -51,7 +70,13 @@ def _images(obj: dict[str, Any]) -> list[str]:
 async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
     env = reader.env
-    resources = ["namespaces", "services", "nodes", *(plural for _, plural in _WORKLOADS)]
+    resources = [
+        "namespaces",
+        "services",
+        "nodes",
+        "ingresses",
+        *(plural for _, plural in _WORKLOADS),
+    ]
     # the lists are independent: read together, so the step costs one round trip, not six
     outcomes = await asyncio.gather(*(reader.list(r) for r in resources), return_exceptions=True)
     reads: dict[str, list[dict[str, Any]] | None] = {}
@@ -85,6 +110,13 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
             )
     for node in reads["nodes"] or []:
         found.entity("node", name_of(node), env, None)
+    for ing in reads["ingresses"] or []:
+        routes = ingress_routes(ing)
+        found.entity("ingress", name_of(ing), env, meta(ing).get("namespace"), routes=routes)
+        for route in routes:
+            found.relate(
+                f"ingress/{name_of(ing)}", "routes_to", f"service/{route.service}", ctx.now
+            )
     for svc in reads["services"] or []:
         spec = svc.get("spec") or {}
         found.entity(

@@ -883,3 +883,44 @@ async def test_a_sweep_cut_by_its_limit_is_partial_and_says_so(shop) -> None:
     assert result.status == "partial" and not result.coverage.complete_for_negative
     assert [f.attrs.pod for f in result.facts if f.kind == "k8s.pod"] == ["cart-7f9c-crash1"]
     assert any("3 pods are not healthy; the 1 worst are shown" in w for w in result.warnings)
+
+
+async def test_the_inventory_reads_ingress_rules_as_routes_to_services() -> None:
+    ingress = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "media-public", "namespace": "media"},
+        "spec": {
+            "defaultBackend": {"service": {"name": "fallback", "port": {"number": 80}}},
+            "rules": [
+                {
+                    "host": "media.example.org",
+                    "http": {
+                        "paths": [
+                            {
+                                "path": "/api/v2/thumbnails",
+                                "pathType": "Prefix",
+                                "backend": {
+                                    "service": {"name": "thumbs", "port": {"number": 8080}}
+                                },
+                            }
+                        ]
+                    },
+                }
+            ],
+        },
+    }
+    world = world_from_data(
+        {"environments": {"dc-a": ["kubernetes"]}, "kubernetes": {"dc-a": [ingress]}}
+    )
+    with gate_for(world) as (gate, _):
+        result = await gate.call("k8s.inventory", {"env": "dc-a"}, now_ctx())
+    (entity,) = [e for e in result.entities if e.kind == "ingress"]
+    assert (entity.name, entity.namespace) == ("media-public", "media")
+    assert [(r.host, r.path, r.service) for r in entity.routes] == [
+        ("media.example.org", "/api/v2/thumbnails", "thumbs"),
+        ("", "/", "fallback"),
+    ]
+    assert ("ingress/media-public", "routes_to", "service/thumbs") in {
+        (r.src, r.rel, r.dst) for r in result.relations
+    }

@@ -58,3 +58,34 @@ def test_a_value_outside_an_arguments_declared_shape_is_not_bound() -> None:
     assert _coerce(vhost, "10.233.71.42") is None
     assert _coerce(vhost, "media.fotoprint.example") == "media.fotoprint.example"
     assert _coerce({"anyOf": [vhost, {"type": "null"}]}, "10.0.0.1:8080") is None
+
+
+def test_a_host_and_path_name_the_service_an_ingress_routes_them_to() -> None:
+    """Scope from evidence: the question names no service, only what users hit; the
+    Ingress rules read with the inventory say which Service serves it."""
+    from planner.context import InventoryItem
+    from policy.facts import EntityKind
+    from policy.results import IngressRoute
+
+    ingress = InventoryItem(
+        env="dc-b",
+        namespace="media",
+        name="media-public",
+        kind=EntityKind.INGRESS,
+        routes=(
+            IngressRoute(host="media.example.org", path="/", service="web"),
+            IngressRoute(host="media.example.org", path="/api/v2/thumbnails", service="thumbs"),
+            IngressRoute(host="media.example.org", path="/api/v2/orders", service="orders"),
+        ),
+    )
+
+    def scope(question: str):
+        ctx = build_context(question, envs=["dc-b"], inventory=[*INV, ingress], now=NOW, tz=TZ)
+        return ctx.scope.object, ctx.scope.namespace
+
+    assert scope("502 on media.example.org/api/v2/thumbnails/x since 10:40") == (
+        "thumbs",
+        "media",
+    )
+    assert scope("why is media.example.org slow?") == ("web", "media")
+    assert scope("502 on shop.example.org/api/v2/thumbnails") == (None, None)
