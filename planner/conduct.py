@@ -126,6 +126,7 @@ async def answer_turn(
         settings.investigation,
         model=model,
         unavailable_sources=inventory.failed,
+        inventory=inventory.items,
     )
     # a source that failed in this turn is listed afresh next time
     failed_now = [r.call for r in investigation.records if r.result.status == "error"]

@@ -20,13 +20,14 @@ from datetime import tzinfo
 import structlog
 
 from planner.answer import Answer, Gap
-from planner.context import ContextState
+from planner.context import ContextState, InventoryItem
 from planner.evidence import EvidencePacket, build_packet
 from planner.executor import CallRecord, Executor
 from planner.finalizer import finalize
 from planner.freeplan import FreePlanOutcome, free_planning
 from planner.guard import EnvOutcome, Progress, outcome_for
 from planner.model import ModelClient
+from planner.names import normalise
 from planner.objectives import Objective, QuestionPlan, plan_for
 from planner.routing import (
     Block,
@@ -42,12 +43,15 @@ from planner.turn import Turn
 from planner.workspace import TurnWorkspace
 from policy.contracts import ToolContract
 from policy.facts import (
+    AppLog,
     AppResponse,
     EdgeAccess,
     EdgeError,
     EntityKind,
     FactAttrs,
     K8sEndpoints,
+    K8sEvent,
+    K8sLog,
     K8sPlacement,
     K8sPod,
     K8sTermination,
@@ -82,6 +86,42 @@ class Investigation:
     workspace: TurnWorkspace
     answer: Answer
     timed_out: bool = False
+
+
+def _named_workloads(
+    records: list[CallRecord],
+    context: ContextState,
+    inventory: list[InventoryItem],
+    discovered: Discovered,
+) -> None:
+    """Workloads of the env other than the question's that a log line, an event or a
+    waiting reason names ("connection refused to geo-cache:6379"): a dependency to look
+    at next. Only a whole name counts, never a part of a longer one."""
+    if context.scope.object is None:
+        return
+    asked = {o.name for o in context.objects} | {context.scope.object}
+    for rec in records:
+        env = rec.result.scope.env or rec.call.env
+        if env is None:
+            continue
+        texts = [
+            f.text
+            for f in rec.result.facts
+            if isinstance(f.attrs, K8sLog | AppLog | K8sEvent | K8sWaiting | EdgeError)
+        ]
+        if not texts:
+            continue
+        blob = normalise(" ".join(texts))
+        for item in inventory:
+            if item.env != env or item.name in asked or item.kind not in _WORKLOADS:
+                continue
+            if re.search(rf"(?<![\w.-]){re.escape(normalise(item.name))}(?![\w-])", blob):
+                discovered.add_object(env, item.name, item.namespace)
+
+
+_WORKLOADS = frozenset(
+    {EntityKind.DEPLOYMENT, EntityKind.STATEFULSET, EntityKind.DAEMONSET, EntityKind.SERVICE}
+)
 
 
 def _discover(records: list[CallRecord], discovered: Discovered) -> None:
@@ -174,6 +214,7 @@ async def investigate(
     *,
     model: ModelClient | None = None,
     unavailable_sources: dict[tuple[str, str | None], GapNote] | None = None,
+    inventory: list[InventoryItem] | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> Investigation:
     started = clock()
@@ -228,7 +269,8 @@ async def investigate(
         for objective in plan.objectives:
             for env in context.envs:
                 current = outcome(objective, env)
-                if current.status == "resolved":
+                follow = objective.follows_evidence and bool(found.objects.get(env))
+                if current.status == "resolved" and not follow:
                     continue
                 if _share_a_call(objective, env, wanted, executor.records, by_name, commit):
                     continue
@@ -355,6 +397,7 @@ async def investigate(
             log.info("plan.round", round=round_no + 1, calls=len(calls))
             new = await executor.run(calls, on_progress=functools.partial(read_ahead, round_no))
             _discover(new, discovered)
+            _named_workloads(new, context, inventory or [], discovered)
 
     free = FreePlanOutcome()
 

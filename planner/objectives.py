@@ -52,6 +52,11 @@ class Objective(BaseModel):
         "explains a symptom comes before it (a deployment deleted this morning, asked about "
         "in the afternoon)",
     )
+    follows_evidence: bool = Field(
+        default=False,
+        description="also read for the workloads the evidence names (a dependency a log "
+        "line connects to: a Redis the readiness check pings, the database that refuses)",
+    )
     all_of: bool = Field(
         default=False,
         description="every acceptable evidence kind a configured tool serves must be read: "

@@ -32,6 +32,7 @@ MAX_ENUM_FAN = 6
 MAX_NODES = 3
 MAX_OBJECTS = 4
 MAX_PODS = 2
+MAX_DEPENDENCIES = 2
 
 
 class Block(StrEnum):
@@ -81,6 +82,13 @@ class Discovered:
     nodes: dict[str, list[str]] = field(default_factory=dict)
     addresses: dict[str, list[str]] = field(default_factory=dict)  # pod IPs behind the service
     pods: dict[str, list[tuple[str, str | None, bool]]] = field(default_factory=dict)
+    # workloads other than the question's that the evidence names (name, namespace)
+    objects: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
+
+    def add_object(self, env: str, name: str, namespace: str | None) -> None:
+        lst = self.objects.setdefault(env, [])
+        if all(o[0] != name for o in lst) and len(lst) < MAX_DEPENDENCIES:
+            lst.append((name, namespace))
 
     def add_node(self, env: str, node: str) -> None:
         lst = self.nodes.setdefault(env, [])
@@ -214,6 +222,16 @@ def bind_arguments(
                 **({"namespace": o.namespace} if o.namespace and "namespace" in props else {}),
             }
             for o in context.objects[:MAX_OBJECTS]
+        ]
+    if "service" in props and objective.follows_evidence and discovered.objects.get(env):
+        # the same read for the workloads the evidence connects the object to
+        fan += [
+            {
+                **base,
+                "service": name,
+                **({"namespace": ns} if ns and "namespace" in props else {}),
+            }
+            for name, ns in discovered.objects[env]
         ]
     if "node" in props:
         nodes = discovered.nodes.get(env, [])[:MAX_NODES]

@@ -390,3 +390,48 @@ async def test_a_failed_read_ahead_does_not_skip_the_other_calls_of_its_round() 
     records = await executor.run([node_call("n1"), node_call("n2")])
     await executor.drop_prefetched()
     assert [r.result.status for r in records] == ["error", "ok"]
+
+
+async def test_a_workload_its_logs_connect_to_is_read_next() -> None:
+    """Scope from evidence: the readiness failures of geo-resolver name geo-cache; the
+    next round reads geo-cache's state too (bounded: two such workloads at most)."""
+    from planner.context import InventoryItem
+
+    seen: list[str] = []
+
+    async def status(args, ctx):
+        seen.append(args.service)
+        facts = (
+            [
+                (
+                    "pod geo-resolver-1 log: ERR connecting to geo-cache:6379: connection refused",
+                    "k8s.log",
+                    {"pod": "geo-resolver-1", "level": "ERROR"},
+                )
+            ]
+            if args.service == "geo-resolver"
+            else [
+                (
+                    "pod geo-cache-0 was OOMKilled",
+                    "k8s.termination",
+                    {"pod": "geo-cache-0", "reason": "OOMKilled", "exit_code": 137},
+                )
+            ]
+        )
+        return await facts_result("k8s.workload_status", "kubernetes", facts)(args, ctx)
+
+    inv = [
+        InventoryItem(env=e, namespace="geo", name=n, kind="deployment")
+        for e in ENVS
+        for n in ("geo-resolver", "geo-cache", "osm-tiles")
+    ]
+    question = "почему geo-resolver в dc-a не работает?"
+    context = build_context(question, envs=ENVS, inventory=inv, now=NOW, tz=TZ)
+    turn = Turn(question=question, user="alice", role="engineer", now=NOW)
+    answer = (
+        await investigate(
+            turn, context, PolicyGate(ToolSet([workload_tool(status)])), SETTINGS, inventory=inv
+        )
+    ).answer
+    assert seen == ["geo-resolver", "geo-cache"]  # osm-tiles is named by nothing
+    assert any("geo-cache-0" in h.text and "OOMKilled" in h.text for h in answer.hypotheses)
