@@ -130,14 +130,13 @@ _NUM = (
     + "|".join(sorted((re.escape(w) for w in _NUM_WORDS), key=len, reverse=True))
     + r")"
 )
-_UNIT_WORDS_RX = "|".join(p for p, _ in _UNIT_WORDS)
-_UNIT_RX = _UNIT_WORDS_RX + r"|[smhdw]"
+_UNIT_RX = "|".join(p for p, _ in _UNIT_WORDS) + r"|[smhdw]"
 # "about", "около": the amount is a guess, so the window around it is wider
 _APPROX = (
     r"(?:(?P<approx>about|around|roughly|approximately|some|~|около|примерно|где-то|где то|"
     r"почти)\s+)?"
 )
-_HALF = r"(?P<half>полчаса|получаса|half an hour|half-an-hour|a half hour)"
+_HALF = r"(?P<half>полчаса|получаса|half an hour|half-an-hour|a half hour|half hour)"
 # a duration: "2 часа", "two hours", "пару часов", inverted "часа два" / "минут 15"
 # (inverted is approximate in Russian), or half an hour
 _DURATION = (
@@ -153,7 +152,7 @@ _DURATION = (
     + r")\s+(?P<in>"
     + _NUM[1:-1]
     + r")(?![\w:.])|(?P<bunit>"
-    + _UNIT_WORDS_RX
+    + _UNIT_RX
     + r"))"
 )
 _CLOCK = r"(?P<hh>[01]?\d|2[0-3])[:.](?P<mm>[0-5]\d)(?::(?P<ss>[0-5]\d))?"
@@ -172,12 +171,6 @@ RX_DMY = re.compile(
     r"\b(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})(?:\s+" + _CLOCK + _TZ + r")?", re.I
 )
 RX_CLOCK = re.compile(r"(?<![\d:.\-])" + _CLOCK + _TZ + r"(?![\d:]|\.\d)", re.I)
-RX_LAST = re.compile(
-    r"\b(?:за\s+)?(?:last|past|previous|the last|the past|последн\w*|прошедш\w*|за)\s+"
-    r"(?:" + _NUM + r"\s*)?(?P<unit>" + _UNIT_RX + r")\b",
-    re.I,
-)
-RX_COMPACT = re.compile(r"\b(?:last|past|за)\s+(?P<n>\d+)(?P<u>[smhdw])\b", re.I)
 # "2 hours ago", "часа два назад", "около получаса назад", "a couple of hours ago"
 RX_DURATION_AGO = re.compile(r"(?<![\w-])" + _DURATION + r"\s+(?:ago|назад)\b", re.I)
 # "since an hour ago", "с двух часов назад": from then until now
@@ -187,12 +180,10 @@ RX_SINCE_AGO = re.compile(
 # "last couple of hours", "за последние часа два", "in the past 90 minutes"
 RX_DURATION_LAST = re.compile(
     r"\b(?:in the last|in the past|over the last|over the past|within the last|for the last|"
-    r"during the last|last|past|за последние|за последний|за последнюю|последние|за)\s+"
-    + _DURATION
-    + r"(?![\w-])",
+    r"during the last|the last|the past|previous|last|past|последн\w*|прошедш\w*|"
+    r"за последн\w*|за прошедш\w*|за)\s+" + _DURATION + r"(?![\w-])",
     re.I,
 )
-RX_AGO = re.compile(r"\b(?:" + _NUM + r"\s*)?(?P<unit>" + _UNIT_RX + r")\s+(?:ago|назад)\b", re.I)
 # "с 10 утра", "since 9am", "с 9 вечера": an hour of the day without minutes
 RX_SINCE_HOUR = re.compile(
     r"\b(?:since|starting at|from|начиная с|с|со)\s+(?P<h>[01]?\d|2[0-3])\s*"
@@ -229,12 +220,11 @@ RX_HOUR_ONLY = re.compile(
     r"(?P<ampm>am|pm|a\.m\.|p\.m\.|ночи|утра|дня|вечера|h|ч|час\w*)?(?![\d:.])",
     re.I,
 )
+# "полчаса" alone: the last half hour
+RX_HALF_HOUR = re.compile(r"\bполчаса\b", re.I)
 RX_YESTERDAY = re.compile(r"\b(yesterday|вчера|вчерашн\w*)\b", re.I)
 RX_DAY_BEFORE = re.compile(r"\b(day before yesterday|позавчера)\b", re.I)
 RX_TODAY = re.compile(r"\b(today|сегодня|сегодняшн\w*)\b", re.I)
-RX_HALF_HOUR = re.compile(
-    r"\b(?:за\s+)?(?:последние\s+)?полчаса\b|\blast half(?: an)? hour\b", re.I
-)
 
 
 @dataclass(frozen=True)
@@ -497,23 +487,8 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
                 "night" if night else "morning",
             )
 
-    if m := RX_AGO.search(low):
-        unit = _unit_of(m["unit"])
-        if unit is not None:
-            at = now - min(_count(m.group(1)) * _UNITS[unit], MAX_SPAN)
-            return TimeMatch(_moment(at, now), True, m.group(0))
-
     if RX_HALF_HOUR.search(low):
         return TimeMatch(TimeSpec(window=timedelta(minutes=30), mode="now"), True, "30m")
-    if m := RX_COMPACT.search(low):
-        window = min(int(m["n"][:6]) * _UNITS[m["u"].lower()], MAX_SPAN)
-        if window > timedelta(0):
-            return TimeMatch(TimeSpec(window=window, mode="now"), True, m.group(0))
-    if m := RX_LAST.search(low):
-        unit = _unit_of(m["unit"])
-        if unit is not None:
-            window = min(_count(m.group(1)) * _UNITS[unit], MAX_SPAN)
-            return TimeMatch(TimeSpec(window=window, mode="now"), True, m.group(0))
 
     if day is not None and RX_NOW.search(low):
         # "is it running now? we deployed yesterday": the question is about now; the day
