@@ -95,7 +95,7 @@ def _named_workloads(
     discovered: Discovered,
 ) -> None:
     """Workloads of the env other than the question's that a log line, an event or a
-    waiting reason names ("connection refused to geo-cache:6379"): a dependency to look
+    waiting reason names ("connection refused to <workload>:<port>"): a dependency to look
     at next. Only a whole name counts, never a part of a longer one."""
     if context.scope.object is None:
         return
@@ -111,12 +111,23 @@ def _named_workloads(
         ]
         if not texts:
             continue
-        blob = normalise(" ".join(texts))
+        said = _whole_names(normalise(" ".join(texts)))
         for item in inventory:
             if item.env != env or item.name in asked or item.kind not in _WORKLOADS:
                 continue
-            if re.search(rf"(?<![\w.-]){re.escape(normalise(item.name))}(?![\w-])", blob):
+            if normalise(item.name) in said:
                 discovered.add_object(env, item.name, item.namespace)
+
+
+def _whole_names(text: str) -> set[str]:
+    """Every name the text could be naming as a whole: each run of name characters, and
+    each of its parts up to a dot ("geo-cache.geo.svc" names geo-cache, "x-geo-cache"
+    does not). One pass over the text, whatever the size of the inventory."""
+    out: set[str] = set()
+    for run in re.findall(r"[\w.-]+", text):
+        out.add(run)
+        out.update(run[:i] for i, ch in enumerate(run) if ch == ".")
+    return out
 
 
 _WORKLOADS = frozenset(
