@@ -46,7 +46,7 @@ RX_BEFORE = re.compile(
 BEFORE_SPAN = timedelta(hours=1)
 RX_NAME_LIKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w.-])")
 # identifiers a question may give for something measured: a consumer group, a queue, a
-# pool, a topic (settlement-writer, docs.render.requests, orders_v2)
+# pool, a topic (words joined by "-", "." or "_")
 RX_TERM = re.compile(r"(?<![\w.:/-])[A-Za-z][A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)+(?![\w-])")
 _POD_OWNERS = frozenset({EntityKind.DEPLOYMENT, EntityKind.STATEFULSET, EntityKind.DAEMONSET})
 
@@ -295,7 +295,7 @@ def build_context(
                 env = obj_envs[0]
                 notes.append(f"{obj} exists only in {env}")
     if obj is None and (routed := _routed(message, inventory, env)) is not None:
-        # "502 on media.example/api/v2/thumbnails": the Ingress rule for that host and
+        # "502 on <host>/<path>": the Ingress rule for that host and
         # path names the Service behind it (scope from evidence, class "no name given")
         item, route = routed
         obj, namespace = route.service, item.namespace

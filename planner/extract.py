@@ -106,7 +106,7 @@ def _promql(text: str) -> str | None:
             if re.search(r"[\w:]+\s*[{(\[]", query):
                 return query
     if RX_PROMQL_WORD.search(text) and (m := RX_INLINE_EXPR.search(text)):
-        # "run this PromQL in dc-a and tell me the value: max(x{q="r"})": the words name a
+        # "run this PromQL in <env> and tell me the value: <expression>": the words name a
         # query, and the expression follows them, to the end of the message
         return m.group("q").strip().rstrip("?.!").strip() or None
     return None

@@ -1,7 +1,7 @@
 """k8s.health_sweep: what is unhealthy in a whole environment (or namespace) now, and
 which warnings it raised in the window.
 
-For questions that name no object ("что не так в dc-b?", "which pods are not ready?"):
+For questions that name no object ("что не так в <env>?", "which pods are not ready?"):
 every pod that is not running and ready (crash-looping, pending, evicted, OOM-killed,
 failing its readiness probe), every node with an abnormal condition, and the Warning
 events of the window grouped by reason, most frequent first. One `k8s.sweep` fact says
