@@ -105,19 +105,14 @@ def build_packet(
             )
     packet = EvidencePacket()
     for key, entries in groups.items():
-        ranked = [
-            e
-            for _, e in sorted(
-                enumerate(entries), key=lambda ie: (fact_rank(ie[1].fact, prio), ie[0])
-            )
-        ]
-        reserved: list[PacketEntry] = []
-        for call_id in dict.fromkeys(e.call_id for e in ranked if e.lead):
-            reserved += [e for e in ranked if e.call_id == call_id][:LEAD_KEPT]
-        kept = reserved[:per_source]
-        kept += [e for e in ranked if e not in kept][: per_source - len(kept)]
+        ranked = sorted(range(len(entries)), key=lambda i: (fact_rank(entries[i].fact, prio), i))
+        reserved: list[int] = []
+        for call_id in dict.fromkeys(entries[i].call_id for i in ranked if entries[i].lead):
+            reserved += [i for i in ranked if entries[i].call_id == call_id][:LEAD_KEPT]
+        chosen = set(reserved[:per_source])
+        chosen.update([i for i in ranked if i not in chosen][: per_source - len(chosen)])
         # keep the original order inside the budget: it is the order the source gave
-        kept.sort(key=lambda e: entries.index(e))
+        kept = [entries[i] for i in sorted(chosen)]
         packet.entries.extend(kept)
         if len(entries) > per_source:
             packet.dropped[key] = len(entries) - per_source
