@@ -97,9 +97,8 @@ class QuestionPlan(BaseModel):
 TRIAGE = "triage"
 
 
-def _needs_an_object(entry: IntentEntry, context: ContextState) -> bool:
-    """Every required objective of the variant the question would get needs an object."""
-    variant = _variant(entry, context)[1]
+def _needs_an_object(variant: Variant) -> bool:
+    """Every required objective of the variant needs an object."""
     required = [o for o in variant.objectives if o.required]
     return bool(required) and all("object" in o.needs for o in required)
 
@@ -116,13 +115,13 @@ def plan_for(context: ContextState, catalogue: Catalogue | None = None) -> Quest
     cat = catalogue or load_catalogue()
     intent: str = context.intent or "general"
     entry = cat.intents.get(intent) or cat.intents["general"]
-    if context.scope.object is None and _needs_an_object(entry, context):
+    variant_name, variant = _variant(entry, context)
+    if context.scope.object is None and _needs_an_object(variant):
         # no object named, and this kind of question cannot start without one: the
         # question is about the whole environment (class "no object, no investigation")
         triage = cat.intents[TRIAGE]
         name = intent if intent in triage.variants else "environment"
         return _plan(TRIAGE, name, triage.variants[name], cat, context)
-    variant_name, variant = _variant(entry, context)
     return _plan(intent, variant_name, variant, cat, context)
 
 
