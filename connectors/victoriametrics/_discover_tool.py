@@ -38,10 +38,17 @@ class DiscoverArgs(WindowArgs):
     )
 
 
-def _kind(name: str) -> str:
+def _kind(name: str, family: set[str]) -> str:
+    """How a metric reads, from the naming conventions: `_bucket` is a histogram, `_total`
+    a counter, and `_sum` / `_count` a counter only beside its histogram or summary
+    siblings (an exporter may name a plain gauge `..._sum`)."""
     if name.endswith("_bucket"):
         return "histogram"
-    if name.endswith(("_total", "_count", "_sum")) and not name.endswith("_lag_sum"):
+    if name.endswith("_total"):
+        return "counter"
+    base = name.rsplit("_", 1)[0]
+    siblings = {f"{base}_bucket", f"{base}_count", f"{base}_sum"} - {name}
+    if name.endswith(("_count", "_sum")) and siblings & family:
         return "counter"
     return "gauge"
 
@@ -63,14 +70,17 @@ async def discover(run: Run, args: DiscoverArgs) -> ToolResult:
     found = await run.instant(
         f"count by (__name__) (last_over_time(({selectors})[{seconds}s]) keep_metric_names)"
     )
-    metrics = sorted(
-        (s.labels.get("__name__", "") for s in found.series if s.labels.get("__name__")),
-        key=lambda n: (_kind(n) != "gauge", n),
-    )
+    family = {s.labels["__name__"] for s in found.series if s.labels.get("__name__")}
+    metrics = sorted(family, key=lambda n: (_kind(n, family) != "gauge", n))
     shown = metrics[:MAX_METRICS]
-    reads = await gather(*(_read(run, name, selectors, seconds) for name in shown))
+    kinds = [_kind(name, family) for name in shown]
+    reads = await gather(
+        *(run.instant(_expr(n, k, selectors, seconds)) for n, k in zip(shown, kinds, strict=True))
+    )
     facts = [
-        fact for name, read in zip(shown, reads, strict=True) for fact in _facts(run, name, read)
+        fact
+        for name, kind, read in zip(shown, kinds, reads, strict=True)
+        for fact in _facts(run, name, kind, read)
     ]
     warnings = []
     if len(metrics) > len(shown):
@@ -88,10 +98,10 @@ async def discover(run: Run, args: DiscoverArgs) -> ToolResult:
     )
 
 
-def _expr(name: str, selectors: str, seconds: int) -> str:
+def _expr(name: str, kind: str, selectors: str, seconds: int) -> str:
     scoped = f"({selectors})" if " or " in selectors else selectors
     named = f"{{__name__={quote(name)}}} and {scoped}"
-    match _kind(name):
+    match kind:
         case "histogram":
             return f"histogram_quantile(0.99, sum by (le) (increase(({named})[{seconds}s])))"
         case "counter":
@@ -100,12 +110,7 @@ def _expr(name: str, selectors: str, seconds: int) -> str:
             return f"last_over_time(({named})[{seconds}s])"
 
 
-async def _read(run: Run, name: str, selectors: str, seconds: int) -> QueryResult:
-    return await run.instant(_expr(name, selectors, seconds))
-
-
-def _facts(run: Run, name: str, read: QueryResult) -> list[ResultFact]:
-    kind = _kind(name)
+def _facts(run: Run, name: str, kind: str, read: QueryResult) -> list[ResultFact]:
     expr = read.expr
     series = sorted(read.series, key=lambda s: -s.value)
     if not series:
