@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from datetime import datetime
 from typing import Any
 
 from connectors.kubernetes._client import KubeReader
@@ -124,23 +125,23 @@ async def health_sweep(reader: KubeReader, args: Any, ctx: CallContext) -> ToolR
             )
             found.entity("node", name, env, None)
 
-    by_reason: dict[str, list[dict[str, Any]]] = {}
+    # (event, first seen, last seen), its times read once
+    by_reason: dict[str, list[tuple[dict[str, Any], datetime | None, datetime]]] = {}
     counts: Counter[str] = Counter()
     for event in events:
         first, last = event_times(event)
         if last is None or last < start or (first is not None and first > end):
             continue
         reason = str(event.get("reason") or "?")
-        by_reason.setdefault(reason, []).append(event)
+        by_reason.setdefault(reason, []).append((event, first, last))
         counts[reason] += int(event.get("count") or (event.get("series") or {}).get("count") or 1)
     for reason, total in counts.most_common(args.limit):
         group = by_reason[reason]
-        newest = max(group, key=lambda e: event_times(e)[1] or ctx.now)
+        newest, _, last = max(group, key=lambda entry: entry[2])
         obj = newest.get("involvedObject") or newest.get("regarding") or {}
-        objects = sorted({str((e.get("involvedObject") or {}).get("name")) for e in group})
+        objects = sorted({str((e.get("involvedObject") or {}).get("name")) for e, _, _ in group})
         message = str(newest.get("message") or newest.get("note") or "").strip()
-        first = min((t for e in group if (t := event_times(e)[0]) is not None), default=None)
-        last = event_times(newest)[1]
+        first = min((t for _, t, _ in group if t is not None), default=None)
         found.facts.append(
             ResultFact(
                 text=f"Warning {reason} x{total} on {len(objects)} object(s) "
