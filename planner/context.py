@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, tzinfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planner.asked import AskedValue, asked_value
 from planner.extract import Identifiers, extract_identifiers
 from planner.intent import Intent, classify
 from planner.names import find_name, normalise
@@ -137,6 +138,9 @@ class ContextState(BaseModel):
         default_factory=list,
         description="names the question gives that a metric's labels may carry (an object, a "
         "consumer group, a queue)",
+    )
+    asked: AskedValue | None = Field(
+        default=None, description="a value of the object's state the question asks for"
     )
 
 
@@ -388,6 +392,7 @@ def build_context(
         notes=notes,
         terms=_terms_in(message, obj, read_envs, aliases),
         onset=onset,
+        asked=asked_value(message) or (previous.asked if follow_up and previous else None),
     )
 
 

@@ -396,7 +396,8 @@ def _is_controller(actor: str | None) -> bool:
 def _releases(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
     """Who deployed, with the roles kept apart: the job's user started the job, the commit
     author wrote the change, the audit actor changed the object in the cluster."""
-    jobs = [j for j in _of(facts, CiJob) if j.a.in_scope]
+    # a job that ran is a release; one nobody played comes after, said as not run
+    jobs = sorted((j for j in _of(facts, CiJob) if j.a.in_scope), key=lambda j: not j.a.ran)
     audits = [a for a in _of(facts, K8sAudit) if not _is_controller(a.a.actor)]
     if not jobs and not audits:
         return []
@@ -406,7 +407,13 @@ def _releases(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
         user = j.a.user
         parts.append(
             f"job {j.a.job_name} #{j.a.job_id} (pipeline {j.a.pipeline_id}) "
-            + (f"was started by {user}" if user else "has no user in GitLab's answer")
+            + (
+                "has not run"
+                if not j.a.ran
+                else f"was started by {user}"
+                if user
+                else "has no user in GitLab's answer"
+            )
             + f", status {j.a.status}"
         )
         support.append(j.index)

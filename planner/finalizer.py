@@ -20,9 +20,10 @@ from planner.answer import (
     ObjectiveStatus,
     Timings,
 )
+from planner.asked import value_priority, value_sentence
 from planner.context import ContextState
 from planner.diagnosis import Finding, IndexedFact, diagnose
-from planner.evidence import EvidencePacket, fact_rank
+from planner.evidence import FACT_ORDER, EvidencePacket, fact_rank
 from planner.executor import CallRecord
 from planner.guard import EnvOutcome, EnvStatus
 from planner.objectives import QuestionPlan
@@ -65,7 +66,10 @@ def finalize(
     facts: list[AnswerFact] = []
     seen: set[tuple[str, str, str | None]] = set()
     lead: set[int] = set()  # facts read for a required objective
-    entries = sorted(enumerate(packet.entries), key=lambda ie: (fact_rank(ie[1].fact), ie[0]))
+    order = value_priority(context.asked, FACT_ORDER)
+    entries = sorted(
+        enumerate(packet.entries), key=lambda ie: (fact_rank(ie[1].fact, order), ie[0])
+    )
     for _, entry in entries:
         fact = entry.fact
         key = (fact.text, fact.source, entry.env)
@@ -158,8 +162,20 @@ def finalize(
     )
     # a digest of observations (no hypothesis) leads only when it digests what the question
     # asked: a p99 asked for is the answer's first line, not the request rate read beside it
-    leading = [f for f in findings if f.hypothesis or not lead or set(f.supported_by) & lead]
+    # a cause found beside the facts asked for leads only a question for a cause: "what
+    # changed?" is answered with the changes, the crash the sweep found follows them
+    diagnostic = context.intent in DIAGNOSTIC_INTENTS
+    leading = [
+        f
+        for f in findings
+        if (f.hypothesis and diagnostic) or not lead or set(f.supported_by) & lead
+    ]
     summary = _summary(leading, facts, gaps, final, context, min(lead, default=0))
+    value = _value_asked(indexed, context)
+    if value:
+        # the value asked for first; a cause found beside it follows ("runs image X; 0 of
+        # 2 ready. Pod … is in CrashLoopBackOff …")
+        summary = f"{value}. {summary}" if leading else f"{value}." + summary.split(".", 1)[1]
     tools_ms = sum(r.duration_ms for r in records)
     return Answer(
         question=turn.question,
@@ -176,9 +192,22 @@ def finalize(
     )
 
 
+def _value_asked(indexed: list[IndexedFact], context: ContextState) -> str | None:
+    if context.asked is None or context.scope.time.mode != "now":
+        return None  # the state read is today's: it is no answer for a past moment
+    for item in indexed:
+        if (sentence := value_sentence(context.asked, item.fact, item.env)) is not None:
+            return sentence
+    return None
+
+
 def _has_facts(records: list[CallRecord], obj_id: str, env: str) -> bool:
+    """Some read for the objective found what it looks for; an empty read may still carry
+    context (a deploy job nobody played), which is no finding."""
     return any(
-        r.result.facts for r in records if obj_id in r.objectives and r.call.env in (env, None)
+        r.result.facts and r.result.status != "empty"
+        for r in records
+        if obj_id in r.objectives and r.call.env in (env, None)
     )
 
 

@@ -20,8 +20,9 @@ from datetime import tzinfo
 import structlog
 
 from planner.answer import Answer, Gap
+from planner.asked import value_priority
 from planner.context import ContextState, InventoryItem
-from planner.evidence import EvidencePacket, build_packet
+from planner.evidence import FACT_ORDER, EvidencePacket, build_packet
 from planner.executor import CallRecord, Executor
 from planner.finalizer import finalize
 from planner.freeplan import FreePlanOutcome, free_planning
@@ -298,6 +299,8 @@ async def investigate(
                     {
                         "job_id": bool(context.identifiers.job_ids),
                         "request_id": bool(context.identifiers.request_ids),
+                        # a read of the object asked about before one of its whole env
+                        "service": bool(context.scope.object),
                     },
                 )
                 if not cands:
@@ -473,6 +476,7 @@ async def investigate(
     packet = build_packet(
         [(r.call_id, r.result) for r in executor.ordered()],
         per_source=settings.facts_per_source,
+        priority=value_priority(context.asked, FACT_ORDER),
         lead=frozenset(r.call_id for r in executor.records if r.objectives & required),
     )
     total_ms = int((clock() - started) * 1000)

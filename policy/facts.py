@@ -238,6 +238,18 @@ class HttpLatency(MetricAttrs):
     namespace: str | None = None
 
 
+class ReplicaSetState(BaseModel):
+    """One live replica set of a Deployment: a rollout has two, each with its own image."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    revision: str | None = None
+    ready: int = 0
+    desired: int = 0
+    images: list[str] = Field(default_factory=list)
+
+
 class K8sWorkload(_Attrs):
     kind: Literal[FactKind.K8S_WORKLOAD] = FactKind.K8S_WORKLOAD
     workload_kind: str | None = None  # Deployment, StatefulSet, ...
@@ -249,7 +261,11 @@ class K8sWorkload(_Attrs):
     images: list[str] | None = None
     revision: str | None = None
     abnormal_conditions: list[Any] | None = None
-    replicasets: list[Any] | None = None
+    replicasets: list[str] | None = None
+    live_replicasets: list[ReplicaSetState] | None = Field(
+        default=None,
+        description="replica sets with pods, newest revision last: what runs during a rollout",
+    )
 
 
 class K8sPod(_Attrs):
@@ -484,6 +500,7 @@ class CiJob(_Attrs):
     web_url: str | None = None
     project: str | None = None
     in_scope: bool = True  # False: shown as context, it deployed another env
+    ran: bool = True  # False: it never started (a manual job nobody played): no change
 
 
 class CiCommit(_Attrs):

@@ -1,8 +1,9 @@
 """GitLab connector: who released what, when and from which job (python-gitlab, sync,
 called in its own worker threads through kept-alive clients: `GitLabSession`).
 
-Tools: `gitlab.release_timeline` (deploy jobs of a service in a window, per environment)
-and `gitlab.job` (one job by id). Roles stay apart, each named as GitLab returned it:
+Tools: `gitlab.release_timeline` (deploy jobs of a service in a window, per environment),
+`gitlab.env_releases` (every project's deploy jobs to one environment: "what changed in
+prod?") and `gitlab.job` (one job by id). Roles stay apart, each named as GitLab returned it:
 job.user started the job, the commit author wrote the change, the committer committed it.
 
 Errors (no SDK exception escapes; each is raised `from` the original):
@@ -17,11 +18,12 @@ Errors (no SDK exception escapes; each is raised `from` the original):
 from __future__ import annotations
 
 from connectors.gitlab._client import GitLabSession, GitLabTarget
+from connectors.gitlab._env_releases import EnvReleasesArgs, env_releases
 from connectors.gitlab._job import JobArgs, job
 from connectors.gitlab._timeline import ReleaseTimelineArgs, release_timeline
 from policy import AgentMeta, CallContext, FunctionTool, Tool, ToolContract, ToolResult
 
-__all__ = ["GitLabTarget", "JobArgs", "ReleaseTimelineArgs", "build_tools"]
+__all__ = ["EnvReleasesArgs", "GitLabTarget", "JobArgs", "ReleaseTimelineArgs", "build_tools"]
 
 
 def build_tools(target: GitLabTarget | None, envs: list[str]) -> list[Tool]:
@@ -33,6 +35,9 @@ def build_tools(target: GitLabTarget | None, envs: list[str]) -> list[Tool]:
 
     async def run_timeline(args: ReleaseTimelineArgs, ctx: CallContext) -> ToolResult:
         return await release_timeline(session, envs, args, ctx)
+
+    async def run_env(args: EnvReleasesArgs, ctx: CallContext) -> ToolResult:
+        return await env_releases(session, envs, args, ctx)
 
     async def run_job(args: JobArgs, ctx: CallContext) -> ToolResult:
         return await job(session, envs, args, ctx)
@@ -61,6 +66,17 @@ def build_tools(target: GitLabTarget | None, envs: list[str]) -> list[Tool]:
         agent=meta("timeline", "complete_read"),
         enums={"env": list(envs)},
     )
+    whole_env = ToolContract(
+        name="gitlab.env_releases",
+        description=(
+            "Deploy jobs to one environment in a time window across GitLab projects (the "
+            "most recently active first), when no service is named: who started each job, "
+            "status, ref, pipeline, commit with its author and committer, links."
+        ),
+        args_model=EnvReleasesArgs,
+        agent=meta("timeline", "complete_read"),
+        enums={"env": list(envs)},
+    )
     one_job = ToolContract(
         name="gitlab.job",
         description=(
@@ -72,5 +88,6 @@ def build_tools(target: GitLabTarget | None, envs: list[str]) -> list[Tool]:
     )
     return [
         FunctionTool(timeline, run_timeline, resources=(session,)),
+        FunctionTool(whole_env, run_env, resources=(session,)),
         FunctionTool(one_job, run_job, resources=(session,)),
     ]

@@ -45,6 +45,9 @@ class GitLabTarget(BaseModel):
     )
     max_pipelines: int = Field(30, ge=1, le=200, description="pipelines whose jobs are read")
     max_job_lookups: int = Field(20, ge=1, le=200, description="projects tried for a bare job id")
+    max_projects: int = Field(
+        20, ge=1, le=100, description="most recently active projects read for a whole env"
+    )
     ssl_verify: bool = True
 
 

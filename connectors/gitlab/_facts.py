@@ -47,6 +47,12 @@ def environment_name(job: Item, deployed_to: dict[Any, str]) -> str | None:
     return deployed_to.get(job.get("id")) or (str(name) if name else None)
 
 
+# GitLab job statuses of a job that has not started (docs.gitlab.com/api/jobs)
+NOT_STARTED = frozenset(
+    {"created", "pending", "manual", "scheduled", "waiting_for_resource", "preparing", "skipped"}
+)
+
+
 def is_deploy(job: Item, environment: str | None) -> bool:
     name = str(job.get("name", "")).lower()
     return job.get("stage") == "deploy" or "deploy" in name or bool(environment)
@@ -82,6 +88,9 @@ def job_fact(
 ) -> ResultFact:
     """'job deploy:dc-b #5523817 ... (pipeline 90211, ...) was started by a.petrov, ...'."""
     username, started_by = who(job.get("user"))
+    # a manual job nobody played, or one still waiting, changed nothing; GitLab still
+    # names a user for it (the pipeline's), who did not start it
+    ran = bool(job.get("started_at")) or job.get("status") not in NOT_STARTED
     commit = job.get("commit") or {}
     pipeline = job.get("pipeline") or {}
     tag, tag_source = image_tag(job)
@@ -97,7 +106,13 @@ def job_fact(
     context += [f"GitLab environment {environment}"] if environment else []
     text = (
         f"{note}job {job.get('name')} #{job.get('id')} of {project.get('path_with_namespace')} "
-        f"({', '.join(context)}) was started by {started_by}, {', '.join(details)}"
+        f"({', '.join(context)}) "
+        + (
+            f"was started by {started_by}"
+            if ran
+            else f"has not run (GitLab names {started_by} as its user)"
+        )
+        + f", {', '.join(details)}"
     )
     attrs = CiJob(
         job_id=job.get("id"),
@@ -117,6 +132,7 @@ def job_fact(
         web_url=job.get("web_url"),
         project=project.get("path_with_namespace"),
         in_scope=in_scope,
+        ran=ran,
     )
     when = ts(job.get("finished_at")) or ts(job.get("started_at")) or ts(job.get("created_at"))
     return ResultFact(

@@ -45,6 +45,7 @@ from policy import (
 )
 from policy.errors import ErrorKind, attempt
 from policy.findings import Findings
+from policy.results import EvidenceState
 from policy.toolset import scope_of
 
 CONTEXT_FACTS = 5
@@ -110,16 +111,18 @@ def _began(job: Item) -> datetime | None:
     return ts(job.get("started_at")) or ts(job.get("created_at"))
 
 
-async def _read(
+async def read_project(
     session: GitLabSession,
     envs: list[str],
     args: ReleaseTimelineArgs,
     start: datetime,
     end: datetime,
+    known: Item | None = None,
 ) -> _Read:
-    """The project, then its pipelines and deployments together, then the jobs of every
-    candidate pipeline together, then the commits: each read that does not need another's
-    answer is made at the same time (one round trip each stage, not one per read)."""
+    """The project (unless `known`: listed already), then its pipelines and deployments
+    together, then the jobs of every candidate pipeline together, then the commits: each
+    read that does not need another's answer is made at the same time (one round trip each
+    stage, not one per read)."""
     target = session.target
     out = _Read()
 
@@ -130,7 +133,12 @@ async def _read(
 
         return session.threads.run(call)
 
-    out.project, out.ambiguous = await on_client(find_project, target, args.service, args.project)
+    if known is not None:
+        out.project = known
+    else:
+        out.project, out.ambiguous = await on_client(
+            find_project, target, args.service, args.project
+        )
     if out.ambiguous:
         return out
     project_id = out.project["id"]
@@ -240,7 +248,7 @@ async def release_timeline(
     start, end = args.start or start, args.end or end
     read_window = TimeSpec(at=start + (end - start) / 2, window=end - start, mode="historical")
     scope = scope_of(args, ctx).model_copy(update={"time": read_window})
-    read = await _read(session, envs, args, start, end)
+    read = await read_project(session, envs, args, start, end)
     if read.ambiguous:
         names = [str(p.get("path_with_namespace")) for p in read.ambiguous]
         return ToolResult(
@@ -256,14 +264,24 @@ async def release_timeline(
     return _result(read, args, scope, ctx.now, start, end)
 
 
-def _result(
-    read: _Read,
-    args: ReleaseTimelineArgs,
-    scope: Scope,
-    now: datetime,
-    start: datetime,
-    end: datetime,
-) -> ToolResult:
+@dataclass
+class ProjectPart:
+    """What one project's read says for the environment asked about."""
+
+    facts: list[Any]
+    entities: list[Entity]
+    relations: list[Any]
+    warnings: list[str]
+    in_scope: int  # deploy jobs to the env asked about (all envs when none was)
+    shown: int
+    complete: bool
+    cut: bool
+    raw_jobs: list[Item]
+
+
+def project_part(
+    read: _Read, args: ReleaseTimelineArgs, start: datetime, end: datetime
+) -> ProjectPart:
     project, warnings, complete = read.project, read.warnings, read.complete
     in_scope = [t for t in read.jobs if args.env is None or t[1] == args.env]
     others = [t for t in read.jobs if args.env is not None and t[1] not in (args.env, None)]
@@ -294,38 +312,60 @@ def _result(
     cut = len(in_scope) > args.limit
     if cut:
         warnings.append(f"showing the {args.limit} newest of {len(in_scope)} deploy jobs")
-    if not in_scope:
+    return ProjectPart(
+        out_facts,
+        entities,
+        relations,
+        warnings,
+        len(in_scope),
+        len(shown),
+        complete,
+        cut,
+        [j for j, _, _ in read.jobs],
+    )
+
+
+def release_evidence(found: bool, complete: bool) -> dict[str, EvidenceState]:
+    state: EvidenceState = "found" if found else "none_complete" if complete else "none_partial"
+    return {"ci.release_timeline": state}
+
+
+def _result(
+    read: _Read,
+    args: ReleaseTimelineArgs,
+    scope: Scope,
+    now: datetime,
+    start: datetime,
+    end: datetime,
+) -> ToolResult:
+    part = project_part(read, args, start, end)
+    project, complete = read.project, part.complete
+    if not part.in_scope:
         to_env = f" to {args.env}" if args.env else ""
-        warnings.append(
+        part.warnings.append(
             f"no deploy job{to_env} of {project.get('path_with_namespace')} between "
             f"{utc(start)} and {utc(end)}"
             + ("" if complete else "; GitLab was not read completely, so this proves nothing")
         )
     found = Findings(
         SOURCE,
-        facts=out_facts,
-        entities=entities,
-        relations=relations,
-        warnings=warnings,
+        facts=part.facts,
+        entities=part.entities,
+        relations=part.relations,
+        warnings=part.warnings,
         notes=[read.note] if read.note else [],
-        complete=complete and not cut,
-        truncated=cut or not complete,
+        complete=complete and not part.cut,
+        truncated=part.cut or not complete,
     )
     return found.result(
         "gitlab.release_timeline",
         scope,
-        returned=len(shown),
-        found=bool(in_scope),
+        returned=part.shown,
+        found=bool(part.in_scope),
         observed_at=now,
         limit=args.limit,
-        total=len(in_scope),
+        total=part.in_scope,
         total_is_exact=complete,
-        evidence={
-            "ci.release_timeline": "found"
-            if in_scope
-            else "none_complete"
-            if complete
-            else "none_partial"
-        },
-        raw={"project": project, "deploy_jobs": [j for j, _, _ in read.jobs]},
+        evidence=release_evidence(bool(part.in_scope), complete),
+        raw={"project": project, "deploy_jobs": part.raw_jobs},
     )

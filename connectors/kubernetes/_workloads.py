@@ -16,7 +16,7 @@ from connectors.kubernetes._common import (
 )
 from connectors.kubernetes._pods import pod_facts
 from policy.errors import SourceError
-from policy.facts import K8sWorkload
+from policy.facts import K8sWorkload, ReplicaSetState
 from policy.results import IngressRoute, ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -60,6 +60,11 @@ def ingress_routes(ing: dict[str, Any]) -> list[IngressRoute]:
     if default:
         out.append(IngressRoute(host="", path="/", service=str(default)))
     return out
+
+
+def _revision_order(state: ReplicaSetState) -> int:
+    revision = state.revision or ""
+    return int(revision) if revision.isdigit() else -1
 
 
 def _images(obj: dict[str, Any]) -> list[str]:
@@ -168,16 +173,25 @@ def _workload_fact(
         if int((rs.get("spec") or {}).get("replicas") or 0) > 0
         or int((rs.get("status") or {}).get("replicas") or 0) > 0
     ]
-    if live:
-        described = []
-        for rs in live:
-            rs_rev = (meta(rs).get("annotations") or {}).get("deployment.kubernetes.io/revision")
-            rs_ready, rs_desired = _counts("ReplicaSet", rs)
-            described.append(
-                f"{name_of(rs)} (revision {rs_rev or '?'}, "
-                f"{rs_ready}/{rs_desired} ready, {', '.join(_images(rs))})"
+    states = []
+    for rs in live:
+        rs_rev = (meta(rs).get("annotations") or {}).get("deployment.kubernetes.io/revision")
+        rs_ready, rs_desired = _counts("ReplicaSet", rs)
+        states.append(
+            ReplicaSetState(
+                name=name_of(rs),
+                revision=rs_rev,
+                ready=rs_ready,
+                desired=rs_desired,
+                images=_images(rs),
             )
-        text += "; replica sets: " + ", ".join(described)
+        )
+    if states:
+        text += "; replica sets: " + ", ".join(
+            f"{st.name} (revision {st.revision or '?'}, "
+            f"{st.ready}/{st.desired} ready, {', '.join(st.images)})"
+            for st in states
+        )
     idle = len(replicasets) - len(live)
     if idle:
         text += f"; {idle} older replica set(s) scaled to 0"
@@ -198,6 +212,7 @@ def _workload_fact(
             revision=revision,
             abnormal_conditions=bad,
             replicasets=[name_of(rs) for rs in replicasets],
+            live_replicasets=sorted(states, key=_revision_order) or None,
         ),
     )
 

@@ -122,6 +122,21 @@ class _GitLab:
             if commit.get("id") and commit["id"] not in known:
                 known.add(commit["id"])
                 self.commits.append({**commit, "project_id": job.get("project_id")})
+        self.projects = [self._with_activity(p) for p in self.projects]
+
+    def _with_activity(self, project: Item) -> Item:
+        """GitLab derives `last_activity_at` from what happens in a project; a world that
+        leaves it out gets the latest time among its pipelines, jobs and commits."""
+        if project.get("last_activity_at"):
+            return project
+        pid = project.get("id")
+        stamps = [project.get("created_at")]
+        for item in self.pipelines + self.jobs:
+            if item.get("project_id") == pid:
+                stamps += [item.get("updated_at"), item.get("finished_at"), item.get("created_at")]
+        stamps += [c.get("created_at") for c in self.commits if c.get("project_id") == pid]
+        times = [(t, str(v)) for v in stamps if (t := _ts(v)) is not None]
+        return {**project, "last_activity_at": max(times)[1]} if times else project
 
     def project(self, ident: str) -> Item:
         for project in self.projects:

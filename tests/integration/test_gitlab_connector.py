@@ -322,3 +322,80 @@ async def test_job_not_found_and_job_faults(world: World) -> None:
     with gitlab_bot(world, fault, timeout_s=0.5) as bot:
         slow = await bot.call("gitlab.job", {"job_id": 5523817, "project": "412"})
     assert slow.status == "error" and slow.error_kind == "timeout"
+
+
+def _second_project(world: World) -> World:
+    """billing-api beside service-c: yesterday its deploy:dc-b job waited for a manual play
+    nobody gave, and its deploy:dc-a ran."""
+    gl = world.model_dump(mode="json")["gitlab"]
+    user = {"id": 1301, "username": "n.kim", "name": "n.kim", "state": "active"}
+    pipeline = {"id": 90300, "iid": 12, "project_id": 413, "sha": "a" * 40, "ref": "main",
+                "status": "manual", "source": "push", "created_at": "2026-07-20T08:00:00.000Z",
+                "updated_at": "2026-07-20T08:20:00.000Z", "user": user}  # fmt: skip
+
+    def job(ident: int, name: str, status: str, started: str | None) -> dict[str, Any]:
+        return {"id": ident, "project_id": 413, "name": name, "stage": "deploy", "status": status,
+                "ref": "main", "tag": False, "created_at": "2026-07-20T08:00:00.000Z",
+                "started_at": started, "finished_at": started, "user": user,
+                "commit": {"id": "a" * 40, "title": "Retry ledger writes"},
+                "pipeline": {"id": 90300, "project_id": 413}}  # fmt: skip
+
+    project = {"id": 413, "name": "billing-api", "path_with_namespace": "orders/billing-api",
+               "web_url": "https://gitlab.example.com/orders/billing-api",
+               "created_at": "2025-01-10T10:00:00.000Z"}  # fmt: skip
+    return with_gitlab(
+        world,
+        projects=[*gl["projects"], project],
+        pipelines=[*gl["pipelines"], pipeline],
+        jobs=[
+            *gl["jobs"],
+            job(6000001, "deploy:dc-b", "manual", None),
+            job(6000002, "deploy:dc-a", "success", "2026-07-20T08:10:00.000Z"),
+        ],
+    )
+
+
+ENV_WIDE = {"env": "dc-b", **YESTERDAY}
+
+
+async def test_a_whole_env_reads_the_deploys_of_every_project_and_no_other_env(
+    world: World,
+) -> None:
+    """ "What was deployed to dc-b yesterday?" names no service: every project is read."""
+    with gitlab_bot(_second_project(world)) as bot:
+        result = await bot.call("gitlab.env_releases", ENV_WIDE, ctx(obj=None))
+    assert result.status == "ok", result.error
+    found = jobs(result)
+    assert found[5523817].attrs.project == "orders/service-c" and found[5523817].attrs.ran
+    # billing-api's dc-b job waited for a play nobody gave: said, never as a release
+    waiting = found[6000001]
+    assert not waiting.attrs.ran and "has not run (GitLab names n.kim as its user)" in waiting.text
+    assert "was started by" not in waiting.text
+    assert not jobs(result, in_scope=False)  # another env's deploys are no change to dc-b
+    assert 6000002 not in found and 5523816 not in found
+    assert result.coverage.total == 1  # the one that ran
+    assert result.coverage.complete_for_negative
+
+
+async def test_an_env_with_more_projects_than_read_proves_no_absence(world: World) -> None:
+    with gitlab_bot(_second_project(world), max_projects=1) as bot:
+        result = await bot.call("gitlab.env_releases", ENV_WIDE, ctx(obj=None))
+    assert not result.coverage.complete_for_negative
+    assert "read the 1 most recently active of 2 GitLab projects" in (result.coverage.note or "")
+
+
+async def test_an_env_where_only_a_manual_job_waits_has_no_release(world: World) -> None:
+    """The manual job is context; the read found no release, so it is empty, and with a
+    complete read of every project that absence is proven."""
+    data = _second_project(world).model_dump(mode="json")["gitlab"]
+    only_billing = with_gitlab(
+        world,
+        projects=[p for p in data["projects"] if p["id"] == 413],
+        pipelines=[p for p in data["pipelines"] if p["project_id"] == 413],
+        jobs=[j for j in data["jobs"] if j["project_id"] == 413],
+    )
+    with gitlab_bot(only_billing) as bot:
+        result = await bot.call("gitlab.env_releases", ENV_WIDE, ctx(obj=None))
+    assert result.status == "empty"
+    assert result.evidence == {"ci.release_timeline": "none_complete"}
+    assert [f.attrs.job_id for f in result.facts if f.kind == "ci.job"] == [6000001]

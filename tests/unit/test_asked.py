@@ -1,0 +1,54 @@
+"""The value a question asks for, and its sentence from the workload's state."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.asked import AskedValue, asked_value, value_sentence
+from policy.facts import K8sWorkload, Negative, ReplicaSetState
+from policy.results import ResultFact
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("какая версия образа сейчас у api в prod?", AskedValue.IMAGE),
+        ("which image tag is api running?", AskedValue.IMAGE),
+        ("сколько реплик у api?", AskedValue.REPLICAS),
+        ("how many pods does api have, and which version?", AskedValue.REPLICAS),
+        ("why does api return 502?", None),
+    ],
+)
+def test_the_value_asked_for_is_the_first_one_named(
+    question: str, asked: AskedValue | None
+) -> None:
+    assert asked_value(question) == asked
+
+
+def _workload(**kw: object) -> ResultFact:
+    attrs = K8sWorkload(workload_kind="Deployment", name="api", ready=3, desired=3, **kw)  # type: ignore[arg-type]
+    return ResultFact(text="Deployment api", source="kubernetes/x", attrs=attrs)
+
+
+def test_one_image_is_named_with_its_revision_and_readiness() -> None:
+    fact = _workload(images=["reg/api:1.2"], revision="7")
+    assert value_sentence(AskedValue.IMAGE, fact, "prod") == (
+        "Deployment api in prod runs image reg/api:1.2 (revision 7); 3 of 3 replica(s) ready"
+    )
+
+
+def test_during_a_rollout_each_revision_says_what_it_runs() -> None:
+    live = [
+        ReplicaSetState(name="api-a", revision="6", ready=3, desired=3, images=["reg/api:1.1"]),
+        ReplicaSetState(name="api-b", revision="7", ready=0, desired=1, images=["reg/api:1.2"]),
+    ]
+    fact = _workload(images=["reg/api:1.2"], revision="7", live_replicasets=live)
+    sentence = value_sentence(AskedValue.IMAGE, fact, None) or ""
+    assert sentence.startswith("Deployment api runs more than one image: reg/api:1.1 on 3 of 3")
+    assert sentence.endswith("reg/api:1.2 on 0 of 1 ready (revision 7, the newest)")
+
+
+def test_a_fact_without_the_value_gives_no_sentence() -> None:
+    assert value_sentence(AskedValue.IMAGE, _workload(), None) is None
+    other = ResultFact(text="x", source="s", attrs=Negative())
+    assert value_sentence(AskedValue.REPLICAS, other, None) is None
