@@ -25,7 +25,13 @@ from typing import Any
 import structlog
 
 from planner.answer import Answer, AnswerFact, Gap
-from planner.context import ContextState, InventoryItem, build_context, names_not_listed
+from planner.context import (
+    ContextState,
+    InventoryItem,
+    build_context,
+    envs_named,
+    names_not_listed,
+)
 from planner.executor import CallRecord, Executor
 from planner.inventory_cache import InventoryCache
 from planner.investigation import (
@@ -90,16 +96,30 @@ async def answer_turn(
     redacted (the question itself may carry one)."""
     keep = settings.investigation.keep_query_hosts
     gate = RedactingToolset(gate, keep)
-    inventory = await _read_inventory(turn, gate, settings, inventory_cache)
-    if any(c.get("cached") for c in inventory.calls) and names_not_listed(
-        turn.question,
-        inventory=inventory.items,
-        envs=settings.envs,
-        env_aliases=settings.env_aliases,
-    ):
+    # a question that names its environments needs only their names listed
+    named = envs_named(turn.question, settings.envs, settings.env_aliases)
+    inventory = await _read_inventory(turn, gate, settings, inventory_cache, only=named)
+
+    def unlisted() -> bool:
+        return bool(
+            names_not_listed(
+                turn.question,
+                inventory=inventory.items,
+                envs=settings.envs,
+                env_aliases=settings.env_aliases,
+            )
+        )
+
+    if named and unlisted():
+        # a name the named envs do not list (or they have no list): the others' names tell
+        # "it runs in dc-b, not in dc-a" from "no such thing"
+        inventory = await _read_inventory(turn, gate, settings, inventory_cache)
+    if any(c.get("cached") for c in inventory.calls) and unlisted():
         # the question names something the kept lists do not have: perhaps deployed since
         # they were read, so list again rather than answer about something else
-        inventory = await _read_inventory(turn, gate, settings, inventory_cache, fresh=True)
+        inventory = await _read_inventory(
+            turn, gate, settings, inventory_cache, fresh=True, only=named
+        )
     context = build_context(
         turn.question,
         envs=settings.envs,
@@ -192,6 +212,7 @@ async def _read_inventory(
     cache: InventoryCache,
     *,
     fresh: bool = False,
+    only: list[str] | None = None,
 ) -> _Inventory:
     """Names known in each env, the calls made, and the sources that failed (those stay
     unavailable for the rest of the turn, so the answer says why, not "no service").
@@ -210,6 +231,8 @@ async def _read_inventory(
         source = contract.agent.sources[0]
         envs: list[str | None] = list(contract.enums.get("env", [None]))
         for env in envs:
+            if only and env is not None and env not in only:
+                continue
             args = {"env": env} if env else {}
             planned.append(PlannedCall(contract.name, canonical(args), env, source, (INVENTORY,)))
     kept: dict[str, tuple[ToolResult, datetime]] = {}

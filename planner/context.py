@@ -144,6 +144,11 @@ class ContextState(BaseModel):
     )
 
 
+def envs_named(message: str, envs: list[str], aliases: dict[str, list[str]]) -> list[str]:
+    """The configured environments a message names, in the order it names them."""
+    return _envs_in(normalise(message), envs, aliases)
+
+
 def _envs_in(text_norm: str, envs: list[str], aliases: dict[str, list[str]]) -> list[str]:
     found = []
     for env in envs:

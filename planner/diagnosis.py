@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Generic, Literal, TypeVar
 
 import structlog
@@ -268,8 +268,12 @@ def _workload(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
         logs = [lf for lf in _of(facts, K8sLog) if lf.a.pod in {x.a.pod for x in fs}]
         # the symptom began at the earliest of what the evidence shows and what the
         # question says ("503 since 12:30"): a release after that is no cause
-        began = [t for t in (_symptom_start(facts, fs), onset) if t is not None]
-        releases = _releases_before(facts, min(began) if began else None)
+        began = [
+            t
+            for t in (_symptom_start(facts, fs), onset + ONSET_SLACK if onset else None)
+            if t is not None
+        ]
+        changes = _changes_before(facts, min(began) if began else None)
         text = f"Pod {first.a.pod} is in {reason}"
         if first.a.message:
             text += f": {first.a.message}"
@@ -281,14 +285,14 @@ def _workload(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
         quoted = _distinct_lines(severe or logs)[-2:]
         if quoted:
             text += ". Its log says: " + " / ".join(quoted)
-        if releases and reason == "CrashLoopBackOff":
-            r = releases[-1]
-            text += f". It started failing after release job {r.a.job_name} #{r.a.job_id}"
+        last_change = changes[-1:] if reason == "CrashLoopBackOff" else []
+        for change in last_change:
+            text += f". It started failing after {_change_text(change)}"
         out.append(
             Finding(
                 text + ".",
                 text + ".",
-                [x.index for x in fs[:2] + logs[-1:] + releases[-1:]],
+                [x.index for x in fs[:2] + logs[-1:]] + [c.index for c in last_change],
                 "high" if logs else "medium",
                 weight=15,
             )
@@ -364,13 +368,46 @@ def _job_start(job: Seen[CiJob]) -> datetime | None:
     return _parse(job.a.started_at) or job.fact.observed_at
 
 
-def _releases_before(facts: list[IndexedFact], symptom: datetime | None) -> list[Seen[CiJob]]:
-    """Successful-or-not deploy jobs in scope that started before the symptom began."""
-    started = [
-        (at, j) for j in _of(facts, CiJob) if j.a.in_scope and (at := _job_start(j)) is not None
+# A clock time a person gives for the start of a symptom is rounded ("since 12:30" for a
+# first failure at 12:32): a change that soon after it may still come before the symptom,
+# whose start the evidence then fixes.
+ONSET_SLACK = timedelta(minutes=5)
+_MUTATING = frozenset({"create", "update", "patch", "delete", "deletecollection"})
+
+Change = Seen[CiJob] | Seen[K8sAudit]
+
+
+def _changes_before(facts: list[IndexedFact], symptom: datetime | None) -> list[Change]:
+    """What changed before the symptom began, oldest first: deploy jobs in scope that ran
+    (successful or not), and what a person or a CI identity changed in the cluster (the
+    object, or a ConfigMap or Secret its pods mount). A change after the start of the
+    symptom is no cause (class "causality in code")."""
+    timed: list[tuple[datetime, Change]] = [
+        (at, j)
+        for j in _of(facts, CiJob)
+        if j.a.in_scope and j.a.ran and (at := _job_start(j)) is not None
     ]
-    before = [(at, j) for at, j in started if symptom is None or at <= symptom]
-    return [j for _, j in sorted(before, key=lambda pair: pair[0])]
+    timed += [
+        (a.fact.observed_at, a)
+        for a in _of(facts, K8sAudit)
+        if a.fact.observed_at is not None
+        and not _is_controller(a.a.actor)
+        and a.a.verb in _MUTATING
+        and (a.a.code is None or a.a.code < 400)
+    ]
+    before = [(at, c) for at, c in timed if symptom is None or at <= symptom]
+    return [c for _, c in sorted(before, key=lambda pair: pair[0])]
+
+
+def _change_text(change: Change) -> str:
+    a = change.a
+    if isinstance(a, CiJob):
+        return f"release job {a.job_name} #{a.job_id}"
+    at = change.fact.observed_at
+    when = f" at {at.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}" if at else ""
+    what = f"{a.resource} {a.namespace + '/' if a.namespace else ''}{a.name}"
+    mounted = f", which the pods of {a.mounted_by} mount" if a.mounted_by else ""
+    return f"{a.actor} did {a.verb} on {what}{when}{mounted}"
 
 
 def _quota(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:

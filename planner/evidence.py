@@ -94,7 +94,8 @@ def build_packet(
 
     `lead`: the calls read for a required objective. The best `LEAD_KEPT` facts of each
     are kept before the budget is filled by rank: a p99 asked for must not be pushed out
-    by the request rates read beside it, nor a crash's log line by the pod list."""
+    by the request rates read beside it, nor a crash's log line by the pod list. Then
+    every other read keeps its best fact, then the rest by rank."""
     prio = FACT_ORDER if priority is None else priority
     groups: dict[str, list[PacketEntry]] = {}
     for call_id, result in results:
@@ -109,6 +110,11 @@ def build_packet(
         reserved: list[int] = []
         for call_id in dict.fromkeys(entries[i].call_id for i in ranked if entries[i].lead):
             reserved += [i for i in ranked if entries[i].call_id == call_id][:LEAD_KEPT]
+        # then the best fact of every other read: the audit line that names the change
+        # must not be pushed out by the fourth pod's copy of the same crash
+        for call_id in dict.fromkeys(entries[i].call_id for i in ranked):
+            if not any(entries[i].call_id == call_id for i in reserved):
+                reserved += [next(i for i in ranked if entries[i].call_id == call_id)]
         chosen = set(reserved[:per_source])
         chosen.update([i for i in ranked if i not in chosen][: per_source - len(chosen)])
         # keep the original order inside the budget: it is the order the source gave

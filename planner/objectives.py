@@ -22,6 +22,7 @@ Need = Literal[
     "object",
     "node",
     "pod",
+    "failing_pod",
     "namespace",
     "host",
     "job_id",

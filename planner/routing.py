@@ -102,8 +102,12 @@ class Discovered:
 
     def add_pod(self, env: str, pod: str, namespace: str | None, failing: bool) -> None:
         lst = self.pods.setdefault(env, [])
-        if all(p[0] != pod for p in lst):
-            lst.append((pod, namespace, failing))
+        for i, (name, ns, was_failing) in enumerate(lst):
+            if name == pod:
+                # listed as running by one read, seen crashing by another: it fails
+                lst[i] = (name, ns or namespace, was_failing or failing)
+                return
+        lst.append((pod, namespace, failing))
 
 
 def candidates(
@@ -233,12 +237,18 @@ def bind_arguments(
             }
             for name, ns in discovered.objects[env]
         ]
-    if "node" in props:
+    if "nodes" in props and discovered.nodes.get(env):
+        # one read for every node behind the object: the tool reads their peers once
+        fan = [{**f, "nodes": discovered.nodes[env][:MAX_NODES]} for f in fan]
+    elif "node" in props:
         nodes = discovered.nodes.get(env, [])[:MAX_NODES]
         if nodes:
             fan = [{**base, "node": n} for n in nodes]
-    if "pod" in props and "pod" in objective.needs:
-        pods = sorted(discovered.pods.get(env, []), key=lambda p: not p[2])[:MAX_PODS]
+    if "pod" in props and ({"pod", "failing_pod"} & set(objective.needs)):
+        pods = sorted(discovered.pods.get(env, []), key=lambda p: not p[2])
+        if "failing_pod" in objective.needs:
+            pods = [p for p in pods if p[2]]
+        pods = pods[:MAX_PODS]
         if pods:
             fan = [
                 {
@@ -304,6 +314,10 @@ def needs_missing(
     observed = {
         "node": (bool(discovered.nodes.get(env)), "no node was identified from the evidence"),
         "pod": (bool(discovered.pods.get(env)), "no pod was identified from the evidence"),
+        "failing_pod": (
+            any(p[2] for p in discovered.pods.get(env, [])),
+            "no pod was seen failing (waiting or terminated)",
+        ),
         "address": (
             bool(discovered.addresses.get(env)),
             "no upstream address was identified from the evidence",

@@ -401,6 +401,9 @@ class K8sAudit(_Attrs):
     ci_job_url: str | None = None
     ci_pipeline_url: str | None = None
     commit_sha: str | None = None
+    # the workload whose pods mount (or take env from) the object changed: a ConfigMap or
+    # Secret edit reaches the pods without any change to the workload itself
+    mounted_by: str | None = None
 
 
 class K8sLog(_Attrs):

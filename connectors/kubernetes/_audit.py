@@ -14,6 +14,8 @@ from typing import Any
 
 from connectors.kubernetes._client import AUDIT_PLURAL, KubeReader
 from connectors.kubernetes._common import Findings, belongs_to, iso, parse_time, window
+from connectors.kubernetes._workloads import mounted, workload_object
+from policy.errors import SourceError
 from policy.facts import K8sAudit
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
@@ -112,19 +114,35 @@ def _dedupe(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [best[k] for k in order]
 
 
+async def _mounts(reader: KubeReader, args: Any) -> tuple[str, set[tuple[str, str]]]:
+    """('Deployment x', what its pods mount) of the object asked about; nothing for an
+    object that no longer exists or a read without a namespace (the audit still has it)."""
+    if args.service is None or args.namespace is None:
+        return "", set()
+    kind, obj = await workload_object(reader, args.service, args.namespace)
+    return (f"{kind} {args.service}", mounted(obj)) if obj is not None else ("", set())
+
+
 async def audit_trail(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
     start, end = window(args, ctx)
     items = _dedupe(found.took(await reader.list(AUDIT_PLURAL, args.namespace)))
+    try:
+        owner, mounts = await _mounts(reader, args)
+    except SourceError as exc:
+        # the object's own changes are still read; what it mounts is a stated hole
+        owner, mounts = "", set()
+        found.gap(f"what {args.service}'s pods mount was not read ({exc.reason})")
     selected: list[tuple[datetime, dict[str, Any]]] = []
     for event in items:
         ref = event.get("objectRef") or {}
         if args.namespace and ref.get("namespace") not in (None, args.namespace):
             continue
+        name = str(ref.get("name") or "")
         if args.service is None:
             if _housekeeping(event):
                 continue
-        elif not belongs_to(str(ref.get("name") or ""), args.service):
+        elif not belongs_to(name, args.service) and (str(ref.get("resource")), name) not in mounts:
             continue
         if str(event.get("verb")) in READ_VERBS and not args.include_reads:
             continue
@@ -140,7 +158,9 @@ async def audit_trail(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRe
         found.gap(f"{len(selected)} audit events matched; only the latest {args.limit} are shown")
         selected = selected[-args.limit :]
     for at, event in selected:
-        found.facts.append(_audit_fact(reader, event, at, found))
+        ref = event.get("objectRef") or {}
+        key = (str(ref.get("resource")), str(ref.get("name") or ""))
+        found.facts.append(_audit_fact(reader, event, at, found, owner if key in mounts else None))
     return found.finish(
         "k8s.audit_trail",
         args,
@@ -152,7 +172,11 @@ async def audit_trail(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRe
 
 
 def _audit_fact(
-    reader: KubeReader, event: dict[str, Any], at: datetime, found: Findings
+    reader: KubeReader,
+    event: dict[str, Any],
+    at: datetime,
+    found: Findings,
+    mounted_by: str | None = None,
 ) -> ResultFact:
     ref, user = event.get("objectRef") or {}, event.get("user") or {}
     username = str(user.get("username") or "unknown")
@@ -166,6 +190,8 @@ def _audit_fact(
     code = (event.get("responseStatus") or {}).get("code")
     target = f"{_singular(resource)} {ns + '/' if ns else ''}{name}" + (f"/{sub}" if sub else "")
     text = f"{actor} {_PAST.get(verb, verb)} {target} ({code}) at {iso(at)}"
+    if mounted_by:
+        text += f" (the pods of {mounted_by} mount it)"
     agent = event.get("userAgent")
     if agent:
         text += f" via {agent}"
@@ -203,6 +229,7 @@ def _audit_fact(
             impersonated_user=impersonated,
             source_ips=event.get("sourceIPs") or [],
             images=images,
+            mounted_by=mounted_by,
             **ci,
         ),
     )

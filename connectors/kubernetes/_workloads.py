@@ -28,6 +28,45 @@ _WORKLOADS = (
 _BAD_CONDITIONS = {"Available": "False", "Progressing": "False", "ReplicaFailure": "True"}
 
 
+def mounted(obj: dict[str, Any]) -> set[tuple[str, str]]:
+    """(resource, name) of every ConfigMap and Secret a workload's pods mount or read
+    their environment from: a change to one of them changes the pods without touching the
+    workload (an edited config the kubelet refreshes, a rotated password)."""
+    spec = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+    out: set[tuple[str, str]] = set()
+
+    def add(resource: str, name: Any) -> None:
+        if isinstance(name, str) and name:
+            out.add((resource, name))
+
+    for vol in spec.get("volumes") or []:
+        add("configmaps", (vol.get("configMap") or {}).get("name"))
+        add("secrets", (vol.get("secret") or {}).get("secretName"))
+        for src in (vol.get("projected") or {}).get("sources") or []:
+            add("configmaps", (src.get("configMap") or {}).get("name"))
+            add("secrets", (src.get("secret") or {}).get("name"))
+    for container in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]:
+        for env_from in container.get("envFrom") or []:
+            add("configmaps", (env_from.get("configMapRef") or {}).get("name"))
+            add("secrets", (env_from.get("secretRef") or {}).get("name"))
+        for env in container.get("env") or []:
+            ref = env.get("valueFrom") or {}
+            add("configmaps", (ref.get("configMapKeyRef") or {}).get("name"))
+            add("secrets", (ref.get("secretKeyRef") or {}).get("name"))
+    return out
+
+
+async def workload_object(
+    reader: KubeReader, name: str, namespace: str | None
+) -> tuple[str, dict[str, Any] | None]:
+    """(kind, object) of the Deployment, StatefulSet or DaemonSet of that name."""
+    for kind, plural in _WORKLOADS:
+        obj = await reader.get(plural, name, namespace)
+        if obj is not None:
+            return kind, obj
+    return "", None
+
+
 def _rs_owner_belongs(pod: dict[str, Any], service: str) -> bool:
     return any(
         ref.get("kind") == "ReplicaSet" and belongs_to(str(ref.get("name", "")), service)
@@ -220,12 +259,7 @@ def _workload_fact(
 async def workload_status(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
     ns, service, env = args.namespace, args.service, reader.env
-    kind, obj = "", None
-    for candidate, plural in _WORKLOADS:
-        obj = await reader.get(plural, service, ns)
-        if obj is not None:
-            kind = candidate
-            break
+    kind, obj = await workload_object(reader, service, ns)
     if obj is None:
         return await _service_pods(reader, args, ctx, found)
     uid = meta(obj).get("uid")

@@ -9,6 +9,10 @@ from __future__ import annotations
 import re
 import statistics
 from collections import defaultdict
+from typing import Annotated, Any
+
+from pydantic import Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from connectors.victoriametrics._client import Series
 from connectors.victoriametrics._common import (
@@ -18,6 +22,7 @@ from connectors.victoriametrics._common import (
     gather,
     k8s_name,
     max_point,
+    optional_k8s_name,
     quote,
 )
 from policy.facts import NodeNetwork
@@ -30,8 +35,28 @@ NODE_METRICS = (
 )
 
 
+MAX_NODES = 8
+
+
 class NodeNetworkArgs(WindowArgs):
-    node: str = k8s_name("node name (matched against the `node` or `instance` label)")
+    node: str | SkipJsonSchema[None] = optional_k8s_name(
+        "node name (matched against the `node` or `instance` label)"
+    )
+    nodes: list[Annotated[str, k8s_name("node name")]] | SkipJsonSchema[None] = Field(
+        None,
+        min_length=1,
+        max_length=MAX_NODES,
+        description="several nodes read at once (the same peer reads serve them all)",
+    )
+
+    @model_validator(mode="after")
+    def _one_at_least(self) -> NodeNetworkArgs:
+        if not self.node and not self.nodes:
+            raise ValueError("give node or nodes")
+        return self
+
+    def targets(self) -> list[str]:
+        return list(dict.fromkeys([*([self.node] if self.node else []), *(self.nodes or [])]))
 
 
 def node_of(labels: dict[str, str]) -> str | None:
@@ -61,13 +86,37 @@ async def _target_series(run: Run, metric: str, window_s: int, node: str) -> lis
 
 
 async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
-    w, r = run.window.seconds, run.window.rate_s
+    """Each node asked about next to its peers: the env-wide reads are made once, whatever
+    the number of nodes (the nodes behind a failing service are read in one call)."""
+    w = run.window.seconds
     reads = await gather(
         *(
             run.instant(f"sum by (node, instance) (rate({metric}[{w}s]))")
             for _, metric, _ in NODE_METRICS
         )
     )
+    per_node = await gather(*(_one_node(run, node, reads) for node in args.targets()))
+    facts = [f for node_facts, _, _ in per_node for f in node_facts]
+    warnings = [w for _, node_warnings, _ in per_node for w in node_warnings]
+    notes = [n for _, _, n in per_node if n]
+    if not facts:
+        return run.result(found=False, exists=False, warnings=warnings, note="no data for the node")
+    return run.result(
+        found=True,
+        exists=True,
+        facts=facts,
+        entities=[Entity(kind="node", name=n, env=run.env) for n in args.targets()],
+        warnings=warnings,
+        partial=bool(warnings),  # a node asked about that has no series is a hole
+        note="; ".join(notes) or None,
+    )
+
+
+async def _one_node(
+    run: Run, target: str, reads: list[Any]
+) -> tuple[list[ResultFact], list[str], str | None]:
+    """(facts, warnings, coverage note) for one node."""
+    w, r = run.window.seconds, run.window.rate_s
     seen_nodes: set[str] = set()
     found: list[tuple[str, str, str, float, list[float], str]] = []
     sampled: dict[str, int] = {}  # metric -> other nodes the source had, when it sent fewer
@@ -75,38 +124,37 @@ async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
         values: dict[str, float] = defaultdict(float)
         by_node_label = False
         series = list(read.series)
-        if read.capped and not any(node_of(s.labels) == args.node for s in series):
+        if read.capped and not any(node_of(s.labels) == target for s in series):
             # a cluster with more nodes than one read may return: the node asked about is
             # read by name, so it is never lost among its peers
-            series += await _target_series(run, metric, w, args.node)
+            series += await _target_series(run, metric, w, target)
             sampled[name] = read.total - 1
         for s in series:
             node = node_of(s.labels)
             if node is None:
                 continue
             values[node] += s.value
-            by_node_label = by_node_label or (node == args.node and "node" in s.labels)
+            by_node_label = by_node_label or (node == target and "node" in s.labels)
         seen_nodes.update(values)
-        if args.node not in values:
+        if target not in values:
             continue
         target_sel = (
-            f"{metric}{{node={quote(args.node)}}}"
+            f"{metric}{{node={quote(target)}}}"
             if by_node_label
-            else f"{metric}{{instance=~{quote(re.escape(args.node) + '(:[0-9]+)?')}}}"
+            else f"{metric}{{instance=~{quote(re.escape(target) + '(:[0-9]+)?')}}}"
         )
-        peers = [v for n, v in values.items() if n != args.node]
-        found.append((name, metric, label, values[args.node], peers, target_sel))
+        peers = [v for n, v in values.items() if n != target]
+        found.append((name, metric, label, values[target], peers, target_sel))
     if not found:
         known = ", ".join(sorted(seen_nodes)[:8]) or "none"
-        return run.result(
-            found=False,
-            exists=False,
-            warnings=[
-                f"no node_exporter network series for node {args.node} in {run.env} "
+        return (
+            [],
+            [
+                f"no node_exporter network series for node {target} in {run.env} "
                 f"{run.span()} (nodes seen: {known}): no data, which does not mean a healthy "
                 "network"
             ],
-            note="no data for the node",
+            None,
         )
     curves = await gather(*(run.range(f"sum(rate({sel}[{r}s]))") for *_, sel in found))
     facts: list[ResultFact] = []
@@ -128,10 +176,10 @@ async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
         peak_text = f"; peak {fmt_num(peak[1])}/s at {run.time(peak[0])}" if peak else ""
         facts.append(
             run.fact(
-                f"node {args.node} in {run.env}: {label} {fmt_num(value)}/s on average "
+                f"node {target} in {run.env}: {label} {fmt_num(value)}/s on average "
                 f"{run.span()}{versus}{peak_text}",
                 NodeNetwork(
-                    node=args.node,
+                    node=target,
                     metric=name,
                     value=value,
                     peer_median=median,
@@ -145,10 +193,5 @@ async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
             )
         )
     missing = [n for n, *_ in NODE_METRICS if n not in {f[0] for f in found}]
-    return run.result(
-        found=True,
-        exists=True,
-        facts=facts,
-        entities=[Entity(kind="node", name=args.node, env=run.env)],
-        note=f"not reported for this node: {', '.join(missing)}" if missing else None,
-    )
+    note = f"not reported for node {target}: {', '.join(missing)}" if missing else None
+    return facts, [], note

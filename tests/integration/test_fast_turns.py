@@ -30,7 +30,7 @@ from policy.scope import Scope
 from policy.toolset import CallContext
 from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
 
-QUESTION = "сколько запросов в секунду у catalog-api в dc-a?"
+QUESTION = "сколько запросов в секунду у catalog-api?"  # no env named: every env is listed
 
 
 def _turn(question: str, minutes_later: float = 0, root: str = "r1") -> Turn:
@@ -85,6 +85,17 @@ async def test_a_quick_follow_up_reuses_the_inventory_and_says_when_it_was_read(
     assert fresh and not any(c.get("cached") for c in fresh)
 
 
+async def test_a_question_that_names_its_env_lists_only_that_env(session: WorldSession) -> None:
+    """The names of an environment the question does not ask about are not needed."""
+    answer = await _answer(session, _turn("сколько запросов в секунду у catalog-api в dc-a?"))
+    assert session.conversation is not None
+    await session.conversation.aclose()
+    listed = [c["arguments"] for c in answer.answer.tool_calls if c.get("purpose") == "inventory"]
+    assert listed == [{"env": "dc-a"}]
+    assert len(_inventory_reads(session, 0)) == 1
+    assert answer.answer.facts and all(f.scope.get("env") == "dc-a" for f in answer.answer.facts)
+
+
 async def test_a_name_the_kept_inventory_lacks_is_listed_afresh(session: WorldSession) -> None:
     """Something deployed since the names were read must not be answered as unknown."""
     assert session.conversation is not None
@@ -92,7 +103,7 @@ async def test_a_name_the_kept_inventory_lacks_is_listed_afresh(session: WorldSe
     seen = len(session.simulators.query_log.records())
     await _answer(session, _turn("а что с catalog-worker в dc-a?", 0.5, root="r2"))
     await session.conversation.aclose()
-    assert len(_inventory_reads(session, seen)) == 2
+    assert len(_inventory_reads(session, seen)) == 1  # dc-a, the env it names
 
 
 async def test_an_old_inventory_is_read_again(session: WorldSession) -> None:

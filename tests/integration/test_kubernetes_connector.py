@@ -924,3 +924,58 @@ async def test_the_inventory_reads_ingress_rules_as_routes_to_services() -> None
     assert ("ingress/media-public", "routes_to", "service/thumbs") in {
         (r.src, r.rel, r.dst) for r in result.relations
     }
+
+
+def _with_mounts(world: World) -> World:
+    """service-c's pods mount ConfigMap tariffs and take env from Secret billing-db;
+    n.volkova edited tariffs, a ConfigMap nobody mounts, and (denied) billing-db."""
+    data = world.model_dump(mode="json")
+    for obj in data["kubernetes"]["dc-b"]:
+        if obj["kind"] == "Deployment" and obj["metadata"]["name"] == "service-c":
+            spec = obj["spec"]["template"]["spec"]
+            spec["volumes"] = [{"name": "cfg", "configMap": {"name": "tariffs"}}]
+            spec["containers"][0]["envFrom"] = [{"secretRef": {"name": "billing-db"}}]
+
+    def edit(i: int, resource: str, name: str, code: int) -> dict[str, Any]:
+        return {
+            "kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "Metadata",
+            "auditID": f"00000000-0000-4000-8000-00000000000{i}", "stage": "ResponseComplete",
+            "requestURI": f"/api/v1/namespaces/orders/{resource}/{name}", "verb": "patch",
+            "user": {"username": "oidc:n.volkova"}, "userAgent": "kubectl/v1.30.3",
+            "objectRef": {"resource": resource, "namespace": "orders", "name": name,
+                          "apiVersion": "v1"},
+            "responseStatus": {"code": code},
+            "requestReceivedTimestamp": f"2026-07-20T1{i}:00:00.000000Z",
+            "stageTimestamp": f"2026-07-20T1{i}:00:00.100000Z",
+        }  # fmt: skip
+
+    data["audit"]["dc-b"] += [
+        edit(1, "configmaps", "tariffs", 200),
+        edit(2, "configmaps", "unrelated", 200),
+        edit(3, "secrets", "billing-db", 403),
+    ]
+    return world_from_data(data)
+
+
+async def test_an_objects_audit_trail_has_the_changes_to_what_its_pods_mount() -> None:
+    """A ConfigMap edit reaches the pods with no change to the Deployment: it is in the
+    object's audit trail, said as mounted; a ConfigMap the pods do not mount is not."""
+    world = _kube_only(_with_mounts(load_world(EXAMPLES / "who-deployed-roles.yaml")))
+    yesterday = past_ctx(
+        "2026-07-20T12:00:00+03:00",
+        window="P1D",
+        now=datetime.fromisoformat("2026-07-21T10:15:00+03:00"),
+    )
+    args = {"env": "dc-b", "namespace": "orders", "service": "service-c"}
+    with gate_for(world) as (gate, _):
+        result = await gate.call("k8s.audit_trail", args, yesterday)
+    by_name = {f.attrs.name: f for f in result.facts}
+    assert "unrelated" not in by_name
+    tariffs = by_name["tariffs"]
+    assert tariffs.text.startswith(
+        "User oidc:n.volkova patched configmap orders/tariffs (200) at 2026-07-20T11:00:00"
+    )
+    assert "(the pods of Deployment service-c mount it)" in tariffs.text
+    assert tariffs.attrs.mounted_by == "Deployment service-c"
+    assert by_name["billing-db"].attrs.code == 403  # tried and refused: still said
+    assert "service-c" in by_name  # the Deployment's own patch is still there

@@ -384,6 +384,27 @@ async def test_node_network_against_its_peers(incident: MetricsSimulator) -> Non
 
 
 @vm_only
+async def test_the_nodes_behind_a_service_are_read_in_one_call(
+    incident: MetricsSimulator,
+) -> None:
+    """Each node next to its peers, from the same env-wide reads; a node with no series
+    is a hole in the read, never a healthy node."""
+    result = await _call(
+        incident, "metrics.node_network", nodes=["worker-04", "worker-02", "worker-99"]
+    )
+    retrans = {f.attrs.node: f.attrs for f in result.facts if f.attrs.metric == "retransmits"}
+    assert retrans["worker-04"].ratio > 10 and retrans["worker-02"].ratio == pytest.approx(1.0)
+    assert "worker-99" not in retrans
+    assert result.status == "partial" and not result.coverage.complete_for_negative
+    assert any("node worker-99" in w for w in result.warnings)
+    assert {e.name for e in result.entities} == {"worker-04", "worker-02", "worker-99"}
+    none = await _gate(incident).call(
+        "metrics.node_network", {"env": "dc-a", **INCIDENT}, _ctx(INCIDENT_NOW)
+    )
+    assert none.status == "denied" and "give node or nodes" in (none.error or "")
+
+
+@vm_only
 async def test_a_node_among_more_nodes_than_one_read_returns_is_still_compared(
     incident: MetricsSimulator,
 ) -> None:

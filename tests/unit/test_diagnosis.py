@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from planner.diagnosis import IndexedFact, diagnose
-from policy.facts import CiJob, K8sWaiting
+from policy.facts import CiJob, K8sAudit, K8sEvent, K8sWaiting
 from policy.results import ResultFact
 
 NOW = datetime(2026, 9, 1, 10, 0, tzinfo=UTC)
@@ -37,3 +37,49 @@ def test_a_release_after_the_onset_the_question_states_is_no_cause() -> None:
     # "503 since 09:30": the deploy at 09:56 came after the failures began
     onset = datetime(2026, 9, 1, 9, 30, tzinfo=UTC)
     assert "release job" not in _crash(diagnose(facts(), onset))
+
+
+def _audit(actor: str, name: str, at: datetime, code: int = 200, **kw: object) -> ResultFact:
+    attrs = K8sAudit(actor=actor, verb="patch", code=code, resource="configmaps", name=name,
+                     namespace="pricing", **kw)  # type: ignore[arg-type]  # fmt: skip
+    return ResultFact(text=f"{actor} patched {name}", source="kubernetes", observed_at=at,
+                      attrs=attrs)  # fmt: skip
+
+
+def test_a_persons_change_to_what_the_pods_mount_before_the_symptom_is_named() -> None:
+    """The ConfigMap edit at 09:31:40 comes before the crash seen from 09:32; the release at
+    09:56 came after it; the question's "since 09:30" is a rounded clock time."""
+    edit = _audit(
+        "oidc:k.m", "tariff-calc-config", datetime(2026, 9, 1, 9, 31, 40, tzinfo=UTC),
+        mounted_by="Deployment tariff-calc",
+    )  # fmt: skip
+    first_crash = ResultFact(
+        text="Warning BackOff",
+        source="kubernetes",
+        observed_at=datetime(2026, 9, 1, 9, 59, tzinfo=UTC),
+        attrs=K8sEvent(reason="BackOff", name="tariff-calc-1", first_seen="2026-09-01T09:32:18Z"),
+    )
+    found = [*facts(), IndexedFact(2, edit, "prod"), IndexedFact(3, first_crash, "prod")]
+    crash = _crash(diagnose(found, datetime(2026, 9, 1, 9, 30, tzinfo=UTC)))
+    assert "after oidc:k.m did patch on configmaps pricing/tariff-calc-config at " in crash
+    assert "which the pods of Deployment tariff-calc mount" in crash
+    assert "release job" not in crash
+
+
+def test_a_controllers_write_or_a_refused_change_is_no_change() -> None:
+    at = datetime(2026, 9, 1, 9, 0, tzinfo=UTC)
+    noise = [
+        _audit("system:serviceaccount:kube-system:replicaset-controller", "x", at),
+        _audit("oidc:k.m", "tariff-calc-config", at, code=403),
+    ]
+    found = [facts()[0]] + [IndexedFact(i + 1, f, "prod") for i, f in enumerate(noise)]
+    assert "started failing after" not in _crash(diagnose(found))
+
+
+def test_a_deploy_job_nobody_played_is_no_change() -> None:
+    waiting, deploy = facts()
+    played_never = deploy.fact.model_copy(
+        update={"attrs": CiJob(job_id=1, job_name="deploy:prod", status="manual", ran=False)}
+    )
+    found = [waiting, IndexedFact(1, played_never, "prod")]
+    assert "started failing after" not in _crash(diagnose(found))

@@ -51,13 +51,26 @@ def test_priority_keeps_the_important_kinds_within_budget() -> None:
 
 
 def test_what_a_required_objective_read_is_kept_even_when_it_ranks_last() -> None:
-    """Twelve request-rate facts rank before a latency fact; the latency was read for the
-    question's required objective, so it stays in the answer."""
+    """Twelve request-rate facts rank before the latency facts; the latency was read for
+    the question's required objective, so its best two stay in the answer (any other read
+    keeps only its best one)."""
     rates = result("metrics", "dc-a", 12, kind="http.rate")
-    latency = result("metrics", "dc-a", 1, kind="http.latency")
-    latency.facts[0].text = "p99 latency 0.364 s"
+    latency = result("metrics", "dc-a", 2, kind="http.latency")
+    latency.facts[0].text, latency.facts[1].text = "p99 latency 0.364 s", "p50 latency 0.05 s"
     plain = build_packet([("c1", rates), ("c2", latency)], per_source=12)
-    assert "p99 latency 0.364 s" not in [e.fact.text for e in plain.entries]
+    assert [e.fact.text for e in plain.entries].count("p50 latency 0.05 s") == 0
     led = build_packet([("c1", rates), ("c2", latency)], per_source=12, lead=frozenset({"c2"}))
-    assert "p99 latency 0.364 s" in [e.fact.text for e in led.entries]
-    assert len(led.entries) == 12 and led.dropped == {"metrics/dc-a": 1}
+    kept = [e.fact.text for e in led.entries]
+    assert "p99 latency 0.364 s" in kept and "p50 latency 0.05 s" in kept
+    assert len(led.entries) == 12 and led.dropped == {"metrics/dc-a": 2}
+
+
+def test_every_read_keeps_its_best_fact_in_a_busy_source() -> None:
+    """Four pods' copies of one crash outrank the audit line; the audit line names the
+    change that explains the crash, so its read is still represented."""
+    crashes = result("kubernetes", "dc-a", 14, kind="k8s.termination")
+    audit = result("kubernetes", "dc-a", 1, kind="k8s.audit")
+    audit.facts[0].text = "User k.m patched configmap app-config"
+    packet = build_packet([("c1", crashes), ("c2", audit)], per_source=12)
+    kept = [e.fact.text for e in packet.entries]
+    assert "User k.m patched configmap app-config" in kept and len(kept) == 12

@@ -1,0 +1,51 @@
+"""Which pods a log read is bound to: the failing ones, the last run of a crashed one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from connectors.kubernetes import KubernetesTarget, build_tools
+from planner.context import InventoryItem, build_context
+from planner.objectives import Objective
+from planner.routing import Block, Discovered, bind_arguments, needs_missing
+
+NOW = datetime(2026, 9, 1, 10, 0, tzinfo=UTC)
+FAILING = Objective(
+    id="k8s.pod_logs", title="log of the failing pods", required=False,
+    evidence=["k8s.pod_logs"], needs=["failing_pod"],
+)  # fmt: skip
+
+
+def _logs_contract():  # type: ignore[no-untyped-def]
+    tools = build_tools([KubernetesTarget(env="dc-a", url="http://127.0.0.1:9")])
+    return next(t.contract for t in tools if t.contract.name == "k8s.pod_logs")
+
+
+def _context():  # type: ignore[no-untyped-def]
+    inventory = [InventoryItem(env="dc-a", kind="deployment", name="api", namespace="shop")]
+    return build_context(
+        "why does api in dc-a return 503?", envs=["dc-a"], inventory=inventory, now=NOW,
+        tz=ZoneInfo("UTC"),
+    )  # fmt: skip
+
+
+def test_healthy_pods_alone_leave_the_failing_pod_log_unasked() -> None:
+    found = Discovered()
+    found.add_pod("dc-a", "api-1", "shop", failing=False)
+    blocked = needs_missing(FAILING, "dc-a", _context(), found)
+    assert blocked is not None and blocked.kind is Block.NOT_OBSERVED
+    assert "no pod was seen failing" in blocked.notes[0].sentence()
+
+
+def test_a_pod_seen_running_then_seen_crashing_is_read_for_its_last_run() -> None:
+    found = Discovered()
+    found.add_pod("dc-a", "api-1", "shop", failing=False)
+    found.add_pod("dc-a", "api-2", "shop", failing=False)
+    found.add_pod("dc-a", "api-2", None, failing=True)  # a later read saw it crash
+    assert needs_missing(FAILING, "dc-a", _context(), found) is None
+    calls, why = bind_arguments(_logs_contract(), FAILING, "dc-a", _context(), NOW, found)
+    assert why is None
+    assert [(c["pod"], c.get("previous"), c["namespace"]) for c in calls] == [
+        ("api-2", True, "shop")
+    ]
