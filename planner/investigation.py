@@ -35,6 +35,7 @@ from planner.routing import (
     Blocked,
     Discovered,
     PlannedCall,
+    PodState,
     bind_arguments,
     candidates,
     canonical,
@@ -143,17 +144,21 @@ def _discover(records: list[CallRecord], discovered: Discovered) -> None:
         env = rec.result.scope.env or rec.call.env
         if env is None:
             continue
-        failing_pods = {
-            f.attrs.pod
-            for f in rec.result.facts
-            if isinstance(f.attrs, K8sWaiting | K8sTermination) and f.attrs.pod
-        }
+        # crashed or waiting (the last run's log says why), or running but not ready (a
+        # readiness probe that fails: the current log says why)
+        states: dict[str, PodState] = {}
+        for f in rec.result.facts:
+            a = f.attrs
+            if isinstance(a, K8sWaiting | K8sTermination) and a.pod:
+                states[a.pod] = PodState.CRASHED
+            elif isinstance(a, K8sPod) and a.pod and a.phase == "Running" and a.ready is False:
+                states[a.pod] = max(states.get(a.pod, PodState.OK), PodState.UNREADY)
         for ent in rec.result.entities:
             if ent.kind is EntityKind.NODE:
                 discovered.add_node(ent.env or env, ent.name)
             elif ent.kind is EntityKind.POD:
                 discovered.add_pod(
-                    ent.env or env, ent.name, ent.namespace, ent.name in failing_pods
+                    ent.env or env, ent.name, ent.namespace, states.get(ent.name, PodState.OK)
                 )
         for rel in rec.result.relations:
             kind, _, name = rel.dst.partition("/")

@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from typing import Any
 
 from planner.context import ContextState
@@ -75,13 +75,21 @@ class PlannedCall:
         return f"{self.tool}:{self.arguments_json}"
 
 
+class PodState(IntEnum):
+    """How a pod seen in the evidence fails; the worse state a read saw wins."""
+
+    OK = 0
+    UNREADY = 1  # running, its readiness probe failing: its current log says why
+    CRASHED = 2  # waiting or terminated: the last run's log says why
+
+
 @dataclass
 class Discovered:
     """Entities observed so far in the turn, by env, that later calls may need."""
 
     nodes: dict[str, list[str]] = field(default_factory=dict)
     addresses: dict[str, list[str]] = field(default_factory=dict)  # pod IPs behind the service
-    pods: dict[str, list[tuple[str, str | None, bool]]] = field(default_factory=dict)
+    pods: dict[str, list[tuple[str, str | None, PodState]]] = field(default_factory=dict)
     # workloads other than the question's that the evidence names (name, namespace)
     objects: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
 
@@ -100,14 +108,16 @@ class Discovered:
         if address and address not in lst:
             lst.append(address)
 
-    def add_pod(self, env: str, pod: str, namespace: str | None, failing: bool) -> None:
+    def add_pod(
+        self, env: str, pod: str, namespace: str | None, state: PodState = PodState.OK
+    ) -> None:
         lst = self.pods.setdefault(env, [])
-        for i, (name, ns, was_failing) in enumerate(lst):
+        for i, (name, ns, seen) in enumerate(lst):
             if name == pod:
-                # listed as running by one read, seen crashing by another: it fails
-                lst[i] = (name, ns or namespace, was_failing or failing)
+                # listed as running by one read, seen crashing by another: it crashed
+                lst[i] = (name, ns or namespace, max(seen, state))
                 return
-        lst.append((pod, namespace, failing))
+        lst.append((pod, namespace, state))
 
 
 def candidates(
@@ -245,9 +255,9 @@ def bind_arguments(
         if nodes:
             fan = [{**base, "node": n} for n in nodes]
     if "pod" in props and ({"pod", "failing_pod"} & set(objective.needs)):
-        pods = sorted(discovered.pods.get(env, []), key=lambda p: not p[2])
+        pods = sorted(discovered.pods.get(env, []), key=lambda p: -p[2])
         if "failing_pod" in objective.needs:
-            pods = [p for p in pods if p[2]]
+            pods = [p for p in pods if p[2] is not PodState.OK]
         pods = pods[:MAX_PODS]
         if pods:
             fan = [
@@ -255,9 +265,13 @@ def bind_arguments(
                     **base,
                     "pod": p,
                     **({"namespace": ns} if ns and "namespace" in props else {}),
-                    **({"previous": True} if failing and "previous" in props else {}),
+                    **(
+                        {"previous": True}
+                        if state is PodState.CRASHED and "previous" in props
+                        else {}
+                    ),
                 }
-                for p, ns, failing in pods
+                for p, ns, state in pods
             ]
     for name in sorted(required - set(fan[0])):
         # a required closed set nobody named ("search all logs"): read each member
@@ -315,8 +329,8 @@ def needs_missing(
         "node": (bool(discovered.nodes.get(env)), "no node was identified from the evidence"),
         "pod": (bool(discovered.pods.get(env)), "no pod was identified from the evidence"),
         "failing_pod": (
-            any(p[2] for p in discovered.pods.get(env, [])),
-            "no pod was seen failing (waiting or terminated)",
+            any(p[2] is not PodState.OK for p in discovered.pods.get(env, [])),
+            "no pod was seen failing (waiting, terminated or not ready)",
         ),
         "address": (
             bool(discovered.addresses.get(env)),

@@ -18,7 +18,7 @@ that ends at the clock ("last hour") or "now" is `now`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
@@ -176,6 +176,13 @@ RX_DURATION_AGO = re.compile(r"(?<![\w-])" + _DURATION + r"\s+(?:ago|назад)
 # "since an hour ago", "с двух часов назад": from then until now
 RX_SINCE_AGO = re.compile(
     r"\b(?:since|starting|начиная с|с|со)\s+" + _DURATION + r"\s+(?:ago|назад)\b", re.I
+)
+# "часа два назад начались 503", "errors started 20 minutes ago": the amount puts the
+# symptom's start, which still goes on; read like "since" (a verb of beginning beside it)
+RX_BEGAN = re.compile(
+    r"\b(?:начал\w*|началось|пошл\w*|посыпал\w*|появил\w*|started|starting|began|begun|"
+    r"kicked off|showed up|appeared)\b",
+    re.I,
 )
 # "last couple of hours", "за последние часа два", "in the past 90 minutes"
 RX_DURATION_LAST = re.compile(
@@ -447,6 +454,16 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
         # a moment that long ago; a guessed amount ("часа два", "about 20 minutes") is read
         # with a window as wide as half of it, never narrower than the default
         found = _duration(m)
+        if found is not None and RX_BEGAN.search(low):
+            # began that long ago and still goes on: from a little before it until now
+            # (a guessed amount a quarter of it before, an exact one five minutes)
+            began = now - found.span
+            margin = found.span / 4 if found.approximate else timedelta(minutes=5)
+            ongoing = _since(began - margin, False, now, m.group(0))
+            if ongoing is not None:
+                # the onset bounds what can have caused it: a guess may be late by its margin
+                late = margin if found.approximate else timedelta()
+                return replace(ongoing, onset=began + late)
         if found is not None:
             at = now - found.span
             spec = _moment(at, now)

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 from connectors.kubernetes import KubernetesTarget, build_tools
 from planner.context import InventoryItem, build_context
 from planner.objectives import Objective
-from planner.routing import Block, Discovered, bind_arguments, needs_missing
+from planner.routing import Block, Discovered, PodState, bind_arguments, needs_missing
 
 NOW = datetime(2026, 9, 1, 10, 0, tzinfo=UTC)
 FAILING = Objective(
@@ -32,7 +32,7 @@ def _context():  # type: ignore[no-untyped-def]
 
 def test_healthy_pods_alone_leave_the_failing_pod_log_unasked() -> None:
     found = Discovered()
-    found.add_pod("dc-a", "api-1", "shop", failing=False)
+    found.add_pod("dc-a", "api-1", "shop")
     blocked = needs_missing(FAILING, "dc-a", _context(), found)
     assert blocked is not None and blocked.kind is Block.NOT_OBSERVED
     assert "no pod was seen failing" in blocked.notes[0].sentence()
@@ -40,12 +40,21 @@ def test_healthy_pods_alone_leave_the_failing_pod_log_unasked() -> None:
 
 def test_a_pod_seen_running_then_seen_crashing_is_read_for_its_last_run() -> None:
     found = Discovered()
-    found.add_pod("dc-a", "api-1", "shop", failing=False)
-    found.add_pod("dc-a", "api-2", "shop", failing=False)
-    found.add_pod("dc-a", "api-2", None, failing=True)  # a later read saw it crash
+    found.add_pod("dc-a", "api-1", "shop")
+    found.add_pod("dc-a", "api-2", "shop", PodState.UNREADY)
+    found.add_pod("dc-a", "api-2", None, PodState.CRASHED)  # a later read saw it crash
     assert needs_missing(FAILING, "dc-a", _context(), found) is None
     calls, why = bind_arguments(_logs_contract(), FAILING, "dc-a", _context(), NOW, found)
     assert why is None
     assert [(c["pod"], c.get("previous"), c["namespace"]) for c in calls] == [
         ("api-2", True, "shop")
     ]
+
+
+def test_a_pod_running_but_not_ready_is_read_for_its_current_run() -> None:
+    """It never restarted: there is no last run, and its current log holds why its
+    readiness probe fails."""
+    found = Discovered()
+    found.add_pod("dc-a", "api-1", "shop", PodState.UNREADY)
+    calls, _ = bind_arguments(_logs_contract(), FAILING, "dc-a", _context(), NOW, found)
+    assert [(c["pod"], c.get("previous")) for c in calls] == [("api-1", None)]

@@ -109,6 +109,26 @@ def _phrasings(n: int, unit: str) -> list[tuple[str, bool]]:
     unit=st.sampled_from(["m", "h"]),
     lead=st.sampled_from(["", "почему service-a отдаёт 503? началось ", "errors started "]),
 )
+def test_an_amount_ago_a_symptom_began_is_read_since_then(n: int, unit: str, lead: str) -> None:
+    """ "началось часа два назад": from a little before then until now, and the onset (what
+    bounds its causes) no earlier than the amount says."""
+    span = n * _SPAN[unit]
+    for phrase, approximate in _phrasings(n, unit):
+        m = parse_time(lead + phrase, NOW, TZ) if lead else None
+        if m is None:
+            continue
+        start, end = m.spec.bounds(NOW)
+        assert m.spec.mode == "now" and end == NOW, phrase
+        margin = span / 4 if approximate else timedelta(minutes=5)
+        assert start == NOW - span - margin, phrase
+        assert m.onset is not None and m.onset >= NOW - span, phrase
+
+
+@given(
+    n=st.sampled_from([2, 3, 5, 10, 15, 20, 45]),
+    unit=st.sampled_from(["m", "h"]),
+    lead=st.sampled_from(["", "почему service-a отдаёт 503? было ", "errors at "]),
+)
 def test_an_amount_ago_is_that_long_ago_however_it_is_written(n: int, unit: str, lead: str) -> None:
     span = n * _SPAN[unit]
     for phrase, approximate in _phrasings(n, unit):
@@ -141,11 +161,12 @@ def test_the_last_amount_is_a_window_up_to_now(n: int, unit: str) -> None:
     ("text", "start", "end", "mode"),
     [
         (
-            "часа два назад начались 503",
+            "часа два назад начались 503",  # began then and goes on: since a guess's margin
             NOW - timedelta(hours=2, minutes=30),
-            NOW - timedelta(hours=1, minutes=30),
-            "historical",
+            NOW,
+            "now",
         ),
+        ("503s started 20 minutes ago", NOW - timedelta(minutes=25), NOW, "now"),
         (
             "около получаса назад",
             NOW - timedelta(minutes=37, seconds=30),

@@ -4,14 +4,17 @@ A world stores each container's output as text under "namespace/pod/container" (
 documented key; "namespace/pod/container/previous" may add a previous run). For a
 container waiting to restart (CrashLoopBackOff) the documented text is its last
 terminated run, which a previous=true read gets, as from a kubelet. A line's
-time is the RFC 3339 timestamp it starts with; a line without one (a stack trace
-continuation) has the time of the line before it. `timestamps=true` prefixes every line
+time is when the program wrote it, as the text states it: the RFC 3339 timestamp it
+starts with, the time field of a JSON line ("time", "ts", "timestamp", "@timestamp"), or
+a "22 Apr 2027 10:06:01.118" stamp near its start (Redis); a line without one (a stack
+trace continuation) has the time of the line before it. `timestamps=true` prefixes every line
 with that time in RFC3339Nano, as the kubelet does; `sinceSeconds` counts back from the
 wall clock, as on a real node (scenario worlds use `sinceTime`, which needs no clock).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -53,15 +56,40 @@ class LogLine:
     text: str
 
 
+_JSON_TIME_KEYS = ("time", "ts", "timestamp", "@timestamp", "t")
+_DAY_MONTH_RE = re.compile(r"^.{0,24}?\b(\d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?)")
+
+
+def line_time(line: str) -> datetime | None:
+    """When the line says it was written, in any of the layouts above; None otherwise."""
+    if m := _TS_RE.match(line):
+        return parse_time(m[1])
+    if line.startswith("{"):
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict):
+            for key in _JSON_TIME_KEYS:
+                value = doc.get(key)
+                if isinstance(value, str) and (parsed := parse_time(value)) is not None:
+                    return parsed
+    if m := _DAY_MONTH_RE.match(line):
+        try:
+            return datetime.strptime(m[1].split(".")[0], "%d %b %Y %H:%M:%S").replace(tzinfo=UTC)
+        except ValueError:
+            return None
+    return None
+
+
 def timed_lines(text: str, fallback: datetime) -> list[LogLine]:
-    raw = text.splitlines()
-    stamps = [(_TS_RE.match(line), line) for line in raw]
-    first = next((parse_time(m[1]) for m, _ in stamps if m and parse_time(m[1])), None)
+    stamped = [(line_time(line), line) for line in text.splitlines()]
+    first = next((at for at, _ in stamped if at is not None), None)
     current = fallback if fallback.year > 1970 else (first or fallback)
     out: list[LogLine] = []
-    for m, line in stamps:
-        if m and (parsed := parse_time(m[1])) is not None:
-            current = parsed
+    for at, line in stamped:
+        if at is not None:
+            current = at
         out.append(LogLine(current, line))
     return out
 
