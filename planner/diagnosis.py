@@ -382,21 +382,29 @@ def _changes_before(facts: list[IndexedFact], symptom: datetime | None) -> list[
     (successful or not), and what a person or a CI identity changed in the cluster (the
     object, or a ConfigMap or Secret its pods mount). A change after the start of the
     symptom is no cause (class "causality in code")."""
-    timed: list[tuple[datetime, Change]] = [
+    jobs = [
         (at, j)
         for j in _of(facts, CiJob)
         if j.a.in_scope and j.a.ran and (at := _job_start(j)) is not None
     ]
+    runs = [(at, _parse(j.a.finished_at) or at) for at, j in jobs]
+    timed: list[tuple[datetime, Change]] = list(jobs)
     timed += [
-        (a.fact.observed_at, a)
+        (at, a)
         for a in _of(facts, K8sAudit)
-        if a.fact.observed_at is not None
+        if (at := a.fact.observed_at) is not None
         and not _is_controller(a.a.actor)
         and a.a.verb in _MUTATING
         and (a.a.code is None or a.a.code < 400)
+        # a program's write while a deploy job ran is that job's release, said once
+        and not (a.a.actor_type == "service_account" and _during(at, runs))
     ]
     before = [(at, c) for at, c in timed if symptom is None or at <= symptom]
     return [c for _, c in sorted(before, key=lambda pair: pair[0])]
+
+
+def _during(at: datetime, runs: list[tuple[datetime, datetime]]) -> bool:
+    return any(start <= at <= end + timedelta(minutes=1) for start, end in runs)
 
 
 def _change_text(change: Change) -> str:

@@ -170,6 +170,10 @@ def finalize(
         for f in findings
         if (f.hypothesis and diagnostic) or not lead or set(f.supported_by) & lead
     ]
+    if not diagnostic:
+        # a digest of what was asked ("who deployed": the release) before a cause that
+        # only cites it
+        leading.sort(key=lambda f: f.hypothesis is not None)
     summary = _summary(leading, facts, gaps, final, context, min(lead, default=0))
     value = _value_asked(indexed, context)
     if value:

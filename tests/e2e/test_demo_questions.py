@@ -83,3 +83,49 @@ def test_the_image_version_asked_for_leads_and_a_stuck_rollout_shows_both(
 def test_a_replica_count_asked_for_is_the_first_line(capsys: pytest.CaptureFixture[str]) -> None:
     answer = ask("how many replicas does service-a have in dc-a?", capsys)
     assert answer.summary.startswith("Deployment service-a in dc-a: 2 of 2 replica(s) ready.")
+
+
+def test_a_502_at_a_clock_time_is_the_edge_buffer_not_the_app(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    answer = ask("why did service-a return 502 at 14:11?", capsys)
+    assert "upstream sent too big header" in answer.summary
+    assert any(f.kind == "edge.error" for f in answer.facts)
+
+
+def test_who_deployed_names_the_job_user_and_the_author_apart_before_the_crash_it_caused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A release question is answered with the release; the crash it caused follows, and the
+    CI identity's patch during the job is that job's change, not a second one."""
+    answer = ask("who deployed service-d in dc-b today?", capsys)
+    assert answer.summary.startswith("Job deploy:dc-b #5531195 (pipeline 90402) was started by ")
+    assert "k.smirnova" in answer.summary and "authored by d.ivanov" in answer.summary
+    crash = next(h.text for h in answer.hypotheses if "CrashLoopBackOff" in h.text)
+    assert "after release job deploy:dc-b #5531195" in crash
+    assert "svc-deployer did patch" not in crash
+
+
+def test_502s_only_through_one_node_name_that_node_against_its_peers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    answer = ask("почему search-api в dc-b отдавал 502 в 13:05?", capsys)
+    assert answer.summary.startswith("Node worker-17 shows network trouble")
+    network = [f for f in answer.facts if f.kind == "node.network"]
+    assert network and all("peer median" in f.text for f in network)
+    assert len([c for c in answer.tool_calls if c["tool"] == "metrics.node_network"]) == 1
+
+
+def test_a_restarting_service_is_its_oom_kill(capsys: pytest.CaptureFixture[str]) -> None:
+    answer = ask("why is service-b restarting in dc-a?", capsys)
+    assert answer.summary.startswith("Container app of service-b-6f9c8d7b5-q8n4t was killed")
+    assert "OOMKilled, exit code 137" in answer.summary
+
+
+def test_a_workload_that_cannot_scale_names_the_scheduler_and_the_quota(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    answer = ask("why can't notify-push scale up in stage?", capsys)
+    assert "FailedScheduling" in answer.summary and "Insufficient cpu" in answer.summary
+    texts = " ".join(f.text for f in answer.facts)
+    assert "exceeded quota" in texts or "notifications-quota" in texts
