@@ -32,6 +32,20 @@ _ASKED: dict[AskedValue, re.Pattern[str]] = {
 }
 
 
+# a question for a cause ("why", "what happened"): any object in it gets the baseline
+_CAUSE = re.compile(
+    r"\bwhy\b|what (?:caused|happened|is wrong|'s wrong)|\bwhat'?s up with\b|\breason\b|"
+    r"почему|отчего|из-за чего|в ч[её]м (?:причина|дело|проблема)|что случилось|"
+    r"что (?:не так|с ним|с ней|происходит)|причин\w*",
+    re.I,
+)
+
+
+def asks_cause(message: str) -> bool:
+    """The question asks why, not only what or how much."""
+    return _CAUSE.search(message) is not None
+
+
 def asked_value(message: str) -> AskedValue | None:
     """The state value a question asks for, if it asks for one (the earliest named)."""
     hits = [(m.start(), value) for value, rx in _ASKED.items() if (m := rx.search(message))]

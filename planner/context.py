@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, tzinfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.asked import AskedValue, asked_value
+from planner.asked import AskedValue, asked_value, asks_cause
 from planner.extract import Identifiers, extract_identifiers
 from planner.intent import Intent, classify
 from planner.names import find_name, normalise
@@ -142,6 +142,7 @@ class ContextState(BaseModel):
     asked: AskedValue | None = Field(
         default=None, description="a value of the object's state the question asks for"
     )
+    asks_cause: bool = Field(default=False, description="the question asks why")
 
 
 def envs_named(message: str, envs: list[str], aliases: dict[str, list[str]]) -> list[str]:
@@ -398,6 +399,7 @@ def build_context(
         terms=_terms_in(message, obj, read_envs, aliases),
         onset=onset,
         asked=asked_value(message) or (previous.asked if follow_up and previous else None),
+        asks_cause=asks_cause(message),
     )
 
 

@@ -24,6 +24,7 @@ from policy.facts import (
     EdgeError,
     HttpRate,
     K8sAudit,
+    K8sAutoscaler,
     K8sEvent,
     K8sLog,
     K8sPlacement,
@@ -498,7 +499,37 @@ def _probes(facts: list[IndexedFact], onset: datetime | None = None) -> list[Fin
     ]
 
 
-RULES = (_edge, _node_network, _workload, _quota, _releases, _rates, _probes)
+def _autoscaler(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
+    """An autoscaler that may not add replicas while its metric is above target: the load
+    is more than the replicas it may run can serve (every pod healthy, nothing restarted)."""
+    out = []
+    for h in _of(facts, K8sAutoscaler):
+        if not (h.a.at_max or h.a.limited):
+            continue
+        text = (
+            f"{h.a.target} cannot scale out: its HorizontalPodAutoscaler {h.a.name} is at "
+            f"its maximum of {h.a.max_replicas} replicas"
+        )
+        if h.a.metrics:
+            text += f" while {', '.join(h.a.metrics)}"
+        text += "."
+        out.append(
+            Finding(
+                text,
+                text,
+                [h.index],
+                "medium",
+                [
+                    "Compare the request rate with the capacity of the maximum replicas "
+                    "before raising maxReplicas; check the nodes have room for more pods."
+                ],
+                weight=25,
+            )
+        )
+    return out
+
+
+RULES = (_edge, _node_network, _workload, _quota, _autoscaler, _releases, _rates, _probes)
 
 
 def diagnose(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:

@@ -164,7 +164,7 @@ def finalize(
     # asked: a p99 asked for is the answer's first line, not the request rate read beside it
     # a cause found beside the facts asked for leads only a question for a cause: "what
     # changed?" is answered with the changes, the crash the sweep found follows them
-    diagnostic = context.intent in DIAGNOSTIC_INTENTS
+    diagnostic = context.intent in DIAGNOSTIC_INTENTS or context.asks_cause
     leading = [
         f
         for f in findings
@@ -247,7 +247,7 @@ def _summary(
     env = context.scope.env or ", ".join(context.envs)
     if findings:
         head = findings[0].summary
-    elif facts and context.intent in DIAGNOSTIC_INTENTS:
+    elif facts and (context.intent in DIAGNOSTIC_INTENTS or context.asks_cause):
         head = f"{len(facts)} observations about {where} in {env}; no cause is established."
     elif facts:
         # a question for a value, not a cause: lead with the value asked for

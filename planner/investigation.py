@@ -235,7 +235,6 @@ async def investigate(
     clock: Callable[[], float] = time.perf_counter,
 ) -> Investigation:
     started = clock()
-    plan = plan_for(context)
     ctx = CallContext(
         user=turn.user,
         role=turn.role,
@@ -244,6 +243,8 @@ async def investigate(
         timezone=str(settings.timezone),
     )
     contracts = gate.contracts(ctx)
+    served = {k: c.agent.facet_of(k) for c in contracts for k in c.agent.evidence}
+    plan = plan_for(context, served=served)
     refused = gate.refused(ctx)
     by_name = {c.name: c for c in contracts}
     workspace = TurnWorkspace()

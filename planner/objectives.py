@@ -7,6 +7,7 @@ catalogue entry for the intent (and variant), filtered by time mode.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 from functools import cache
 from importlib import resources
@@ -16,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.context import ContextState
+from policy.vocabulary import Facet
 
 Need = Literal[
     "request_id",
@@ -58,6 +60,11 @@ class Objective(BaseModel):
         description="also read for the workloads the evidence names (a dependency a log "
         "line connects to: a Redis the readiness check pings, the database that refuses)",
     )
+    facet: Facet | None = Field(
+        default=None,
+        description="a baseline objective: every evidence kind of this facet an admitted "
+        "tool declares (and the plan does not read already) is its evidence",
+    )
     all_of: bool = Field(
         default=False,
         description="every acceptable evidence kind a configured tool serves must be read: "
@@ -84,6 +91,11 @@ class Catalogue(BaseModel):
 
     version: int
     intents: dict[str, IntentEntry]
+    baseline: list[Objective] = Field(
+        default_factory=list,
+        description="what any object in scope gets when the question asks for a cause, "
+        "whatever its kind of plan",
+    )
 
 
 class QuestionPlan(BaseModel):
@@ -112,8 +124,47 @@ def load_catalogue() -> Catalogue:
     return Catalogue.model_validate(yaml.load(text, Loader=loader))
 
 
-def plan_for(context: ContextState, catalogue: Catalogue | None = None) -> QuestionPlan:
+def plan_for(
+    context: ContextState,
+    catalogue: Catalogue | None = None,
+    served: Mapping[str, Facet | None] | None = None,
+) -> QuestionPlan:
+    """The plan for the question; `served`: the evidence kinds the admitted tools declare,
+    with their facets, from which the baseline is drawn."""
     cat = catalogue or load_catalogue()
+    plan = _plan_for(context, cat)
+    if served and context.scope.object is not None and context.asks_cause:
+        plan.objectives += _baseline(plan, cat, context, served)
+    return plan
+
+
+def _baseline(
+    plan: QuestionPlan,
+    cat: Catalogue,
+    context: ContextState,
+    served: Mapping[str, Facet | None],
+) -> list[Objective]:
+    """Each baseline objective with the kinds it adds: those of its facet (or its own
+    list) that a tool serves and no objective of the plan reads. Class "additive plans":
+    a source the plan was not written for (an autoscaler's state) is still read."""
+    read = {k for o in plan.objectives for k in o.evidence}
+    ids = {o.id for o in plan.objectives}
+    mode = context.scope.time.mode
+    out: list[Objective] = []
+    for o in cat.baseline:
+        if o.id in ids or (o.when is not None and o.when != mode):
+            continue
+        if o.facet is not None:
+            kinds = sorted(k for k, f in served.items() if f == o.facet and k not in read)
+        else:
+            kinds = [k for k in o.evidence if k in served and k not in read]
+        if kinds:
+            out.append(o.model_copy(update={"evidence": kinds}))
+            read.update(kinds)
+    return out
+
+
+def _plan_for(context: ContextState, cat: Catalogue) -> QuestionPlan:
     intent: str = context.intent or "general"
     entry = cat.intents.get(intent) or cat.intents["general"]
     variant_name, variant = _variant(entry, context)

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from policy.vocabulary import KIND_FACETS, Facet
+
 Freshness = Literal["live", "sample_time", "event_time", "snapshot"]
 """Where a result's observed_at comes from: the moment of the read (`live`), the metric
 sample timestamps (`sample_time`), the time stamped on each log line or event
@@ -32,6 +34,12 @@ class AgentMeta(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     evidence: list[str] = Field(description="evidence kinds this tool can close")
+    facets: dict[str, Facet] = Field(
+        default_factory=dict,
+        description="the facet of each evidence kind it declares that the shared vocabulary "
+        "(policy/vocabulary.py) does not name: how a new source joins the baseline of every "
+        "plan without a change to any plan",
+    )
     sources: list[str] = Field(description="backends read, e.g. ['kubernetes']")
     output_kind: OutputKind
     freshness: Freshness
@@ -42,6 +50,11 @@ class AgentMeta(BaseModel):
         default=None, description="must be explicitly true to be admitted (fail closed)"
     )
     admin_only: bool = False
+
+    def facet_of(self, kind: str) -> Facet | None:
+        """The facet of an evidence kind as this tool declares it, else as the shared
+        vocabulary names it."""
+        return self.facets.get(kind) or KIND_FACETS.get(kind)
 
 
 def _close_objects(schema: dict[str, Any]) -> dict[str, Any]:

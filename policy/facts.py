@@ -59,6 +59,7 @@ class FactKind(StrEnum):
     K8S_AUDIT = "k8s.audit"
     K8S_LOG = "k8s.log"
     K8S_SWEEP = "k8s.sweep"  # what a sweep of a whole environment covered and found
+    K8S_AUTOSCALER = "k8s.autoscaler"  # a HorizontalPodAutoscaler's bounds, metrics, limits
     METRICS_RESTARTS = "metrics.restarts"
     METRICS_USAGE = "metrics.usage"
     METRICS_VALUE = "metrics.value"
@@ -429,6 +430,22 @@ class K8sSweep(_Attrs):
     abnormal_nodes: int | None = None
 
 
+class K8sAutoscaler(_Attrs):
+    kind: Literal[FactKind.K8S_AUTOSCALER] = FactKind.K8S_AUTOSCALER
+    name: str | None = None
+    namespace: str | None = None
+    target: str | None = None  # "Deployment search-api"
+    current: int | None = None
+    desired: int | None = None
+    min_replicas: int | None = None
+    max_replicas: int | None = None
+    at_max: bool = False  # current replicas at maxReplicas: it cannot add more
+    limited: bool = False  # condition ScalingLimited=True
+    metrics: list[str] | None = None  # "cpu 138% of request (target 70%)"
+    conditions: list[str] | None = None  # abnormal ones, "ScalingLimited=True (...)"
+    last_scale_time: str | None = None
+
+
 class MetricsRestarts(MetricAttrs):
     kind: Literal[FactKind.METRICS_RESTARTS] = FactKind.METRICS_RESTARTS
     namespace: str | None = None
@@ -558,6 +575,7 @@ FactAttrs = Annotated[
     | K8sAudit
     | K8sLog
     | K8sSweep
+    | K8sAutoscaler
     | MetricsRestarts
     | MetricsUsage
     | MetricsValue

@@ -8,6 +8,26 @@ meaning. What a fact observes, and its attributes, are typed in policy/facts.py.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
+
+class Facet(StrEnum):
+    """What side of an object an evidence kind shows. The baseline every object in scope
+    gets when the question asks for a cause is asked by facet (planner/objectives.yaml),
+    so a new source whose tool declares a kind of one of these facets is read with no
+    change to any plan."""
+
+    STATE = "state"  # what the object is now: replicas, pods, endpoints, its autoscaler
+    EVENTS = "events"  # what the cluster said about it
+    LOGS = "logs"  # what its programs wrote
+    CHANGES = "changes"  # who changed it, or what it uses, and when
+    SYMPTOM = "symptom"  # how it serves: errors, latency, traffic
+    RESOURCES = "resources"  # what it uses of its machines and quotas
+    PLACEMENT = "placement"  # where it runs: pods, nodes, addresses, the network
+    ENVIRONMENT = "environment"  # a whole environment at once, not one object
+    LOOKUP = "lookup"  # reads that answer a query given, not an object
+
+
 EVIDENCE_KINDS: dict[str, str] = {
     "inventory": "names of namespaces and workloads (used to recognise names in questions)",
     "edge.access_log": "edge proxy access record(s): status, upstream status, request_id",
@@ -36,6 +56,34 @@ EVIDENCE_KINDS: dict[str, str] = {
     "metrics.discovered": "the series whose labels name something the question names, read as "
     "values (gauges), rates (counters) or quantiles (histograms)",
 }
+
+KIND_FACETS: dict[str, Facet] = {
+    "inventory": Facet.LOOKUP,
+    "edge.access_log": Facet.SYMPTOM,
+    "edge.error_log": Facet.SYMPTOM,
+    "app.log": Facet.LOGS,
+    "http.error_rate": Facet.SYMPTOM,
+    "http.request_rate": Facet.SYMPTOM,
+    "http.latency": Facet.SYMPTOM,
+    "k8s.workload_status": Facet.STATE,
+    "k8s.events": Facet.EVENTS,
+    "k8s.ready_endpoints": Facet.STATE,
+    "k8s.node_health": Facet.PLACEMENT,
+    "k8s.placement": Facet.PLACEMENT,
+    "k8s.pod_logs": Facet.LOGS,
+    "k8s.quota": Facet.RESOURCES,
+    "k8s.audit": Facet.CHANGES,
+    "k8s.health_sweep": Facet.ENVIRONMENT,
+    "metrics.restarts": Facet.STATE,
+    "metrics.resource_usage": Facet.RESOURCES,
+    "node.network": Facet.PLACEMENT,
+    "ci.release_timeline": Facet.CHANGES,
+    "net.reachability": Facet.LOOKUP,
+    "logs.search": Facet.LOOKUP,
+    "metrics.query": Facet.LOOKUP,
+    "metrics.discovered": Facet.LOOKUP,
+}
+
 
 ARGUMENT_NAMES: dict[str, str] = {
     "env": "environment name from configuration (enum filled at run time)",

@@ -9,6 +9,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from connectors.kubernetes._audit import audit_trail
+from connectors.kubernetes._autoscaler import EVIDENCE as EVIDENCE_AUTOSCALER
+from connectors.kubernetes._autoscaler import autoscaler
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._events import events
 from connectors.kubernetes._logs import pod_logs
@@ -22,6 +24,7 @@ from policy.contracts import AgentMeta, Freshness, NegativeSemantics, OutputKind
 from policy.errors import ConfigError, SourceUnsupported
 from policy.results import ToolResult
 from policy.toolset import CallContext, FunctionTool, Tool
+from policy.vocabulary import Facet
 from policy.window import EnvArgs, WindowArgs
 
 _NAME = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
@@ -162,9 +165,13 @@ def _meta(
     *,
     history: bool,
     current: bool,
+    facet: Facet | None = None,
 ) -> AgentMeta:
+    """`facet`: for an evidence kind this connector declares itself (the shared
+    vocabulary does not name it)."""
     return AgentMeta(
         evidence=[evidence],
+        facets={evidence: facet} if facet else {},
         sources=["kubernetes"],
         output_kind=output,
         freshness=freshness,
@@ -206,6 +213,23 @@ _SPECS: tuple[tuple[str, str, type[BaseModel], AgentMeta, Runner], ...] = (
             "k8s.workload_status", "objects", "live", "complete_read", history=False, current=True
         ),
         workload_status,
+    ),
+    (
+        "k8s.autoscaler",
+        "HorizontalPodAutoscalers that scale a workload: current and desired replicas "
+        "against min/max (flagged at its maximum), each metric against its target, and "
+        "conditions that stop it scaling (ScalingLimited, AbleToScale=False).",
+        WorkloadArgs,
+        _meta(
+            EVIDENCE_AUTOSCALER,
+            "objects",
+            "live",
+            "complete_read",
+            history=False,
+            current=True,
+            facet=Facet.STATE,
+        ),
+        autoscaler,
     ),
     (
         "k8s.events",

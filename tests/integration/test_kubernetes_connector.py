@@ -31,6 +31,7 @@ TOOLS = {
     "k8s.pod_placement",
     "k8s.quotas",
     "k8s.audit_trail",
+    "k8s.autoscaler",
 }
 
 
@@ -404,7 +405,11 @@ def test_contracts_are_closed_read_only_schemas() -> None:
         assert schema["additionalProperties"] is False
         assert schema["properties"]["env"]["enum"] == ["dc-a", "dc-b"]
         assert contract.agent.read_only is True
-        assert all(k in EVIDENCE_KINDS or k == "inventory" for k in contract.agent.evidence)
+        # every kind is the shared vocabulary's, or declared by the tool with its facet
+        assert all(
+            k in EVIDENCE_KINDS or k == "inventory" or k in contract.agent.facets
+            for k in contract.agent.evidence
+        )
     live = {n for n, c in by_name.items() if c.agent.current_only}
     assert live == {
         "k8s.inventory",
@@ -413,7 +418,9 @@ def test_contracts_are_closed_read_only_schemas() -> None:
         "k8s.endpoints",
         "k8s.node_health",
         "k8s.quotas",
+        "k8s.autoscaler",
     }
+    assert by_name["k8s.autoscaler"].agent.facets == {"k8s.autoscaler": "state"}
     assert by_name["k8s.events"].agent.negative_semantics == "none"
     assert by_name["k8s.audit_trail"].agent.freshness == "event_time"
 
@@ -979,3 +986,63 @@ async def test_an_objects_audit_trail_has_the_changes_to_what_its_pods_mount() -
     assert tariffs.attrs.mounted_by == "Deployment service-c"
     assert by_name["billing-db"].attrs.code == 403  # tried and refused: still said
     assert "service-c" in by_name  # the Deployment's own patch is still there
+
+
+def _autoscaled(world: World, *, current: int, limited: bool) -> World:
+    """service-c in dc-b scaled by an HPA (cpu target 70%), with a decoy HPA for another."""
+    data = world.model_dump(mode="json")
+
+    def hpa(name: str, target: str, now: int, high: int, limit: bool) -> dict[str, Any]:
+        return {
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "orders"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
+                                        "name": target},
+                     "minReplicas": 2, "maxReplicas": high,
+                     "metrics": [{"type": "Resource", "resource": {
+                         "name": "cpu", "target": {"type": "Utilization",
+                                                   "averageUtilization": 70}}}]},
+            "status": {"currentReplicas": now, "desiredReplicas": now,
+                       "lastScaleTime": "2026-07-20T09:28:10Z",
+                       "currentMetrics": [{"type": "Resource", "resource": {
+                           "name": "cpu", "current": {"averageUtilization": 138}}}],
+                       "conditions": [{"type": "ScalingLimited",
+                                       "status": "True" if limit else "False",
+                                       "reason": "TooManyReplicas" if limit else "InRange",
+                                       "message": "the desired replica count is more than the "
+                                       "maximum replica count"}]},
+        }  # fmt: skip
+
+    data["kubernetes"]["dc-b"] += [
+        hpa("service-c", "service-c", current, 6, limited),
+        hpa("other", "service-x", 3, 8, False),
+    ]
+    return world_from_data(data)
+
+
+async def test_an_autoscaler_at_its_maximum_says_so_with_its_metric_against_target() -> None:
+    world = _kube_only(_autoscaled(load_world(EXAMPLES / "who-deployed-roles.yaml"), current=6,
+                                   limited=True))  # fmt: skip
+    args = {"env": "dc-b", "namespace": "orders", "service": "service-c"}
+    with gate_for(world) as (gate, sims):
+        result = await gate.call("k8s.autoscaler", args, now_ctx("dc-b"))
+    assert result.status == "ok" and result.coverage.complete_for_negative
+    (fact,) = result.facts
+    assert fact.text.startswith(
+        "HorizontalPodAutoscaler orders/service-c scales Deployment service-c: 6 replica(s) "
+        "(desired 6, bounds 2..6), AT ITS MAXIMUM; cpu 138% of request (target 70%); "
+        "ScalingLimited=True (TooManyReplicas: "
+    )
+    assert fact.attrs.at_max and fact.attrs.limited and fact.attrs.max_replicas == 6
+    assert sims.query_log.matches("kubernetes", "dc-b")[0].path == (
+        "/apis/autoscaling/v2/namespaces/orders/horizontalpodautoscalers"
+    )
+
+
+async def test_a_workload_no_autoscaler_scales_is_a_complete_empty_answer() -> None:
+    world = _kube_only(load_world(EXAMPLES / "who-deployed-roles.yaml"))
+    args = {"env": "dc-b", "namespace": "orders", "service": "service-c"}
+    with gate_for(world) as (gate, _):
+        result = await gate.call("k8s.autoscaler", args, now_ctx("dc-b"))
+    assert result.status == "empty" and result.coverage.complete_for_negative
+    assert "no HorizontalPodAutoscaler scales service-c" in (result.coverage.note or "")

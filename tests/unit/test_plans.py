@@ -10,6 +10,7 @@ import pytest
 
 from planner.context import InventoryItem, build_context
 from planner.objectives import plan_for
+from policy.vocabulary import Facet
 
 TZ = ZoneInfo("UTC")
 NOW = datetime(2026, 7, 20, 11, 40, tzinfo=TZ)
@@ -89,3 +90,43 @@ def test_a_host_and_path_name_the_service_an_ingress_routes_them_to() -> None:
     )
     assert scope("why is media.example.org slow?") == ("web", "media")
     assert scope("502 on shop.example.org/api/v2/thumbnails") == (None, None)
+
+
+def _with(served: dict[str, Facet | None], question: str):  # type: ignore[no-untyped-def]
+    context = build_context(question, envs=["dc-b"], inventory=INV, now=NOW, tz=TZ)
+    return plan_for(context, served=served)
+
+
+SERVED: dict[str, Facet | None] = {
+    "http.latency": Facet.SYMPTOM,
+    "http.request_rate": Facet.SYMPTOM,
+    "k8s.workload_status": Facet.STATE,
+    "k8s.events": Facet.EVENTS,
+    "k8s.audit": Facet.CHANGES,
+    "ci.release_timeline": Facet.CHANGES,
+    "vendor.autoscaler": Facet.STATE,  # a kind only its own connector declares
+}
+
+
+def test_a_question_for_a_cause_reads_every_facet_of_the_baseline_the_plan_lacks() -> None:
+    """ "Why is X slow" has a latency plan: the object's state (with a kind no plan names),
+    events and changes are read beside it, each kind once."""
+    objectives = {o.id: o for o in _with(SERVED, "why is service-d slow in dc-b?").objectives}
+    assert objectives["object.state"].evidence == ["k8s.workload_status", "vendor.autoscaler"]
+    assert objectives["object.events"].evidence == ["k8s.events"]
+    changes = objectives["object.changes"]
+    assert changes.evidence == ["ci.release_timeline", "k8s.audit"] and changes.all_of
+    kinds = [k for o in objectives.values() for k in o.evidence]
+    assert len(kinds) == len(set(kinds))
+
+
+def test_a_question_for_a_value_gets_no_baseline() -> None:
+    ids = {o.id for o in _with(SERVED, "p99 latency of service-d in dc-b").objectives}
+    assert not any(i.startswith("object.") for i in ids)
+
+
+def test_a_baseline_facet_no_tool_serves_is_left_out_not_a_gap() -> None:
+    ids = {
+        o.id for o in _with({"http.latency": Facet.SYMPTOM}, "why is service-d slow?").objectives
+    }
+    assert not any(i.startswith("object.") for i in ids)

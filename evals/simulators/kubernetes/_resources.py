@@ -49,6 +49,9 @@ BUILTIN: tuple[ResourceType, ...] = (
     ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
     ResourceType("events.k8s.io", "v1", "Event", "events", True, ("ev",)),
     ResourceType("networking.k8s.io", "v1", "Ingress", "ingresses", True, ("ing",)),
+    ResourceType(
+        "autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", True, ("hpa",)
+    ),
     ResourceType("batch", "v1", "Job", "jobs", True),
     ResourceType("batch", "v1", "CronJob", "cronjobs", True, ("cj",)),
 )
