@@ -60,6 +60,7 @@ class FactKind(StrEnum):
     K8S_LOG = "k8s.log"
     K8S_SWEEP = "k8s.sweep"  # what a sweep of a whole environment covered and found
     K8S_AUTOSCALER = "k8s.autoscaler"  # a HorizontalPodAutoscaler's bounds, metrics, limits
+    LOG_TEMPLATE = "log.template"  # error-like log lines of one template, with a count
     METRICS_RESTARTS = "metrics.restarts"
     METRICS_USAGE = "metrics.usage"
     METRICS_VALUE = "metrics.value"
@@ -446,6 +447,18 @@ class K8sAutoscaler(_Attrs):
     last_scale_time: str | None = None
 
 
+class LogTemplate(_Attrs):
+    kind: Literal[FactKind.LOG_TEMPLATE] = FactKind.LOG_TEMPLATE
+    template: str | None = None  # the message with numbers, ids and addresses masked
+    level: str | None = None  # as the lines state it; None: error-like by content
+    count: int | None = None
+    first_seen: str | None = None
+    last_seen: str | None = None
+    example: str | None = None
+    origins: list[str] | None = None  # pod/container (or index) that wrote them
+    service: str | None = None
+
+
 class MetricsRestarts(MetricAttrs):
     kind: Literal[FactKind.METRICS_RESTARTS] = FactKind.METRICS_RESTARTS
     namespace: str | None = None
@@ -576,6 +589,7 @@ FactAttrs = Annotated[
     | K8sLog
     | K8sSweep
     | K8sAutoscaler
+    | LogTemplate
     | MetricsRestarts
     | MetricsUsage
     | MetricsValue

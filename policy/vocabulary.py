@@ -42,6 +42,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "k8s.node_health": "node conditions and the pods placed on a node",
     "k8s.placement": "which pod and node are behind a pod IP or pod name",
     "k8s.pod_logs": "container logs (current or previous) in a window",
+    "logs.error_templates": "error-like log lines of an object grouped by message template: "
+    "count, first and last time, who wrote them, an example",
     "k8s.quota": "resource quotas: hard vs used",
     "k8s.audit": "audit trail of an object: actor, verb, response code, time",
     "k8s.health_sweep": "what is unhealthy in a whole environment: pods not running and ready, "
@@ -71,6 +73,7 @@ KIND_FACETS: dict[str, Facet] = {
     "k8s.node_health": Facet.PLACEMENT,
     "k8s.placement": Facet.PLACEMENT,
     "k8s.pod_logs": Facet.LOGS,
+    "logs.error_templates": Facet.LOGS,
     "k8s.quota": Facet.RESOURCES,
     "k8s.audit": Facet.CHANGES,
     "k8s.health_sweep": Facet.ENVIRONMENT,

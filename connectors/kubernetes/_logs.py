@@ -18,7 +18,8 @@ from connectors.kubernetes._client import KubeReader, LogRead
 from connectors.kubernetes._common import Findings, belongs_to, iso, meta, name_of, parse_time
 from connectors.kubernetes._common import window as question_window
 from policy.errors import SourceMalformed
-from policy.facts import K8sLog
+from policy.facts import K8sLog, LogTemplate
+from policy.logtemplates import LogLine, error_templates
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -112,7 +113,9 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
     )
     lines: list[tuple[datetime, str, str, str | None, str]] = []
     for (pod, container), read in zip(jobs, reads, strict=True):
-        lines.extend(_lines(reader, found, pod, container, read, args, start, end, pattern))
+        lines.extend(
+            _lines(reader, found, pod, container, read, args.previous, start, end, pattern)
+        )
     lines.sort(key=lambda line: line[0])
     matched = len(lines)
     if matched > args.limit:
@@ -156,7 +159,7 @@ def _lines(
     pod: dict[str, Any],
     container: str,
     read: LogRead,
-    args: Any,
+    previous: bool,
     start: datetime,
     end: datetime,
     pattern: re.Pattern[str] | None,
@@ -166,7 +169,7 @@ def _lines(
     if node:
         found.relate(f"pod/{name}", "runs_on", f"node/{node}", None)
     if read.missing is not None:
-        if args.previous and "previous" in read.missing:
+        if previous and "previous" in read.missing:
             found.warnings.append(f"{name}/{container} has no previous container: {read.missing}")
         else:
             found.gap(f"logs of {name}/{container} could not be read: {read.missing}")
@@ -177,7 +180,7 @@ def _lines(
         found.gap(f"logs of {name}/{container} were cut at {LIMIT_BYTES} bytes")
         raw_lines = raw_lines[:-1]
     started, restarts = _container_started(pod, container)
-    if not args.previous and restarts and started is not None and started > start:
+    if not previous and restarts and started is not None and started > start:
         found.gap(
             f"{name}/{container} restarted at {iso(started)}, after the window start; "
             "earlier output is in the previous container (previous=true)"
@@ -198,3 +201,95 @@ def _lines(
         text = text if len(text) <= MAX_LINE else text[:MAX_LINE] + " [line cut]"
         out.append((at, name, container, node, text))
     return out
+
+
+MAX_TEMPLATES = 5
+
+
+def _waiting_after_a_run(pod: dict[str, Any], container: str) -> bool:
+    """Waiting to restart after a run that ended: that run's log says why."""
+    for cs in (pod.get("status") or {}).get("containerStatuses") or []:
+        if cs.get("name") == container:
+            waiting = "waiting" in (cs.get("state") or {})
+            return waiting and "terminated" in (cs.get("lastState") or {})
+    return False
+
+
+async def log_errors(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
+    """Error-like lines of every pod of a workload in the window, grouped by template
+    (policy/logtemplates.py): the one error among thousands of normal lines, with its
+    count, first and last time, the pods that wrote it and an example."""
+    found = Findings(reader.source)
+    start, end = question_window(args, ctx)
+    ns = args.namespace
+    listed = found.took(await reader.list("pods", ns))
+    pods = sorted((p for p in listed if belongs_to(name_of(p), args.service)), key=name_of)
+    if not pods:
+        found.gap(
+            f"no pods of {args.service} exist now in namespace {ns}; logs of deleted pods "
+            "cannot be read from the Kubernetes API"
+        )
+    if len(pods) > MAX_PODS:
+        found.truncated = True
+        found.gap(f"{len(pods)} pods match {args.service}; logs of the first {MAX_PODS} were read")
+        pods = pods[:MAX_PODS]
+    jobs = [
+        (pod, str(c.get("name")), _waiting_after_a_run(pod, str(c.get("name"))))
+        for pod in pods
+        for c in (pod.get("spec") or {}).get("containers") or []
+    ]
+    reads = await asyncio.gather(
+        *(
+            reader.pod_log(
+                ns,
+                name_of(pod),
+                container,
+                since_time=iso(start),
+                previous=previous,
+                limit_bytes=LIMIT_BYTES,
+            )
+            for pod, container, previous in jobs
+        )
+    )
+    lines: list[LogLine] = []
+    for (pod, container, previous), read in zip(jobs, reads, strict=True):
+        for at, pod_name, _, _, text in _lines(
+            reader, found, pod, container, read, previous, start, end, None
+        ):
+            origin = f"{pod_name}/{container}" + (" (previous run)" if previous else "")
+            lines.append(LogLine(at, origin, text))
+    templates, records, errors = error_templates(lines)
+    for t in templates[:MAX_TEMPLATES]:
+        what = f"{t.level} line(s)" if t.level else "error-like line(s)"
+        where = ", ".join(t.origins[:3]) + (
+            f" and {len(t.origins) - 3} more" if len(t.origins) > 3 else ""
+        )
+        found.facts.append(
+            ResultFact(
+                text=(
+                    f'{args.service}: {t.count} {what} like "{t.example}" from {where}, '
+                    f"{iso(t.first)} .. {iso(t.last)}"
+                ),
+                source=reader.source,
+                observed_at=t.last,
+                link=reader.target.link("Pod", t.origins[0].split("/")[0], ns),
+                historical=True,
+                attrs=LogTemplate(
+                    template=t.key,
+                    level=t.level,
+                    count=t.count,
+                    first_seen=iso(t.first),
+                    last_seen=iso(t.last),
+                    example=t.example,
+                    origins=t.origins,
+                    service=args.service,
+                ),
+            )
+        )
+    if len(templates) > MAX_TEMPLATES:
+        found.notes.append(f"the {MAX_TEMPLATES} first of {len(templates)} error templates")
+    found.notes.append(
+        f"read {records} log record(s) of {len(pods)} pod(s) between {iso(start)} and "
+        f"{iso(end)}: {errors} error-like"
+    )
+    return found.finish("k8s.log_errors", args, ctx, returned=len(found.facts))

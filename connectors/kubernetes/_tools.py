@@ -13,7 +13,7 @@ from connectors.kubernetes._autoscaler import EVIDENCE as EVIDENCE_AUTOSCALER
 from connectors.kubernetes._autoscaler import autoscaler
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._events import events
-from connectors.kubernetes._logs import pod_logs
+from connectors.kubernetes._logs import log_errors, pod_logs
 from connectors.kubernetes._network import endpoints, node_health
 from connectors.kubernetes._placement import pod_placement
 from connectors.kubernetes._quotas import quotas
@@ -137,6 +137,16 @@ class PodLogsArgs(WindowArgs):
         if not self.pod and not self.service:
             raise ValueError("give a pod or a service")
         return self
+
+
+class LogErrorsArgs(WindowArgs):
+    namespace: str = Field(min_length=1, max_length=63, pattern=_NAME)
+    service: str = Field(
+        min_length=1,
+        max_length=253,
+        pattern=_NAME,
+        description="workload whose pods (service-*) are read",
+    )
 
 
 class QuotaArgs(_Args):
@@ -276,6 +286,23 @@ _SPECS: tuple[tuple[str, str, type[BaseModel], AgentMeta, Runner], ...] = (
             "k8s.pod_logs", "log_lines", "event_time", "complete_read", history=True, current=False
         ),
         pod_logs,
+    ),
+    (
+        "k8s.log_errors",
+        "Error-like lines in the container logs of every pod of a workload in a window, "
+        "grouped by message template (numbers, ids and addresses masked) with a count, first "
+        "and last time, the pods that wrote them and an example; stack traces and tracebacks "
+        "read as one record; a crashed container's last run is read.",
+        LogErrorsArgs,
+        _meta(
+            "logs.error_templates",
+            "log_lines",
+            "event_time",
+            "complete_read",
+            history=True,
+            current=False,
+        ),
+        log_errors,
     ),
     (
         "k8s.quotas",

@@ -32,6 +32,7 @@ TOOLS = {
     "k8s.quotas",
     "k8s.audit_trail",
     "k8s.autoscaler",
+    "k8s.log_errors",
 }
 
 
@@ -1046,3 +1047,26 @@ async def test_a_workload_no_autoscaler_scales_is_a_complete_empty_answer() -> N
         result = await gate.call("k8s.autoscaler", args, now_ctx("dc-b"))
     assert result.status == "empty" and result.coverage.complete_for_negative
     assert "no HorizontalPodAutoscaler scales service-c" in (result.coverage.note or "")
+
+
+async def test_log_errors_groups_a_crash_loops_last_runs_by_template() -> None:
+    """service-d's pods crash on start: their last runs are read (they wait to restart), the
+    same two lines of both pods are two templates, each counted twice, INFO lines left out."""
+    world = _kube_only(load_world(EXAMPLES.parent / "worlds" / "demo.yaml"))
+    args = {"env": "dc-b", "namespace": "orders", "service": "service-d",
+            "start": "2026-07-20T13:30:00+03:00", "end": "2026-07-20T14:40:00+03:00"}  # fmt: skip
+    with gate_for(world) as (gate, sims):
+        result = await gate.call("k8s.log_errors", args, now_ctx("dc-b"))
+    assert result.status == "ok", result.error
+    by_level = {f.attrs.level: f for f in result.facts}
+    assert set(by_level) == {"ERROR", "FATAL"}
+    error = by_level["ERROR"]
+    assert error.attrs.count == 2 and error.attrs.example == (
+        "2026-07-20T11:33:00.124Z ERROR config: missing required env DATABASE_URL"
+    )
+    assert error.text.startswith('service-d: 2 ERROR line(s) like "')
+    assert all("(previous run)" in o for o in error.attrs.origins or [])
+    assert "error-like" in (result.coverage.note or "")
+    reads = [r for r in sims.query_log.matches("kubernetes", "dc-b") if r.path.endswith("/log")]
+    # every pod of the workload (the old replica set's four serve), the crashed ones' last run
+    assert len(reads) == 6

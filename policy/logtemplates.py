@@ -1,0 +1,211 @@
+"""Error-like lines of any log, grouped by message template, with counts.
+
+Class "generic log evidence": the cause of an incident is often one error line repeated
+among thousands of normal ones, written in whatever layout the program uses (JSON, logfmt,
+Spring, klog, Go panics, Python tracebacks, PostgreSQL). Instead of a rule per format:
+
+- a *record* is a line and its continuation lines (a stack trace's frames, "Caused by:",
+  a traceback's final exception), read as one;
+- a record is *error-like* by its level when it states one (ERROR, FATAL, a klog `E`, or a
+  WARN that says it failed), by its content when it does not (an exception, "failed",
+  "refused", "timeout", "not set", "denied", a panic);
+- records are grouped by *template*: their message with numbers, ids, addresses and
+  quoted values masked, so a thousand "connection to 10.1.2.3:5432 refused" lines are one
+  entry with a count, the first and last time, where it came from, and an example.
+
+Used by every source that reads raw lines; it decides nothing about a cause.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+MAX_EXAMPLE = 400
+
+_SEVERE = {"ERROR", "ERR", "FATAL", "CRITICAL", "CRIT", "PANIC", "EMERG", "ALERT", "SEVERE"}
+_WARN = {"WARN", "WARNING"}
+_LEVEL_WORD = re.compile(
+    r"(?<![\w-])(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC|SEVERE)"
+    r"(?![\w-])"
+)
+_LOGFMT_LEVEL = re.compile(r"\b(?:level|lvl|severity)=\"?(\w+)", re.I)
+_KLOG = re.compile(r"^([IWEF])\d{4} \d{2}:\d{2}:\d{2}")
+_KLOG_LEVEL = {"I": "INFO", "W": "WARN", "E": "ERROR", "F": "FATAL"}
+# what a line says when it failed, in any program's words
+_FAILED = re.compile(
+    r"\b(?:exception|traceback|panic|fatal|errors?|failed|failure|fail|refused|timed? ?out|"
+    r"timeout|denied|forbidden|not set|cannot|can't|unable to|no such|invalid|expired|"
+    r"unreachable|reset by peer|too many|out of memory|oom|unavailable|unauthorized)\b",
+    re.I,
+)
+_EXCEPTION_LINE = re.compile(r"^[\w.$]+(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b")
+_CONTINUATION = re.compile(
+    r"^(?:\s|at |Caused by:|\.\.\. \d+ more|goroutine \d+|created by |File \"|Traceback \()"
+)
+_JSON_MESSAGE_KEYS = ("msg", "message", "error", "err", "exception", "error.message")
+_TIME = r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
+_MASKS = (
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<id>"),
+    (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "<addr>"),
+    (re.compile(_TIME), "<time>"),
+    (re.compile(r"\b0x[0-9a-f]+\b|\b[0-9a-f]{12,}\b", re.I), "<hex>"),
+    (re.compile(r"\"[^\"]{0,200}\"|'[^']{0,200}'"), "<q>"),
+    (re.compile(r"\d+(?:\.\d+)?"), "<n>"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line as a source read it: when, from where (a pod, an index), its text."""
+
+    at: datetime
+    origin: str
+    text: str
+
+
+@dataclass
+class Template:
+    key: str
+    level: str | None
+    example: str
+    first: datetime
+    last: datetime
+    count: int = 0
+    origins: list[str] = field(default_factory=list)
+
+    def add(self, at: datetime, origin: str) -> None:
+        self.count += 1
+        self.first, self.last = min(self.first, at), max(self.last, at)
+        if origin not in self.origins:
+            self.origins.append(origin)
+
+
+@dataclass(frozen=True)
+class _Record:
+    at: datetime
+    origin: str
+    head: str
+    lines: tuple[str, ...]
+
+
+def level_of(text: str) -> str | None:
+    """The level a line states (JSON field, logfmt, klog, a level word), upper case."""
+    doc = _json(text)
+    if doc is not None:
+        for key in ("level", "severity", "lvl", "log.level"):
+            value = doc.get(key)
+            if isinstance(value, str | int) and str(value).strip():
+                return str(value).upper()
+        return None
+    if m := _LOGFMT_LEVEL.search(text):
+        return m[1].upper()
+    if m := _KLOG.match(text):
+        return _KLOG_LEVEL[m[1]]
+    m = _LEVEL_WORD.search(text[:160])
+    return m[1] if m else None
+
+
+def _json(text: str) -> dict[str, object] | None:
+    if not text.startswith("{"):
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def message_of(text: str) -> str:
+    """What a line says, without its layout: a JSON line's message fields, else the text."""
+    doc = _json(text)
+    if doc is None:
+        return text.strip()
+    parts = [str(doc[k]) for k in _JSON_MESSAGE_KEYS if isinstance(doc.get(k), str | int)]
+    return ": ".join(dict.fromkeys(parts)) or text.strip()
+
+
+def template_of(message: str) -> str:
+    for rx, mask in _MASKS:
+        message = rx.sub(mask, message)
+    return re.sub(r"\s+", " ", message).strip()[:300]
+
+
+def _records(lines: Iterable[LogLine]) -> list[_Record]:
+    out: list[_Record] = []
+    current: list[LogLine] = []
+
+    def close() -> None:
+        if current:
+            first = current[0]
+            out.append(
+                _Record(first.at, first.origin, first.text, tuple(x.text for x in current[1:]))
+            )
+
+    last_origin: str | None = None
+    for line in lines:
+        continues = bool(current) and line.origin == last_origin and _continues(current, line)
+        if not continues:
+            close()
+            current = []
+        current.append(line)
+        last_origin = line.origin
+    close()
+    return out
+
+
+def _continues(current: list[LogLine], line: LogLine) -> bool:
+    """A frame, a "Caused by:", or the exception itself on the line after the message that
+    logged it (Java) or after a traceback's frames (Python), unindented."""
+    return bool(_CONTINUATION.match(line.text) or _EXCEPTION_LINE.match(line.text.strip()))
+
+
+def _summary(record: _Record) -> str:
+    """The record's message: a traceback by its exception, a stack trace by its first line
+    and its root cause."""
+    head = message_of(record.head)
+    if "Traceback (most recent call last)" in record.head:
+        raised = [x.strip() for x in record.lines if _EXCEPTION_LINE.match(x.strip())]
+        return raised[-1] if raised else head
+    causes = [x.strip() for x in record.lines if x.strip().startswith("Caused by:")]
+    if causes:
+        return f"{head} / {causes[-1]}"
+    raised = [x.strip() for x in record.lines if _EXCEPTION_LINE.match(x.strip())]
+    return f"{head} / {raised[0]}" if raised else head
+
+
+def _error_like(record: _Record) -> tuple[bool, str | None]:
+    level = level_of(record.head)
+    said = " ".join([message_of(record.head), *(x for x in record.lines if not x[:1].isspace())])
+    if level in _SEVERE:
+        return True, level
+    if level in _WARN:
+        return bool(_FAILED.search(said)), level
+    if level is not None:
+        # a stated level below WARN is not an error, whatever the words (INFO "0 failed")
+        return False, level
+    return bool(_FAILED.search(said)), None
+
+
+def error_templates(lines: Iterable[LogLine]) -> tuple[list[Template], int, int]:
+    """(templates, most frequent first; records read; error-like records)."""
+    groups: dict[str, Template] = {}
+    records = _records(lines)
+    errors = 0
+    for record in records:
+        bad, level = _error_like(record)
+        if not bad:
+            continue
+        errors += 1
+        summary = _summary(record)
+        key = template_of(summary)
+        example = summary if len(summary) <= MAX_EXAMPLE else summary[:MAX_EXAMPLE] + " [cut]"
+        found = groups.setdefault(key, Template(key, level, example, record.at, record.at))
+        found.add(record.at, record.origin)
+    ranked = sorted(
+        groups.values(), key=lambda t: (t.level in _WARN, -t.count, t.first)
+    )  # errors before warnings, then the most frequent
+    return ranked, len(records), errors
