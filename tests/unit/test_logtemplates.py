@@ -35,11 +35,13 @@ def test_a_java_stack_trace_is_one_record_named_by_its_root_cause() -> None:
     log = lines(
         "api-1/app",
         [
-            "2026-12-09 18:11:30.001 ERROR 1 --- [nio-8080-exec-3] o.a.c.c.C.[.[.[/] : Servlet.service() failed",
-            "org.springframework.jdbc.CannotGetJdbcConnectionException: Failed to obtain JDBC Connection",
-            "\tat org.springframework.jdbc.datasource.DataSourceUtils.getConnection(DataSourceUtils.java:84)",
+            "2026-12-09 18:11:30.001 ERROR 1 --- [nio-8080-exec-3] o.a.c.c.C.[.[.[/] : "
+            "Servlet.service() failed",
+            "org.springframework.jdbc.CannotGetJdbcConnectionException: "
+            "Failed to obtain JDBC Connection",
+            "\tat org.springframework.jdbc.datasource.DataSourceUtils.getConnection(DSU.java:84)",
             "Caused by: org.postgresql.util.PSQLException: FATAL: sorry, too many clients already",
-            "\tat org.postgresql.core.v3.ConnectionFactoryImpl.doAuthentication(ConnectionFactoryImpl.java:646)",
+            "\tat org.postgresql.core.v3.ConnectionFactoryImpl.doAuthentication(CFI.java:646)",
             "\t... 52 common frames omitted",
         ],
     )  # fmt: skip
@@ -87,7 +89,8 @@ def test_a_stated_level_decides_and_a_warning_counts_only_when_it_says_it_failed
         [
             '{"level":"info","msg":"retried 0 failed jobs"}',
             '{"level":"warn","msg":"slow query took 1200ms"}',
-            '{"level":"warn","msg":"redis ping failed","err":"dial tcp 10.96.0.9:6379: connect: connection refused"}',
+            '{"level":"warn","msg":"redis ping failed",'
+            '"err":"dial tcp 10.96.0.9:6379: connect: connection refused"}',
             "x509: certificate has expired or is not yet valid",
         ],
     )  # fmt: skip
@@ -104,6 +107,7 @@ def test_levels_in_the_layouts_programs_write() -> None:
     assert level_of('{"severity":"ERROR","message":"x"}') == "ERROR"
     assert level_of("time=2026-12-09T18:00:00Z level=error msg=boom") == "ERROR"
     assert level_of("E1209 18:00:00.000000       1 reflector.go:138] failed to list") == "ERROR"
-    assert level_of("2026-12-09 18:11:29.110 UTC [40521] FATAL:  sorry, too many clients") == "FATAL"
+    assert level_of("2026-12-09 18:11:29.110 UTC [40521] FATAL:  too many clients") == "FATAL"
     assert level_of("plain words only") is None
-    assert template_of("job 7f3e9c2a-1b2c-4d5e-8f90-123456789abc took 12ms") == "job <id> took <n>ms"
+    masked = template_of("job 7f3e9c2a-1b2c-4d5e-8f90-123456789abc took 12ms")
+    assert masked == "job <id> took <n>ms"
