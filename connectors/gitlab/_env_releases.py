@@ -25,14 +25,13 @@ from connectors.gitlab._timeline import (
     ReleaseTimelineArgs,
     project_part,
     read_project,
+    read_window,
     release_evidence,
 )
 from policy import CallContext, ToolResult
 from policy.errors import attempt
 from policy.facts import CiJob
 from policy.findings import Findings
-from policy.scope import TimeSpec
-from policy.toolset import scope_of
 
 
 class EnvReleasesArgs(BaseModel):
@@ -70,10 +69,7 @@ def _active_projects(gl: Any, session: GitLabSession) -> tuple[list[Item], int |
 async def env_releases(
     session: GitLabSession, envs: list[str], args: EnvReleasesArgs, ctx: CallContext
 ) -> ToolResult:
-    start, end = ctx.scope.time.bounds(ctx.now)
-    start, end = args.start or start, args.end or end
-    read_window = TimeSpec(at=start + (end - start) / 2, window=end - start, mode="historical")
-    scope = scope_of(args, ctx).model_copy(update={"time": read_window})
+    start, end, scope = read_window(args, ctx)
 
     def listed() -> tuple[list[Item], int | None, bool]:
         with session.borrow() as gl:

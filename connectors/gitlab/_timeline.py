@@ -241,13 +241,19 @@ async def read_project(
     return out
 
 
+def read_window(args: Any, ctx: CallContext) -> tuple[datetime, datetime, Scope]:
+    """(start, end, the result's scope): the arguments' window, else the question's; the
+    result is about that past span, whatever the question's time mode."""
+    start, end = ctx.scope.time.bounds(ctx.now)
+    start, end = args.start or start, args.end or end
+    spec = TimeSpec(at=start + (end - start) / 2, window=end - start, mode="historical")
+    return start, end, scope_of(args, ctx).model_copy(update={"time": spec})
+
+
 async def release_timeline(
     session: GitLabSession, envs: list[str], args: ReleaseTimelineArgs, ctx: CallContext
 ) -> ToolResult:
-    start, end = ctx.scope.time.bounds(ctx.now)
-    start, end = args.start or start, args.end or end
-    read_window = TimeSpec(at=start + (end - start) / 2, window=end - start, mode="historical")
-    scope = scope_of(args, ctx).model_copy(update={"time": read_window})
+    start, end, scope = read_window(args, ctx)
     read = await read_project(session, envs, args, start, end)
     if read.ambiguous:
         names = [str(p.get("path_with_namespace")) for p in read.ambiguous]

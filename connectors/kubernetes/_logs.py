@@ -45,6 +45,24 @@ def _level_and_request(text: str) -> tuple[str | None, str | None]:
     return (level[1] if level else None), (rid[1] if rid else None)
 
 
+async def _service_pods(
+    reader: KubeReader, found: Findings, ns: str, service: str
+) -> list[dict[str, Any]]:
+    """The pods named service-* that exist now (at most MAX_PODS), holes said."""
+    listed = found.took(await reader.list("pods", ns))
+    pods = sorted((p for p in listed if belongs_to(name_of(p), service)), key=name_of)
+    if not pods:
+        found.gap(
+            f"no pods of {service} exist now in namespace {ns}; logs of deleted pods cannot "
+            "be read from the Kubernetes API"
+        )
+    if len(pods) > MAX_PODS:
+        found.truncated = True
+        found.gap(f"{len(pods)} pods match {service}; logs of the first {MAX_PODS} were read")
+        pods = pods[:MAX_PODS]
+    return pods
+
+
 def _container_started(pod: dict[str, Any], container: str) -> tuple[datetime | None, int]:
     for cs in (pod.get("status") or {}).get("containerStatuses") or []:
         if cs.get("name") == container:
@@ -63,19 +81,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
         if pod is None:
             found.warnings.append(f"no pod named {args.pod} in namespace {ns} of {reader.env}")
     else:
-        listed = found.took(await reader.list("pods", ns))
-        pods = sorted((p for p in listed if belongs_to(name_of(p), args.service)), key=name_of)
-        if not pods:
-            found.gap(
-                f"no pods of {args.service} exist now in namespace {ns}; logs of deleted "
-                "pods cannot be read from the Kubernetes API"
-            )
-        if len(pods) > MAX_PODS:
-            found.truncated = True
-            found.gap(
-                f"{len(pods)} pods match {args.service}; logs of the first {MAX_PODS} were read"
-            )
-            pods = pods[:MAX_PODS]
+        pods = await _service_pods(reader, found, ns, args.service)
     pattern = re.compile(args.grep) if args.grep else None
     jobs: list[Any] = []
     for pod in pods:
@@ -222,17 +228,7 @@ async def log_errors(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRes
     found = Findings(reader.source)
     start, end = question_window(args, ctx)
     ns = args.namespace
-    listed = found.took(await reader.list("pods", ns))
-    pods = sorted((p for p in listed if belongs_to(name_of(p), args.service)), key=name_of)
-    if not pods:
-        found.gap(
-            f"no pods of {args.service} exist now in namespace {ns}; logs of deleted pods "
-            "cannot be read from the Kubernetes API"
-        )
-    if len(pods) > MAX_PODS:
-        found.truncated = True
-        found.gap(f"{len(pods)} pods match {args.service}; logs of the first {MAX_PODS} were read")
-        pods = pods[:MAX_PODS]
+    pods = await _service_pods(reader, found, ns, args.service)
     jobs = [
         (pod, str(c.get("name")), _waiting_after_a_run(pod, str(c.get("name"))))
         for pod in pods
