@@ -15,14 +15,18 @@ labels, label_values):
     truncate                         at most `max_hits` series (or names), plus a
                                      Prometheus `warnings` entry saying so
 
-VictoriaMetrics drops samples more than ~2 days ahead of the machine clock; `import_world`
-logs `victoriametrics.future_samples` when a world has such samples.
+VictoriaMetrics drops samples more than ~2 days ahead of the machine clock, and a world
+may be set in the future (a scenario written for next month): such a world is stored
+shifted back by whole days (`world_shift`), and every time a query names, and every time
+an answer carries, is moved by the same amount, so the bot sees the world's own times.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import math
 import shutil
 import socket
 import subprocess
@@ -30,7 +34,7 @@ import tempfile
 import threading
 import time
 import weakref
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -203,23 +207,16 @@ class VictoriaMetrics:
         pass the same prefixed name to `build_app(vm_env=...)`. Returns the series count.
         """
         lines: list[str] = []
-        horizon_ms = int((datetime.now(UTC) + timedelta(days=1)).timestamp() * 1000)
+        shift_ms = world_shift(world) * 1000
         for env, series_list in world.metrics.items():
             for series in series_list:
                 # integer milliseconds straight from start + i * step: no datetime per sample
-                start_ms = round(series.start.timestamp() * 1000)
+                start_ms = round(series.start.timestamp() * 1000) - shift_ms
                 step_ms = round(series.step.total_seconds() * 1000)
                 kept = [(i, v) for i, v in enumerate(series.values) if v is not None]
                 if not kept:
                     continue
                 stamps = [start_ms + i * step_ms for i, _ in kept]
-                if stamps[-1] > horizon_ms:
-                    log.warning(
-                        "victoriametrics.future_samples",
-                        env=env,
-                        metric=series.labels["__name__"],
-                        last=datetime.fromtimestamp(stamps[-1] / 1000, UTC).isoformat(),
-                    )
                 labels = {**series.labels, ENV_LABEL: env_prefix + env}
                 lines.append(
                     json.dumps(
@@ -232,6 +229,68 @@ class VictoriaMetrics:
                 client.post("/api/v1/import", content=body.encode()).raise_for_status()
             client.get("/internal/force_flush").raise_for_status()
         return len(lines)
+
+
+def _latest_sample(world: World) -> datetime | None:
+    ends = [
+        series.start + series.step * (len(series.values) - 1)
+        for series_list in world.metrics.values()
+        for series in series_list
+        if series.values
+    ]
+    return max(ends) if ends else None
+
+
+@functools.cache
+def _shift_for(latest: datetime | None, today: date) -> int:
+    if latest is None:
+        return 0
+    midnight = datetime(today.year, today.month, today.day, tzinfo=UTC)
+    ahead = latest - (midnight - timedelta(hours=1))
+    return max(0, math.ceil(ahead / timedelta(days=1))) * 86400
+
+
+def world_shift(world: World) -> int:
+    """Seconds (whole days) a world's samples are stored earlier than they are: none for a
+    world in the past; for one in the future, enough days that its last sample is before
+    the machine's today (decided per machine day, so an import and its queries agree)."""
+    return _shift_for(_latest_sample(world), datetime.now(UTC).date())
+
+
+def _shift_params(pairs: list[tuple[str, str]], shift_s: int) -> list[tuple[str, str]]:
+    """Move the times a query names (time, start, end; RFC 3339 or Unix seconds) back."""
+    if not shift_s:
+        return pairs
+    out = []
+    for key, value in pairs:
+        if key in ("time", "start", "end"):
+            try:
+                at = float(value)
+            except ValueError:
+                try:
+                    at = datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+                except ValueError:
+                    at = None
+            if at is not None:
+                value = repr(at - shift_s)
+        out.append((key, value))
+    return out
+
+
+def _shift_answer(kind: str, payload: dict[str, Any], shift_s: int) -> None:
+    """Move the sample times of a query's answer forward again, in place."""
+    data = payload.get("data")
+    if not shift_s or kind not in ("query", "query_range") or not isinstance(data, dict):
+        return
+    result = data.get("result")
+    if data.get("resultType") == "scalar" and isinstance(result, list) and result:
+        result[0] = result[0] + shift_s
+        return
+    for item in result if isinstance(result, list) else []:
+        if isinstance(item.get("value"), list):
+            item["value"][0] += shift_s
+        for point in item.get("values") or []:
+            point[0] += shift_s
 
 
 class MetricsBoot:
@@ -324,6 +383,7 @@ def build_app(
     `vm_env` is the world_env value the environment was imported under (default: `env`).
     """
     label_value = vm_env or env
+    shift_s = world_shift(world)  # as import_world stored it
 
     def endpoint(kind: str) -> Any:
         async def handle(request: Request) -> Response:
@@ -362,7 +422,7 @@ def build_app(
                 record(503)
                 return _prom_error(503, "unavailable", "victoria-metrics is not running")
             upstream: list[tuple[str, str | int | float | bool | None]] = [
-                (k, v) for k, v in pairs if k not in _CLIENT_FILTERS
+                (k, v) for k, v in _shift_params(pairs, shift_s) if k not in _CLIENT_FILTERS
             ]
             upstream.append(("extra_label", f"{ENV_LABEL}={label_value}"))
             try:
@@ -376,6 +436,7 @@ def build_app(
                 record(resp.status_code)
                 return Response(resp.content, status_code=resp.status_code)
             if isinstance(payload, dict) and payload.get("status") == "success":
+                _shift_answer(kind, payload, shift_s)
                 items = _post_process(kind, payload)
                 if fault is not None and items is not None:
                     _truncate(items, payload, fault.max_hits if fault.max_hits is not None else 1)

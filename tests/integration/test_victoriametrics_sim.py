@@ -236,3 +236,35 @@ def test_fault_limited_to_one_endpoint(faulty: MetricsSimulator) -> None:
 def test_a_binary_that_cannot_start_is_a_loud_error() -> None:
     with pytest.raises(RuntimeError, match="did not become healthy"):
         VictoriaMetrics("/bin/false").start(timeout=2)
+
+
+def test_a_world_set_in_the_future_answers_at_its_own_times(vm: VictoriaMetrics) -> None:
+    """VictoriaMetrics drops samples days ahead of the machine clock; a scenario written
+    for next year still gets its series, at the times the world gives them."""
+    from datetime import UTC, datetime, timedelta
+
+    from evals.simulators.victoriametrics import world_shift
+
+    start = (datetime.now(UTC) + timedelta(days=400)).replace(microsecond=0)
+    series = {**_series("502", [0, 5, 9]), "start": start.isoformat()}
+    world = world_from_data({"environments": {"far": ["metrics"]}, "metrics": {"far": [series]}})
+    assert world_shift(world) % 86400 == 0 and world_shift(world) >= 400 * 86400
+    end = start + timedelta(minutes=2)
+    with MetricsSimulator(world, vm, env_prefix="future:") as sim:
+        instant = _get(sim, "far", "query", query="nginx_ingress_controller_requests",
+                       time=end.isoformat()).json()["data"]["result"]  # fmt: skip
+        curve = _get(sim, "far", "query_range", query="nginx_ingress_controller_requests",
+                     start=start.timestamp(), end=end.timestamp(), step="60s")  # fmt: skip
+    assert instant[0]["value"][1] == "9" and instant[0]["value"][0] == end.timestamp()
+    points = curve.json()["data"]["result"][0]["values"]
+    assert [p[0] for p in points] == [start.timestamp() + 60 * i for i in range(3)]
+    assert [p[1] for p in points] == ["0", "5", "9"]
+
+
+def test_a_world_in_the_past_is_stored_as_it_is() -> None:
+    from evals.simulators.victoriametrics import world_shift
+
+    world = world_from_data(
+        {"environments": {"old": ["metrics"]}, "metrics": {"old": [_series("200", [1, 2])]}}
+    )
+    assert world_shift(world) == 0
