@@ -34,7 +34,8 @@ _ASKED: dict[AskedValue, re.Pattern[str]] = {
 
 # a question for a cause ("why", "what happened"): any object in it gets the baseline
 _CAUSE = re.compile(
-    r"\bwhy\b|what (?:caused|happened|is wrong|'s wrong)|\bwhat'?s up with\b|\breason\b|"
+    r"\bwhy\b|what (?:caused|happened|is wrong|'s wrong|is going on|'s going on)|"
+    r"what'?s (?:going on|wrong|up with)|\breason\b|"
     r"почему|отчего|из-за чего|в ч[её]м (?:причина|дело|проблема)|что случилось|"
     r"что (?:не так|с ним|с ней|происходит)|причин\w*",
     re.I,

@@ -211,6 +211,8 @@ RX_RANGE = re.compile(
 )
 RX_SINCE = re.compile(
     r"\b(?:since|starting (?:at|from)|начиная с|начиная со|c|с|со)\s+"
+    # "since about 14:20", "примерно с 12:30" reads the same: a rounded clock time
+    r"(?:(?:about|around|approximately|roughly|~|около|примерно|где-то)\s*)?"
     + _CLOCK
     + _TZ
     + r"(?!\s*(?:до|по|to|till|until|and|-|–|—)\s*\d)",
@@ -333,9 +335,18 @@ def parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
         return None
 
 
+# "yesterday night's rates", "last week's release": a time that qualifies a thing (a
+# possessive, or the Russian adjective "вчерашний") is not when the question is about
+RX_QUALIFYING_TIME = re.compile(
+    r"\b(?:yesterday|today|tonight|last night|this morning|last week)(?:\s+\w+)?'s\b"
+    r"|\b(?:вчерашн|сегодняшн|позавчерашн)\w*",
+    re.I,
+)
+
+
 def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
     local_now = now.astimezone(tz)
-    low = text.lower()
+    low = RX_QUALIFYING_TIME.sub(" ", text.lower())
 
     day: date | None = None
     day_text = ""

@@ -177,13 +177,15 @@ def _summary(record: _Record) -> str:
     return f"{head} / {raised[0]}" if raised else head
 
 
-def _error_like(record: _Record) -> tuple[bool, str | None]:
+def _error_like(record: _Record) -> tuple[bool | None, str | None]:
+    """(True: error-like, None: a warning that says nothing failed, False: neither; the
+    level the record states)."""
     level = level_of(record.head)
     said = " ".join([message_of(record.head), *(x for x in record.lines if not x[:1].isspace())])
     if level in _SEVERE:
         return True, level
     if level in _WARN:
-        return bool(_FAILED.search(said)), level
+        return (True if _FAILED.search(said) else None), level
     if level is not None:
         # a stated level below WARN is not an error, whatever the words (INFO "0 failed")
         return False, level
@@ -191,21 +193,27 @@ def _error_like(record: _Record) -> tuple[bool, str | None]:
 
 
 def error_templates(lines: Iterable[LogLine]) -> tuple[list[Template], int, int]:
-    """(templates, most frequent first; records read; error-like records)."""
+    """(templates: the error-like ones first, most frequent first, then the warnings that
+    say nothing failed, so an answer can say what it saw; records read; error-like
+    records)."""
     groups: dict[str, Template] = {}
     records = _records(lines)
     errors = 0
+    warned: set[str] = set()
     for record in records:
         bad, level = _error_like(record)
-        if not bad:
+        if bad is False:
             continue
-        errors += 1
+        errors += bool(bad)
         summary = _summary(record)
         key = template_of(summary)
         example = summary if len(summary) <= MAX_EXAMPLE else summary[:MAX_EXAMPLE] + " [cut]"
         found = groups.setdefault(key, Template(key, level, example, record.at, record.at))
         found.add(record.at, record.origin)
+        if bad is None:
+            warned.add(key)
     ranked = sorted(
-        groups.values(), key=lambda t: (t.level in _WARN, -t.count, t.first)
-    )  # errors before warnings, then the most frequent
+        groups.values(),
+        key=lambda t: (t.key in warned, t.level in _WARN, -t.count, t.first),
+    )  # errors, then warnings that failed, then other warnings; the most frequent first
     return ranked, len(records), errors

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.asked import AskedValue, asked_value, value_sentence
+from planner.asked import AskedValue, asked_value, asks_cause, value_sentence
 from policy.facts import K8sWorkload, Negative, ReplicaSetState
 from policy.results import ResultFact
 
@@ -52,3 +52,18 @@ def test_a_fact_without_the_value_gives_no_sentence() -> None:
     assert value_sentence(AskedValue.IMAGE, _workload(), None) is None
     other = ResultFact(text="x", source="s", attrs=Negative())
     assert value_sentence(AskedValue.REPLICAS, other, None) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "why"),
+    [
+        ("why is api slow?", True),
+        ("tariff-api answers 500 but the pods look healthy. What's going on?", True),
+        ("почему api не обрабатывает задачи?", True),
+        ("что происходит с api?", True),
+        ("p99 latency of api in dc-a", False),
+        ("сколько 502 у api за час?", False),
+    ],
+)
+def test_a_question_for_a_cause_is_told_from_one_for_a_value(question: str, why: bool) -> None:
+    assert asks_cause(question) is why

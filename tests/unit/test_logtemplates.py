@@ -96,11 +96,13 @@ def test_a_stated_level_decides_and_a_warning_counts_only_when_it_says_it_failed
     )  # fmt: skip
     templates, _, errors = error_templates(log)
     assert errors == 2
-    # an error (by content, no level) before a warning
-    assert [t.level for t in templates] == [None, "WARN"]
+    # an error (by content, no level), a warning that failed, then the other warning: said
+    # as a warning, never counted as an error
+    assert [t.level for t in templates] == [None, "WARN", "WARN"]
     assert templates[1].example == (
         "redis ping failed: dial tcp 10.96.0.9:6379: connect: connection refused"
     )
+    assert templates[2].example == "slow query took 1200ms"
 
 
 def test_levels_in_the_layouts_programs_write() -> None:

@@ -18,6 +18,7 @@ def test_each_layout_gives_the_moment_the_line_was_written() -> None:
             "2027-04-22T10:07:00.000Z ERROR boom",
             "Traceback (most recent call last):",
             '{"ts": 1, "msg": "a number is no time"}',
+            "[2027-04-22 10:08:00,902: ERROR/ForkPoolWorker-3] Task render raised",
         ]
     )
     times = [line.at for line in timed_lines(text, STARTED)]
@@ -26,6 +27,7 @@ def test_each_layout_gives_the_moment_the_line_was_written() -> None:
     assert times[2] == datetime(2027, 4, 22, 10, 7, tzinfo=UTC)
     # a continuation, and a line with no time it states, keep the time of the line before
     assert times[3] == times[2] and times[4] == times[2]
+    assert times[5] == datetime(2027, 4, 22, 10, 8, 0, 902000, tzinfo=UTC)
 
 
 def test_a_log_that_states_no_time_is_dated_from_the_container_start() -> None:

@@ -167,6 +167,15 @@ def test_the_last_amount_is_a_window_up_to_now(n: int, unit: str) -> None:
             "now",
         ),
         ("503s started 20 minutes ago", NOW - timedelta(minutes=25), NOW, "now"),
+        # a rounded clock time after "since" is still since then
+        ("answering 500 since about 14:20", NOW.replace(hour=14, minute=20), NOW, "now"),
+        # "yesterday night's rates" qualifies the rates: the question is about this morning
+        (
+            "it stopped this morning, clients still get yesterday night's rates",
+            NOW.replace(hour=6, minute=0),
+            NOW,
+            "now",
+        ),
         (
             "около получаса назад",
             NOW - timedelta(minutes=37, seconds=30),

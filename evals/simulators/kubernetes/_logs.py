@@ -5,9 +5,10 @@ documented key; "namespace/pod/container/previous" may add a previous run). For 
 container waiting to restart (CrashLoopBackOff) the documented text is its last
 terminated run, which a previous=true read gets, as from a kubelet. A line's
 time is when the program wrote it, as the text states it: the RFC 3339 timestamp it
-starts with, the time field of a JSON line ("time", "ts", "timestamp", "@timestamp"), or
-a "22 Apr 2027 10:06:01.118" stamp near its start (Redis); a line without one (a stack
-trace continuation) has the time of the line before it. `timestamps=true` prefixes every line
+starts with (or has near its start, after a bracket), the time field of a JSON line
+("time", "ts", "timestamp", "@timestamp"), or a "22 Apr 2027 10:06:01.118" stamp near
+its start (Redis); a line without one (a stack trace continuation) has the time of the
+line before it. `timestamps=true` prefixes every line
 with that time in RFC3339Nano, as the kubelet does; `sinceSeconds` counts back from the
 wall clock, as on a real node (scenario worlds use `sinceTime`, which needs no clock).
 """
@@ -57,6 +58,10 @@ class LogLine:
 
 
 _JSON_TIME_KEYS = ("time", "ts", "timestamp", "@timestamp", "t")
+# a stamp after a bracket or a prefix near the start: "[2026-08-11 08:53:14,902: ERROR/…]"
+_TS_NEAR_START = re.compile(
+    r"^.{0,16}?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)"
+)
 _DAY_MONTH_RE = re.compile(r"^.{0,24}?\b(\d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?)")
 
 
@@ -74,6 +79,8 @@ def line_time(line: str) -> datetime | None:
                 value = doc.get(key)
                 if isinstance(value, str) and (parsed := parse_time(value)) is not None:
                     return parsed
+    if m := _TS_NEAR_START.match(line):
+        return parse_time(m[1])
     if m := _DAY_MONTH_RE.match(line):
         try:
             return datetime.strptime(m[1].split(".")[0], "%d %b %Y %H:%M:%S").replace(tzinfo=UTC)
