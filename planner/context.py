@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.asked import AskedValue, asked_value, asks_cause
 from planner.extract import Identifiers, extract_identifiers
-from planner.intent import Intent, classify
+from planner.intent import Intent, classify_all
 from planner.names import find_name, normalise
 from planner.timeparse import parse_time
 from policy.facts import EntityKind
@@ -121,6 +121,9 @@ class ContextState(BaseModel):
     scope: Scope
     envs: list[str] = Field(description="environments to read (fan-out when env is unknown)")
     intent: Intent | None = None
+    also: list[Intent] = Field(
+        default_factory=list, description="other kinds of question the message asks too"
+    )
     nodes: list[str] = Field(default_factory=list, description="nodes named in the message")
     objects: list[ObjectRef] = Field(
         default_factory=list, description="every object named, in order; scope.object is the first"
@@ -245,7 +248,8 @@ def build_context(
         names = _env_words(envs, aliases)
         words = [w for w in ids.log_query.split() if normalise(w) not in names]
         ids = ids.model_copy(update={"log_query": " ".join(words) or None})
-    intent = classify(message, ids)
+    intents = classify_all(message, ids)
+    intent = intents[0] if intents else None
     same = bool(RX_SAME.search(message))
     follow_up = previous is not None and (same or intent is None or intent == previous.intent)
 
@@ -388,6 +392,7 @@ def build_context(
         scope=Scope(env=env, namespace=namespace, object=obj, subject=intent, time=time),
         envs=read_envs,
         intent=intent,
+        also=[i for i in intents[1:] if i != intent],
         objects=objects,
         nodes=nodes,
         identifiers=ids,

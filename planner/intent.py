@@ -104,9 +104,29 @@ _ORDER: list[Intent] = [
 ]
 
 
+# a second kind of question the message also asks, strongly enough to read for it too
+ALSO_SCORE = 2.0
+
+
 def classify(text: str, ids: Identifiers) -> Intent | None:
+    ranked = classify_all(text, ids)
+    return ranked[0] if ranked else None
+
+
+def classify_all(text: str, ids: Identifiers) -> list[Intent]:
+    """Every kind of question the message asks, the best first; the others only when they
+    score at least ALSO_SCORE ("who deployed X, and why does it return 502?": both)."""
     if ids.promql or ids.log_query:
-        return "raw_query"  # the user gave the query itself
+        return ["raw_query"]  # the user gave the query itself
+    scores = _scores(text, ids)
+    if not scores:
+        return []
+    best = max(scores.values())
+    first = next(i for i in _ORDER if scores.get(i) == best)
+    return [first, *(i for i in _ORDER if i != first and scores.get(i, 0) >= ALSO_SCORE)]
+
+
+def _scores(text: str, ids: Identifiers) -> dict[Intent, float]:
     low = text.lower()
     scores: dict[Intent, float] = {}
     for intent, patterns in _KEYWORDS.items():
@@ -117,7 +137,4 @@ def classify(text: str, ids: Identifiers) -> Intent | None:
         scores["http_errors"] = scores.get("http_errors", 0) + 2
     if ids.job_ids or ids.pipeline_ids:
         scores["release_timeline"] = scores.get("release_timeline", 0) + 1.5
-    if not scores:
-        return None
-    best = max(scores.values())
-    return next(i for i in _ORDER if scores.get(i) == best)
+    return scores

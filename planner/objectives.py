@@ -133,9 +133,32 @@ def plan_for(
     with their facets, from which the baseline is drawn."""
     cat = catalogue or load_catalogue()
     plan = _plan_for(context, cat)
+    if plan.intent != TRIAGE:
+        plan.objectives += _also(plan, cat, context)
     if served and context.scope.object is not None and context.asks_cause:
         plan.objectives += _baseline(plan, cat, context, served)
     return plan
+
+
+def _also(plan: QuestionPlan, cat: Catalogue, context: ContextState) -> list[Objective]:
+    """The objectives of the other kinds of question the message asks too, as optional:
+    "who deployed X, and why does it return 502?" reads the releases and the errors."""
+    ids = {o.id for o in plan.objectives}
+    mode = context.scope.time.mode
+    out: list[Objective] = []
+    for intent in context.also:
+        entry = cat.intents.get(intent)
+        if entry is None:
+            continue
+        _, variant = _variant(entry, context)
+        for o in variant.objectives:
+            if o.id in ids or (o.when is not None and o.when != mode):
+                continue
+            if "object" in o.needs and context.scope.object is None:
+                continue  # it could only say the question names no object
+            out.append(o.model_copy(update={"required": False}))
+            ids.add(o.id)
+    return out
 
 
 def _baseline(

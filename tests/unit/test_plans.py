@@ -130,3 +130,19 @@ def test_a_baseline_facet_no_tool_serves_is_left_out_not_a_gap() -> None:
         o.id for o in _with({"http.latency": Facet.SYMPTOM}, "why is service-d slow?").objectives
     }
     assert not any(i.startswith("object.") for i in ids)
+
+
+def test_a_message_that_asks_two_things_gets_both_plans() -> None:
+    """The releases (the first thing asked) are required; the crash objectives join as
+    optional, each once."""
+    objectives = plan("who deployed service-d today, and why does it keep crashing?").objectives
+    by_id = {o.id: o for o in objectives}
+    assert by_id["ci.release_timeline"].required
+    assert "k8s.pod_logs" in by_id and not by_id["k8s.pod_logs"].required
+    assert len(by_id) == len(objectives)
+
+
+def test_a_weak_second_match_adds_nothing() -> None:
+    """ "errors" alone does not make a latency question an error investigation."""
+    ids = {o.id for o in plan("p99 latency of service-d, any errors?").objectives}
+    assert "edge.error_log" not in ids
