@@ -123,7 +123,10 @@ EDGE_CLASS_TEXT: dict[str, tuple[str, list[str]]] = {
 def _edge(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
     out: list[Finding] = []
     access = _of(facts, EdgeAccess)
-    app = _of(facts, AppResponse)
+    # what the application answered to the requests the edge failed, never to others in
+    # the window ("the application answered 200" was an unrelated GET)
+    failed = {str(a.a.request_id) for a in access if a.a.request_id}
+    app = [a for a in _of(facts, AppResponse) if str(a.a.request_id) in failed]
     classes: dict[str, list[Seen[EdgeError]]] = {}
     for f in _of(facts, EdgeError):
         if f.a.error_class in EDGE_CLASS_TEXT:

@@ -90,6 +90,8 @@ def test_a_502_at_a_clock_time_is_the_edge_buffer_not_the_app(
 ) -> None:
     answer = ask("why did service-a return 502 at 14:11?", capsys)
     assert "upstream sent too big header" in answer.summary
+    # what the app answered to the failed requests (302), not to another request (200)
+    assert "The application answered 302; the edge proxy returned 502" in answer.summary
     assert any(f.kind == "edge.error" for f in answer.facts)
 
 
