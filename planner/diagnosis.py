@@ -126,7 +126,9 @@ def _edge(facts: list[IndexedFact], onset: datetime | None = None) -> list[Findi
     # what the application answered to the requests the edge failed, never to others in
     # the window ("the application answered 200" was an unrelated GET)
     failed = {str(a.a.request_id) for a in access if a.a.request_id}
-    app = [a for a in _of(facts, AppResponse) if str(a.a.request_id) in failed]
+    app = [
+        a for a in _of(facts, AppResponse) if not failed or str(a.a.request_id) in failed
+    ]  # with no request id to tie them by, the read itself was about the request
     classes: dict[str, list[Seen[EdgeError]]] = {}
     for f in _of(facts, EdgeError):
         if f.a.error_class in EDGE_CLASS_TEXT:
