@@ -23,7 +23,10 @@ class AskedValue(StrEnum):
 
 _ASKED: dict[AskedValue, re.Pattern[str]] = {
     AskedValue.IMAGE: re.compile(
-        r"\b(?:images?|versions?|tags?)\b|верси\w*|образ\w*|\bтег\w*|\bтэг\w*", re.I
+        # not "каким образом" (how) nor the verb "tags"
+        r"\b(?:images?|versions?|tag)\b|верси\w*|(?<!каким )(?<!таким )(?<!главным )образ\w*"
+        r"|\bтег\w*|\bтэг\w*",
+        re.I,
     ),
     AskedValue.REPLICAS: re.compile(
         r"\breplicas?\b|реплик\w*|how many (?:pods|instances)|сколько (?:подов|инстанс\w*)",

@@ -280,7 +280,9 @@ def _workload(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
             if t is not None
         ]
         changes = _changes_before(facts, min(began) if began else None)
-        text = f"Pod {first.a.pod} is in {reason}"
+        # which build is failing: a crash after a release is about that image
+        text = f"Pod {first.a.pod}" + (f" (image {first.a.image})" if first.a.image else "")
+        text += f" is in {reason}"
         if first.a.message:
             text += f": {first.a.message}"
         severe = [
@@ -379,6 +381,9 @@ def _job_start(job: Seen[CiJob]) -> datetime | None:
 # whose start the evidence then fixes.
 ONSET_SLACK = timedelta(minutes=5)
 _MUTATING = frozenset({"create", "update", "patch", "delete", "deletecollection"})
+_NO_CHANGE_SUBRESOURCES = frozenset(
+    {"exec", "attach", "portforward", "proxy", "log", "eviction", "binding", "status"}
+)
 
 Change = Seen[CiJob] | Seen[K8sAudit]
 
@@ -402,6 +407,9 @@ def _changes_before(facts: list[IndexedFact], symptom: datetime | None) -> list[
         and not _is_controller(a.a.actor)
         and a.a.verb in _MUTATING
         and (a.a.code is None or a.a.code < 400)
+        # a shell in a pod, an eviction, a pod deleted or made: no change to what runs
+        and a.a.subresource not in _NO_CHANGE_SUBRESOURCES
+        and a.a.resource != "pods"
         # a program's write while a deploy job ran is that job's release, said once
         and not (a.a.actor_type == "service_account" and _during(at, runs))
     ]
@@ -509,7 +517,9 @@ def _autoscaler(facts: list[IndexedFact], onset: datetime | None = None) -> list
     is more than the replicas it may run can serve (every pod healthy, nothing restarted)."""
     out = []
     for h in _of(facts, K8sAutoscaler):
-        if not (h.a.at_max or h.a.limited):
+        # at its maximum and still asked for more: held there while its metric is above
+        # target (pinned min == max, or quiet at its minimum, is no such finding)
+        if not (h.a.at_max and (h.a.limited or h.a.over_target)):
             continue
         text = (
             f"{h.a.target} cannot scale out: its HorizontalPodAutoscaler {h.a.name} is at "

@@ -20,6 +20,7 @@ FACT_ORDER: dict[str, int] = {
     FactKind.EDGE_ACCESS: 1,
     FactKind.APP_RESPONSE: 2,
     FactKind.K8S_TERMINATION: 3,
+    FactKind.LOG_TEMPLATE: 4,  # an error repeated in the object's own log
     FactKind.K8S_WAITING: 4,
     FactKind.K8S_EVENT: 5,
     FactKind.NODE_NETWORK: 6,
@@ -30,6 +31,7 @@ FACT_ORDER: dict[str, int] = {
     FactKind.K8S_QUOTA: 11,
     FactKind.METRICS_USAGE: 12,
     FactKind.K8S_ENDPOINTS: 13,
+    FactKind.K8S_AUTOSCALER: 13,
     FactKind.K8S_POD: 14,
     FactKind.METRICS_RESTARTS: 15,
     FactKind.APP_LOG: 30,

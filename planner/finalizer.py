@@ -28,7 +28,7 @@ from planner.executor import CallRecord
 from planner.guard import EnvOutcome, EnvStatus
 from planner.objectives import QuestionPlan
 from planner.turn import Turn
-from policy.facts import Negative
+from policy.facts import K8sWorkload, Negative
 from policy.gaps import GapNote, GapReason
 from policy.results import ResultFact
 
@@ -174,12 +174,10 @@ def finalize(
         # a digest of what was asked ("who deployed": the release) before a cause that
         # only cites it
         leading.sort(key=lambda f: f.hypothesis is not None)
-    summary = _summary(leading, facts, gaps, final, context, min(lead, default=0))
+    # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
+    # ready. Pod … is in CrashLoopBackOff …")
     value = _value_asked(indexed, context)
-    if value:
-        # the value asked for first; a cause found beside it follows ("runs image X; 0 of
-        # 2 ready. Pod … is in CrashLoopBackOff …")
-        summary = f"{value}. {summary}" if leading else f"{value}." + summary.split(".", 1)[1]
+    summary = _summary(leading, facts, gaps, final, context, min(lead, default=0), value)
     tools_ms = sum(r.duration_ms for r in records)
     return Answer(
         question=turn.question,
@@ -197,12 +195,19 @@ def finalize(
 
 
 def _value_asked(indexed: list[IndexedFact], context: ContextState) -> str | None:
+    """The value of the object asked about, once per env that has it ("; " between)."""
     if context.asked is None or context.scope.time.mode != "now":
         return None  # the state read is today's: it is no answer for a past moment
+    said: dict[str | None, str] = {}
     for item in indexed:
-        if (sentence := value_sentence(context.asked, item.fact, item.env)) is not None:
-            return sentence
-    return None
+        attrs = item.fact.attrs
+        if not isinstance(attrs, K8sWorkload) or attrs.name != context.scope.object:
+            continue
+        if item.env not in said and (
+            sentence := value_sentence(context.asked, item.fact, item.env)
+        ):
+            said[item.env] = sentence
+    return "; ".join(said.values()) or None
 
 
 def _has_facts(records: list[CallRecord], obj_id: str, env: str) -> bool:
@@ -241,11 +246,17 @@ def _summary(
     final: bool,
     context: ContextState,
     first_asked: int = 0,
+    value: str | None = None,
 ) -> str:
-    """`first_asked`: the index of the first fact read for a required objective."""
+    """`first_asked`: the index of the first fact read for a required objective; `value`:
+    the value the question asks for, said first."""
     where = context.scope.object or "the question"
     env = context.scope.env or ", ".join(context.envs)
-    if findings:
+    if value and findings:
+        head = f"{value}. {findings[0].summary}"
+    elif value:
+        head = f"{value}."
+    elif findings:
         head = findings[0].summary
     elif facts and (context.intent in DIAGNOSTIC_INTENTS or context.asks_cause):
         head = f"{len(facts)} observations about {where} in {env}; no cause is established."

@@ -180,10 +180,11 @@ RX_SINCE_AGO = re.compile(
 # "часа два назад начались 503", "errors started 20 minutes ago": the amount puts the
 # symptom's start, which still goes on; read like "since" (a verb of beginning beside it)
 RX_BEGAN = re.compile(
-    r"\b(?:начал\w*|началось|пошл\w*|посыпал\w*|появил\w*|started|starting|began|begun|"
-    r"kicked off|showed up|appeared)\b",
+    r"\b(?:начал(?:ся|ась|ось|ись|и|о|а)?|пошл[иао]|посыпал\w*|появил(?:ся|ась|ось|ись)|"
+    r"started|starting|began|begun|kicked off|showed up|appeared)\b",
     re.I,
 )
+_BEGAN_NEAR = 40  # characters around the amount the verb of beginning must be within
 # "last couple of hours", "за последние часа два", "in the past 90 minutes"
 RX_DURATION_LAST = re.compile(
     r"\b(?:in the last|in the past|over the last|over the past|within the last|for the last|"
@@ -338,8 +339,10 @@ def parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
 # "yesterday night's rates", "last week's release": a time that qualifies a thing (a
 # possessive, or the Russian adjective "вчерашний") is not when the question is about
 RX_QUALIFYING_TIME = re.compile(
-    r"\b(?:yesterday|today|tonight|last night|this morning|last week)(?:\s+\w+)?'s\b"
-    r"|\b(?:вчерашн|сегодняшн|позавчерашн)\w*",
+    r"\b(?:yesterday|today|tonight|last night|this morning|last week)"
+    r"(?:\s+(?!(?:it|that|he|she|there|what|who|this)'s\b)\w+)?'s\b"
+    # the adjective of a thing ("вчерашние курсы"), not of a time ("вчерашний день")
+    r"|\b(?:вчерашн|сегодняшн|позавчерашн)\w*\b(?!\s+(?:день|дня|вечер\w*|ноч\w*|утр\w*))",
     re.I,
 )
 
@@ -465,7 +468,8 @@ def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
         # a moment that long ago; a guessed amount ("часа два", "about 20 minutes") is read
         # with a window as wide as half of it, never narrower than the default
         found = _duration(m)
-        if found is not None and RX_BEGAN.search(low):
+        near = low[max(0, m.start() - _BEGAN_NEAR) : m.end() + _BEGAN_NEAR]
+        if found is not None and RX_BEGAN.search(near):
             # began that long ago and still goes on: from a little before it until now
             # (a guessed amount a quarter of it before, an exact one five minutes)
             began = now - found.span

@@ -305,6 +305,7 @@ class K8sWaiting(_Attrs):
     reason: str | None = None  # CrashLoopBackOff, ImagePullBackOff, ...
     message: str | None = None
     restarts: int | None = None
+    image: str | None = None  # the image the waiting container runs
 
 
 class K8sEvent(_Attrs):
@@ -441,7 +442,8 @@ class K8sAutoscaler(_Attrs):
     min_replicas: int | None = None
     max_replicas: int | None = None
     at_max: bool = False  # current replicas at maxReplicas: it cannot add more
-    limited: bool = False  # condition ScalingLimited=True
+    limited: bool = False  # ScalingLimited=True with reason TooManyReplicas
+    over_target: bool = False  # some metric is above its target
     metrics: list[str] | None = None  # "cpu 138% of request (target 70%)"
     conditions: list[str] | None = None  # abnormal ones, "ScalingLimited=True (...)"
     last_scale_time: str | None = None

@@ -37,19 +37,34 @@ _KLOG = re.compile(r"^([IWEF])\d{4} \d{2}:\d{2}:\d{2}")
 _KLOG_LEVEL = {"I": "INFO", "W": "WARN", "E": "ERROR", "F": "FATAL"}
 # what a line says when it failed, in any program's words
 _FAILED = re.compile(
-    r"\b(?:exception|traceback|panic|fatal|errors?|failed|failure|fail|refused|timed? ?out|"
-    r"timeout|denied|forbidden|not set|cannot|can't|unable to|no such|invalid|expired|"
-    r"unreachable|reset by peer|too many|out of memory|oom|unavailable|unauthorized)\b",
+    r"\b(?:exception|traceback|panic|fatal|errors?|failed|failure|fail|refused|timed out|"
+    r"i/o timeout|timeout (?:exceeded|expired|after|while|waiting)|deadline exceeded|denied|"
+    r"forbidden|not set|cannot|can't|unable to|no such|expired|unreachable|reset by peer|"
+    r"too many|out of memory|oom|unavailable|unauthorized)\b",
     re.I,
 )
+# "0 errors", "no failures", "without error": a count or a negation of a failure is none
+_NONE_FAILED = re.compile(
+    r"\b(?:0|no|zero|without|never)\s+(?:\w+\s+)?(?:errors?|failures?|failed|exceptions?)\b",
+    re.I,
+)
+_QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
 _EXCEPTION_LINE = re.compile(r"^[\w.$]+(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b")
 _CONTINUATION = re.compile(
-    r"^(?:\s|at |Caused by:|\.\.\. \d+ more|goroutine \d+|created by |File \"|Traceback \()"
+    r"^(?:\s|at |Caused by:|\.\.\. \d+ more|goroutine \d+|created by |File \")"
 )
+_TRACEBACK = "Traceback (most recent call last)"
+# a chained Python exception: one traceback after another, one record
+_CHAINED = re.compile(
+    r"^(?:During handling of the above exception|The above exception was the direct cause)"
+)
+_NUMERIC_LEVELS = ((50, "ERROR"), (40, "WARN"), (30, "INFO"), (20, "DEBUG"), (0, "TRACE"))
 _JSON_MESSAGE_KEYS = ("msg", "message", "error", "err", "exception", "error.message")
 _TIME = r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
 _MASKS = (
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<id>"),
+    # a pod's generated suffix (<replicaset hash>-<5 chars>): the same error from each pod
+    (re.compile(r"(?<=[a-z0-9])-[a-z0-9]{8,10}-[a-z0-9]{5}\b"), "-<pod>"),
     (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "<addr>"),
     (re.compile(_TIME), "<time>"),
     (re.compile(r"\b0x[0-9a-f]+\b|\b[0-9a-f]{12,}\b", re.I), "<hex>"),
@@ -98,11 +113,14 @@ def level_of(text: str) -> str | None:
     if doc is not None:
         for key in ("level", "severity", "lvl", "log.level"):
             value = doc.get(key)
-            if isinstance(value, str | int) and str(value).strip():
-                return str(value).upper()
+            if isinstance(value, int) and not isinstance(value, bool):
+                # pino / bunyan: 50 error, 60 fatal, 40 warn, 30 info
+                return "FATAL" if value >= 60 else next(n for v, n in _NUMERIC_LEVELS if value >= v)
+            if isinstance(value, str) and value.strip():
+                return value.upper()
         return None
-    if m := _LOGFMT_LEVEL.search(text):
-        return m[1].upper()
+    if re.match(r"^[\w.@-]+=", text) and (m := _LOGFMT_LEVEL.search(text)):
+        return m[1].upper()  # a logfmt line (key=value from its start)
     if m := _KLOG.match(text):
         return _KLOG_LEVEL[m[1]]
     m = _LEVEL_WORD.search(text[:160])
@@ -159,15 +177,23 @@ def _records(lines: Iterable[LogLine]) -> list[_Record]:
 
 def _continues(current: list[LogLine], line: LogLine) -> bool:
     """A frame, a "Caused by:", or the exception itself on the line after the message that
-    logged it (Java) or after a traceback's frames (Python), unindented."""
-    return bool(_CONTINUATION.match(line.text) or _EXCEPTION_LINE.match(line.text.strip()))
+    logged it (Java) or after a traceback's frames (Python), unindented; inside a Python
+    traceback also a blank line and the sentences that chain one exception to another. A
+    new "Traceback" starts a record of its own unless it is such a chained one."""
+    text = line.text
+    in_traceback = any(_TRACEBACK in x.text for x in current)
+    if text.startswith(_TRACEBACK):
+        return in_traceback and bool(_CHAINED.match(current[-1].text) or not current[-1].text)
+    if in_traceback and (not text.strip() or _CHAINED.match(text)):
+        return True
+    return bool(_CONTINUATION.match(text) or _EXCEPTION_LINE.match(text.strip()))
 
 
 def _summary(record: _Record) -> str:
     """The record's message: a traceback by its exception, a stack trace by its first line
     and its root cause."""
     head = message_of(record.head)
-    if "Traceback (most recent call last)" in record.head:
+    if _TRACEBACK in record.head:
         raised = [x.strip() for x in record.lines if _EXCEPTION_LINE.match(x.strip())]
         return raised[-1] if raised else head
     causes = [x.strip() for x in record.lines if x.strip().startswith("Caused by:")]
@@ -182,10 +208,14 @@ def _error_like(record: _Record) -> tuple[bool | None, str | None]:
     level the record states)."""
     level = level_of(record.head)
     said = " ".join([message_of(record.head), *(x for x in record.lines if not x[:1].isspace())])
+    said = _NONE_FAILED.sub(" ", _QUOTED.sub(" ", said))
     if level in _SEVERE:
         return True, level
     if level in _WARN:
         return (True if _FAILED.search(said) else None), level
+    raised = any(_EXCEPTION_LINE.match(x.strip()) or _TRACEBACK in x for x in record.lines)
+    if raised:
+        return True, None  # an uncaught exception after whatever line came before it
     if level is not None:
         # a stated level below WARN is not an error, whatever the words (INFO "0 failed")
         return False, level

@@ -47,12 +47,6 @@ def environment_name(job: Item, deployed_to: dict[Any, str]) -> str | None:
     return deployed_to.get(job.get("id")) or (str(name) if name else None)
 
 
-# GitLab job statuses of a job that has not started (docs.gitlab.com/api/jobs)
-NOT_STARTED = frozenset(
-    {"created", "pending", "manual", "scheduled", "waiting_for_resource", "preparing", "skipped"}
-)
-
-
 def is_deploy(job: Item, environment: str | None) -> bool:
     name = str(job.get("name", "")).lower()
     return job.get("stage") == "deploy" or "deploy" in name or bool(environment)
@@ -90,7 +84,7 @@ def job_fact(
     username, started_by = who(job.get("user"))
     # a manual job nobody played, or one still waiting, changed nothing; GitLab still
     # names a user for it (the pipeline's), who did not start it
-    ran = bool(job.get("started_at")) or job.get("status") not in NOT_STARTED
+    ran = bool(job.get("started_at")) or job.get("status") in ("success", "running")
     commit = job.get("commit") or {}
     pipeline = job.get("pipeline") or {}
     tag, tag_source = image_tag(job)

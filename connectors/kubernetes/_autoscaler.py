@@ -35,22 +35,32 @@ def _name(body: dict[str, Any]) -> str:
     return str(body.get("name") or (body.get("metric") or {}).get("name") or "metric")
 
 
-def _metric(entry: dict[str, Any], targets: dict[str, dict[str, Any]]) -> str | None:
-    """'cpu 138% of request (target 70%)' from a status.currentMetrics entry."""
+def _metric(entry: dict[str, Any], targets: dict[str, dict[str, Any]]) -> tuple[str, bool] | None:
+    """('cpu 138% of request (target 70%)', above its target) from a status.currentMetrics
+    entry; a value in Kubernetes quantity notation is compared only when both are plain."""
     body = _body(entry)
     name = _name(body)
     current = body.get("current") or {}
     target = targets.get(name) or {}
     if current.get("averageUtilization") is not None:
         text = f"{name} {current['averageUtilization']}% of request"
-        if target.get("averageUtilization") is not None:
-            text += f" (target {target['averageUtilization']}%)"
-        return text
+        goal = target.get("averageUtilization")
+        if goal is not None:
+            text += f" (target {goal}%)"
+        return text, _above(current["averageUtilization"], goal)
     value = current.get("averageValue") or current.get("value")
     if value is None:
         return None
     goal = target.get("averageValue") or target.get("value")
-    return f"{name} {value}" + (f" (target {goal})" if goal is not None else "")
+    text = f"{name} {value}" + (f" (target {goal})" if goal is not None else "")
+    return text, _above(value, goal)
+
+
+def _above(value: Any, goal: Any) -> bool:
+    try:
+        return goal is not None and float(value) > float(goal)
+    except (TypeError, ValueError):
+        return False
 
 
 def _fact(reader: KubeReader, hpa: dict[str, Any], ctx: CallContext) -> ResultFact:
@@ -61,14 +71,19 @@ def _fact(reader: KubeReader, hpa: dict[str, Any], ctx: CallContext) -> ResultFa
     current, desired = status.get("currentReplicas"), status.get("desiredReplicas")
     low, high = spec.get("minReplicas", 1), spec.get("maxReplicas")
     targets = {_name(_body(m)): _body(m).get("target") or {} for m in spec.get("metrics") or []}
-    metrics = [t for m in status.get("currentMetrics") or [] if (t := _metric(m, targets))]
+    read = [t for m in status.get("currentMetrics") or [] if (t := _metric(m, targets))]
+    metrics = [text for text, _ in read]
+    over = any(above for _, above in read)
     conditions = [
         f"{c.get('type')}={c.get('status')} ({c.get('reason')}: {c.get('message')})"
         for c in status.get("conditions") or []
         if _ABNORMAL.get(str(c.get("type"))) == str(c.get("status"))
     ]
+    # held at its maximum (TooManyReplicas), not at its minimum (TooFewReplicas)
     limited = any(
-        c.get("type") == "ScalingLimited" and str(c.get("status")) == "True"
+        c.get("type") == "ScalingLimited"
+        and str(c.get("status")) == "True"
+        and c.get("reason") == "TooManyReplicas"
         for c in status.get("conditions") or []
     )
     at_max = high is not None and current is not None and int(current) >= int(high)
@@ -100,6 +115,7 @@ def _fact(reader: KubeReader, hpa: dict[str, Any], ctx: CallContext) -> ResultFa
             max_replicas=high,
             at_max=at_max,
             limited=limited,
+            over_target=over,
             metrics=metrics or None,
             conditions=conditions or None,
             last_scale_time=status.get("lastScaleTime"),

@@ -167,6 +167,7 @@ def _container_facts(
                     reason=reason,
                     message=waiting.get("message"),
                     restarts=restarts,
+                    image=cs.get("image"),
                 ),
             )
         )

@@ -95,7 +95,8 @@ async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
             for _, metric, _ in NODE_METRICS
         )
     )
-    per_node = await gather(*(_one_node(run, node, reads) for node in args.targets()))
+    targets = args.targets()
+    per_node = await gather(*(_one_node(run, node, reads, set(targets)) for node in targets))
     facts = [f for node_facts, _, _ in per_node for f in node_facts]
     warnings = [w for _, node_warnings, _ in per_node for w in node_warnings]
     notes = [n for _, _, n in per_node if n]
@@ -113,9 +114,10 @@ async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
 
 
 async def _one_node(
-    run: Run, target: str, reads: list[Any]
+    run: Run, target: str, reads: list[Any], suspects: set[str]
 ) -> tuple[list[ResultFact], list[str], str | None]:
-    """(facts, warnings, coverage note) for one node."""
+    """(facts, warnings, coverage note) for one node, against the peers that are not also
+    suspects (several bad nodes behind one service must not hide one another)."""
     w, r = run.window.seconds, run.window.rate_s
     seen_nodes: set[str] = set()
     found: list[tuple[str, str, str, float, list[float], str]] = []
@@ -143,7 +145,7 @@ async def _one_node(
             if by_node_label
             else f"{metric}{{instance=~{quote(re.escape(target) + '(:[0-9]+)?')}}}"
         )
-        peers = [v for n, v in values.items() if n != target]
+        peers = [v for n, v in values.items() if n != target and n not in suspects]
         found.append((name, metric, label, values[target], peers, target_sel))
     if not found:
         known = ", ".join(sorted(seen_nodes)[:8]) or "none"

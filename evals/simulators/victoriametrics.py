@@ -113,6 +113,8 @@ class VictoriaMetrics:
         self._proc: subprocess.Popen[bytes] | None = None
         self._dir: Path | None = None
         self._finalizer: weakref.finalize | None = None
+        # world_env label -> seconds its samples were stored earlier (world_shift)
+        self.shifts: dict[str, int] = {}
         self._proxies: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
             weakref.WeakKeyDictionary()
         )
@@ -207,7 +209,11 @@ class VictoriaMetrics:
         pass the same prefixed name to `build_app(vm_env=...)`. Returns the series count.
         """
         lines: list[str] = []
-        shift_ms = world_shift(world) * 1000
+        shift_s = world_shift(world)
+        shift_ms = shift_s * 1000
+        for env in world.metrics:
+            # decided once, here: the queries of this env use the same shift, whenever
+            self.shifts[env_prefix + env] = shift_s
         for env, series_list in world.metrics.items():
             for series in series_list:
                 # integer milliseconds straight from start + i * step: no datetime per sample
@@ -383,7 +389,6 @@ def build_app(
     `vm_env` is the world_env value the environment was imported under (default: `env`).
     """
     label_value = vm_env or env
-    shift_s = world_shift(world)  # as import_world stored it
 
     def endpoint(kind: str) -> Any:
         async def handle(request: Request) -> Response:
@@ -421,6 +426,7 @@ def build_app(
             if vm is None:
                 record(503)
                 return _prom_error(503, "unavailable", "victoria-metrics is not running")
+            shift_s = vm.shifts.get(label_value, 0)  # as import_world stored this env
             upstream: list[tuple[str, str | int | float | bool | None]] = [
                 (k, v) for k, v in _shift_params(pairs, shift_s) if k not in _CLIENT_FILTERS
             ]

@@ -67,3 +67,8 @@ def test_a_fact_without_the_value_gives_no_sentence() -> None:
 )
 def test_a_question_for_a_cause_is_told_from_one_for_a_value(question: str, why: bool) -> None:
     assert asks_cause(question) is why
+
+
+def test_how_in_russian_is_no_image() -> None:
+    assert asked_value("каким образом checkout упал?") is None
+    assert asked_value("какой образ у checkout?") is AskedValue.IMAGE

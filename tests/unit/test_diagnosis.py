@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from planner.diagnosis import IndexedFact, diagnose
-from policy.facts import CiJob, K8sAudit, K8sEvent, K8sWaiting
+from policy.facts import CiJob, K8sAudit, K8sAutoscaler, K8sEvent, K8sWaiting
 from policy.results import ResultFact
 
 NOW = datetime(2026, 9, 1, 10, 0, tzinfo=UTC)
@@ -83,3 +83,31 @@ def test_a_deploy_job_nobody_played_is_no_change() -> None:
     )
     found = [waiting, IndexedFact(1, played_never, "prod")]
     assert "started failing after" not in _crash(diagnose(found))
+
+
+def test_a_shell_in_a_pod_or_a_pod_deleted_is_no_change() -> None:
+    at = datetime(2026, 9, 1, 9, 0, tzinfo=UTC)
+    shell = _audit("oidc:k.m", "tariff-calc-1", at)
+    shell.attrs = shell.attrs.model_copy(update={"resource": "pods", "subresource": "exec"})
+    found = [facts()[0], IndexedFact(1, shell, "prod")]
+    assert "started failing after" not in _crash(diagnose(found))
+
+
+def test_an_autoscaler_held_at_its_minimum_or_pinned_is_no_finding() -> None:
+    quiet = ResultFact(
+        text="hpa",
+        source="kubernetes",
+        attrs=K8sAutoscaler(name="api", target="Deployment api", current=2, min_replicas=2,
+                            max_replicas=10, at_max=False, limited=False, over_target=False),
+    )  # fmt: skip
+    pinned = quiet.model_copy(
+        update={"attrs": quiet.attrs.model_copy(update={"max_replicas": 2, "at_max": True})}
+    )
+    for fact in (quiet, pinned):
+        assert not any(
+            "cannot scale out" in f.summary for f in diagnose([IndexedFact(0, fact, "p")])
+        )
+    busy = pinned.model_copy(
+        update={"attrs": pinned.attrs.model_copy(update={"over_target": True})}
+    )
+    assert any("cannot scale out" in f.summary for f in diagnose([IndexedFact(0, busy, "p")]))

@@ -113,3 +113,70 @@ def test_levels_in_the_layouts_programs_write() -> None:
     assert level_of("plain words only") is None
     masked = template_of("job 7f3e9c2a-1b2c-4d5e-8f90-123456789abc took 12ms")
     assert masked == "job <id> took <n>ms"
+
+
+def test_an_uncaught_traceback_after_an_info_line_is_an_error_of_its_own() -> None:
+    log = lines(
+        "w-1/app",
+        [
+            "INFO Starting worker",
+            "Traceback (most recent call last):",
+            '  File "/app/main.py", line 3, in <module>',
+            "ValueError: DATABASE_URL is not set",
+        ],
+    )
+    templates, records, errors = error_templates(log)
+    assert (records, errors) == (2, 1)
+    assert templates[0].example == "ValueError: DATABASE_URL is not set"
+
+
+def test_a_chained_traceback_is_one_record_named_by_its_last_exception() -> None:
+    log = lines(
+        "w-1/app",
+        [
+            "Traceback (most recent call last):",
+            '  File "/app/h.py", line 9, in handle',
+            "KeyError: 'user'",
+            "",
+            "During handling of the above exception, another exception occurred:",
+            "",
+            "Traceback (most recent call last):",
+            '  File "/app/h.py", line 11, in handle',
+            "RuntimeError: boom",
+        ],
+    )
+    templates, records, errors = error_templates(log)
+    assert (records, errors) == (1, 1)
+    assert templates[0].example == "RuntimeError: boom"
+
+
+def test_healthy_words_are_no_error() -> None:
+    log = lines(
+        "api-1/app",
+        [
+            "0 errors, 0 failures; all checks passed",
+            "health check ok, no errors",
+            "Listening on :8080, read timeout 30s",
+            "WARN retry queue drained, 0 errors",
+            "WARN config key 'timeout failed' is deprecated",
+        ],
+    )
+    templates, _, errors = error_templates(log)
+    assert errors == 0
+    assert all(t.level == "WARN" for t in templates)  # said as warnings, not errors
+
+
+def test_numeric_and_logfmt_levels_are_read_as_the_programs_mean_them() -> None:
+    assert level_of('{"level":50,"msg":"db down"}') == "ERROR"
+    assert level_of('{"level":60,"msg":"exit"}') == "FATAL"
+    assert level_of('{"level":30,"msg":"ok"}') == "INFO"
+    # "level=SERIALIZABLE" inside a plain line is no logfmt level
+    line = "2026-12-09 ERROR [main] tx isolation level=SERIALIZABLE: connection refused"
+    assert level_of(line) == "ERROR"
+
+
+def test_the_same_error_from_each_pod_is_one_template() -> None:
+    log = lines("a/app", ["ERROR cannot reach order-service-5d8f7c9b4-x2k4q"])
+    log += lines("b/app", ["ERROR cannot reach order-service-7f6c5d4b3-abcde"])
+    templates, _, _ = error_templates(log)
+    assert len(templates) == 1 and templates[0].count == 2

@@ -229,3 +229,23 @@ def test_phrases_of_a_window(text: str, start: datetime, end: datetime, mode: st
 def test_a_clock_time_says_when_the_symptom_began(text: str, onset: datetime | None) -> None:
     m = parse_time(text, NOW, TZ)
     assert m is not None and m.onset == onset
+
+
+@pytest.mark.parametrize(
+    ("text", "day_offset"),
+    [
+        ("checkout failed at 09:10 yesterday that's when it broke", -1),
+        ("ошибки за вчерашний день", -1),
+    ],
+)
+def test_a_day_named_as_the_time_is_kept(text: str, day_offset: int) -> None:
+    m = parse_time(text, NOW, TZ)
+    assert m is not None
+    start, _ = m.spec.bounds(NOW)
+    assert start.date() == (NOW + timedelta(days=day_offset)).date()
+
+
+def test_a_word_that_only_starts_like_a_verb_of_beginning_is_not_one() -> None:
+    """ "начальник" is no "начались": two hours ago stays a moment, not "since"."""
+    m = parse_time("деплой 2 часа назад, начальник спрашивает почему 502", NOW, TZ)
+    assert m is not None and m.spec.mode == "historical" and m.onset is None
