@@ -117,9 +117,7 @@ async def answer_turn(
     if any(c.get("cached") for c in inventory.calls) and unlisted():
         # the question names something the kept lists do not have: perhaps deployed since
         # they were read, so list again rather than answer about something else
-        fresh = await _read_inventory(
-            turn, gate, settings, inventory_cache, fresh=True, only=named
-        )
+        fresh = await _read_inventory(turn, gate, settings, inventory_cache, fresh=True, only=named)
         if named:
             # the other envs' names, read just before, still tell "it runs elsewhere"
             kept = [i for i in inventory.items if i.env not in named]

@@ -8,12 +8,14 @@ and most questions never read a log.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from connectors.elasticsearch._needs import unmet
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.errors import (
     SourceError,
@@ -32,6 +34,7 @@ log = structlog.get_logger(__name__)
 
 SOURCE = "elasticsearch"
 POOL_SIZE = 8  # concurrent searches of one environment (the client keeps 10 connections)
+FIELDS_TTL_S = 300.0  # how long an index pattern's field list is trusted
 
 
 @dataclass
@@ -43,11 +46,19 @@ class Read:
     total: int | None = None
     exact: bool = True
     aggs: dict[str, Any] = field(default_factory=dict)
+    # groups of alternative fields the query filters on that the index has none of: the
+    # query was not run, and nothing it returns proves absence
+    missing: list[list[str]] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
         """Every matching doc was read: an exact total, and all of it in hand."""
-        return self.exact and self.total is not None and len(self.hits) >= self.total
+        return (
+            not self.missing
+            and self.exact
+            and self.total is not None
+            and len(self.hits) >= self.total
+        )
 
     @property
     def counted(self) -> bool:
@@ -58,6 +69,12 @@ class Read:
         return [h.get("_source") or {} for h in self.hits]
 
     def describe(self) -> str:
+        if self.missing:
+            lacked = "; ".join(" or ".join(group) for group in self.missing)
+            return (
+                f"index {self.index} has no field {lacked} that the query filters on, so it "
+                "was not searched: its documents name it otherwise (see the connector's layout)"
+            )
         if self.total is None:
             return f"read {len(self.hits)} of an unknown total"
         bound = "" if self.exact else ">= "
@@ -155,6 +172,7 @@ class LogReader:
         self._es: Elasticsearch | None = None  # made by the first search
         self._lock = threading.Lock()
         self._threads = SourceThreads(f"es-{target.env}", max_workers=POOL_SIZE)
+        self._field_cache: dict[str, tuple[float, frozenset[str]]] = {}
 
     def _client(self) -> Elasticsearch:
         with self._lock:
@@ -191,6 +209,34 @@ class LogReader:
         """Up to `limit` docs by @timestamp (then index order), paged with search_after."""
         return await self._threads.run(self._search, index, query, limit, order, aggs)
 
+    def _fields(self, index: str) -> frozenset[str] | None:
+        """The fields the index pattern has (field capabilities), kept FIELDS_TTL_S; None
+        when they cannot be had (then nothing is assumed missing)."""
+        now = time.monotonic()
+        with self._lock:
+            kept = self._field_cache.get(index)
+        if kept is not None and now - kept[0] < FIELDS_TTL_S:
+            return kept[1]
+        try:
+            body = (
+                self._client()
+                .options(request_timeout=self.target.timeout_s)
+                .field_caps(index=index, fields="*", ignore_unavailable=True)
+                .body
+            )
+        except Exception as exc:
+            if not _client_failure(exc):
+                raise
+            log.info("es.field_caps_failed", env=self.target.env, index=index)
+            return None
+        caps = body.get("fields") if isinstance(body, dict) else None
+        if not isinstance(caps, dict):
+            return None
+        names = frozenset(str(k) for k in caps)
+        with self._lock:
+            self._field_cache[index] = (now, names)
+        return names
+
     def _search(
         self,
         index: str,
@@ -200,6 +246,13 @@ class LogReader:
         aggs: dict[str, Any] | None,
     ) -> Read:
         read = Read(index=index)
+        fields = self._fields(index)
+        if fields:  # an index with no fields at all has no documents: the search says so
+            read.missing = unmet(query, fields)
+            if read.missing:
+                log.info("es.fields_missing", env=self.target.env, index=index, fields=read.missing)
+                read.total, read.exact = 0, False
+                return read
         sort = [{"@timestamp": {"order": order}}, {"_doc": {"order": "asc"}}]
         after: list[Any] | None = None
         while True:

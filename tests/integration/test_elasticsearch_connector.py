@@ -99,10 +99,10 @@ async def test_request_trace_on_the_public_example():
         (r.src, r.rel, r.dst) for r in result.relations
     }
     reads = sims.query_log.matches(source="logs", env="dc-a")
+    searched = {"/edge-access-*", "/edge-error-*", "/app-*"}
+    # each index pattern's fields are known before a query relies on them
     assert {r.path for r in reads} == {
-        "/edge-access-*/_search",
-        "/edge-error-*/_search",
-        "/app-*/_search",
+        f"{i}/{e}" for i in searched for e in ("_search", "_field_caps")
     }
 
 
@@ -341,7 +341,8 @@ async def test_app_logs_pages_with_search_after():
         result = await gate.call("logs.app_logs", {"env": "dc-a", "service": "service-a"}, ctx())
     assert result.status == "ok" and result.coverage.complete_for_negative
     assert len(facts_of(result, "app.log")) == 4
-    bodies = [r.body for r in sims.query_log.matches("logs", "dc-a")]
+    searches = [r for r in sims.query_log.matches("logs", "dc-a") if r.path.endswith("_search")]
+    bodies = [r.body for r in searches]
     assert len(bodies) == 2 and "search_after" not in bodies[0]
     second = datetime.fromisoformat("2026-07-20T11:11:04.318+00:00")
     assert bodies[1]["search_after"][0] == int(second.timestamp() * 1000)
@@ -527,3 +528,49 @@ async def test_contracts_are_valid_and_truthful():
     assert backwards.status == "denied"
     with pytest.raises(ValueError):
         ElasticsearchTarget(env="x", url="http://h", discover_url_template="{nope}")
+
+
+def _ecs_world() -> World:
+    """The same 502, in the layout Filebeat's nginx module writes (ECS names), which the
+    tools' flat-nginx filters do not name."""
+    doc = {
+        "@timestamp": "2026-07-20T11:11:04.387Z",
+        "http": {"response": {"status_code": 502}, "request": {"id": RID}},
+        "url": {"domain": "pay.example.com", "path": "/checkout/confirm"},
+        "message": "upstream sent too big header while reading response header from upstream",
+    }
+    app = {"@timestamp": "2026-07-20T11:11:04.300Z", "message": "POST /checkout/confirm 302",
+           "k8s": {"pod": {"name": "service-a-5d8f7c9b4-x2k9p"}}}  # fmt: skip
+    return world_from_data(
+        {
+            "environments": {"dc-a": ["logs"]},
+            "logs": {
+                "dc-a": {
+                    "edge-access-2026.07.20": [doc],
+                    "edge-error-2026.07.20": [doc],
+                    "app-payments-2026.07.20": [app],
+                }
+            },
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "lacked"),
+    [
+        ("logs.request_trace", {"request_id": RID}, "request_id"),
+        ("logs.edge_errors", {"status": 502}, "status"),
+        ("logs.app_logs", {"service": "service-a"}, "service"),
+    ],
+)
+async def test_a_layout_without_the_field_a_tool_filters_on_is_a_named_gap(
+    tool: str, args: dict[str, Any], lacked: str
+) -> None:
+    """Never "complete read, nothing found" over fields the index does not have: the read
+    is incomplete and names the field and the index."""
+    with gate_for(_ecs_world()) as (gate, _):
+        result = await gate.call(tool, {"env": "dc-a", **args}, ctx())
+    assert not result.coverage.complete_for_negative, result.coverage
+    note = result.coverage.note or ""
+    assert "has no field" in note and lacked in note, note
+    assert not any(f.kind == "negative" for f in result.facts)

@@ -18,6 +18,7 @@ from evals.simulators.elasticsearch._errors import (
     parsing_error,
     security_exception,
 )
+from evals.simulators.elasticsearch._fieldcaps import field_caps
 from evals.simulators.elasticsearch._search import execute
 from evals.simulators.elasticsearch._store import Store
 from evals.simulators.faults import FaultPlan
@@ -160,6 +161,7 @@ def build_app(world: World, env: str, faults: FaultPlan, log: QueryLog) -> Starl
         Route("/_count", handle, methods=["GET", "POST"]),
         Route("/{index}/_search", handle, methods=["GET", "POST"]),
         Route("/{index}/_count", handle, methods=["GET", "POST"]),
+        Route("/{index}/_field_caps", handle, methods=["GET", "POST"]),
         Route("/{rest:path}", handle, methods=["GET", "POST", "PUT", "DELETE", "HEAD"]),
     ]
     return Starlette(routes=routes)
@@ -216,6 +218,13 @@ def _dispatch(
             "tagline": "You Know, for Search",
         }
     endpoint = path.rsplit("/", 1)[-1]
+    if endpoint == "_field_caps":
+        names = store.resolve(
+            index,
+            ignore_unavailable=str(params.get("ignore_unavailable", "false")).lower() == "true",
+            allow_no_indices=str(params.get("allow_no_indices", "true")).lower() != "false",
+        )
+        return field_caps(store.docs(names), names, params.get("fields") or body.get("fields"))
     if endpoint not in ("_search", "_count"):
         raise EsError(
             400,
