@@ -131,6 +131,16 @@ def candidates(
     """Admitted tools that can close the objective in this env, best first."""
     words = set(re.findall(r"[a-zа-я0-9]{3,}", question.lower()))
     identifiers = identifiers or {}
+    # the sources that serve the objective's primary kind here: a second kind of the same
+    # objective is read from them first (an app's error lines from the log index that
+    # holds its log, before the pods' own logs)
+    primary = {
+        c.agent.sources[0]
+        for c in contracts
+        if objective.evidence
+        and objective.evidence[0] in c.agent.evidence
+        and env in c.enums.get("env", [env])
+    }
     out = []
     for c in contracts:
         if not set(c.agent.evidence) & set(objective.evidence):
@@ -158,7 +168,8 @@ def candidates(
         lexical = len(
             words & set(re.findall(r"[a-z0-9]{3,}", (c.name + " " + c.description).lower()))
         )
-        out.append(((specific, rank_time, rank_kind, -lexical, c.name), c))
+        cohesive = 0 if c.agent.sources[0] in primary else 1
+        out.append(((specific, rank_time, rank_kind, cohesive, -lexical, c.name), c))
     return [c for _, c in sorted(out, key=lambda x: x[0])]
 
 

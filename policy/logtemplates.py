@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import pairwise
 
 MAX_EXAMPLE = 400
 
@@ -183,24 +184,44 @@ def _continues(current: list[LogLine], line: LogLine) -> bool:
     text = line.text
     in_traceback = any(_TRACEBACK in x.text for x in current)
     if text.startswith(_TRACEBACK):
-        return in_traceback and bool(_CHAINED.match(current[-1].text) or not current[-1].text)
+        if in_traceback:
+            return bool(_CHAINED.match(current[-1].text) or not current[-1].text)
+        # the traceback of the error just logged (logger.exception), not of an INFO line
+        return level_of(current[0].text) in _SEVERE
     if in_traceback and (not text.strip() or _CHAINED.match(text)):
         return True
+    if in_traceback and current[-1].text[:1].isspace() and text[:1].isalpha():
+        return True  # the exception a traceback ends with, whatever its class is called
     return bool(_CONTINUATION.match(text) or _EXCEPTION_LINE.match(text.strip()))
+
+
+def _raised(record: _Record) -> list[str]:
+    """The exception lines of a record: a traceback's closing line (unindented, after a
+    frame), a Java exception or "Caused by:" line."""
+    out: list[str] = []
+    lines = [record.head, *record.lines]
+    traceback = any(_TRACEBACK in x for x in lines)
+    for before, line in pairwise(lines):
+        text = line.strip()
+        closing = (
+            traceback and before[:1].isspace() and line[:1].isalpha() and not _CHAINED.match(line)
+        )
+        if text and (closing or _EXCEPTION_LINE.match(text) or text.startswith("Caused by:")):
+            out.append(text)
+    return out
 
 
 def _summary(record: _Record) -> str:
     """The record's message: a traceback by its exception, a stack trace by its first line
     and its root cause."""
     head = message_of(record.head)
-    if _TRACEBACK in record.head:
-        raised = [x.strip() for x in record.lines if _EXCEPTION_LINE.match(x.strip())]
+    raised = _raised(record)
+    if record.head.startswith(_TRACEBACK):
         return raised[-1] if raised else head
-    causes = [x.strip() for x in record.lines if x.strip().startswith("Caused by:")]
+    causes = [x for x in raised if x.startswith("Caused by:")]
     if causes:
         return f"{head} / {causes[-1]}"
-    raised = [x.strip() for x in record.lines if _EXCEPTION_LINE.match(x.strip())]
-    return f"{head} / {raised[0]}" if raised else head
+    return f"{head} / {raised[-1]}" if raised else head
 
 
 def _error_like(record: _Record) -> tuple[bool | None, str | None]:
@@ -213,8 +234,8 @@ def _error_like(record: _Record) -> tuple[bool | None, str | None]:
         return True, level
     if level in _WARN:
         return (True if _FAILED.search(said) else None), level
-    raised = any(_EXCEPTION_LINE.match(x.strip()) or _TRACEBACK in x for x in record.lines)
-    if raised:
+    raised = any(_TRACEBACK in x for x in record.lines) or bool(_raised(record))
+    if raised and level not in _WARN:
         return True, None  # an uncaught exception after whatever line came before it
     if level is not None:
         # a stated level below WARN is not an error, whatever the words (INFO "0 failed")

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from connectors.elasticsearch import _applogs, _edge, _search, _trace
+from connectors.elasticsearch import _apperrors, _applogs, _edge, _search, _trace
 from connectors.elasticsearch._reader import LogReader
 from connectors.elasticsearch._settings import DEFAULT_DISCOVER_URL_TEMPLATE, ElasticsearchTarget
 from policy.errors import ConfigError
@@ -57,5 +57,6 @@ def build_tools(targets: Sequence[ElasticsearchTarget]) -> list[Tool]:
         FunctionTool(_trace.contract(envs), bind(_trace.request_trace), resources=held),
         FunctionTool(_edge.contract(envs), bind(_edge.edge_errors), resources=held),
         FunctionTool(_applogs.contract(envs), bind(_applogs.app_logs), resources=held),
+        FunctionTool(_apperrors.contract(envs), bind(_apperrors.app_errors), resources=held),
         FunctionTool(_search.contract(envs, patterns), bind(_search.log_search), resources=held),
     ]

@@ -16,7 +16,7 @@ from connectors.elasticsearch._common import (
     window,
 )
 from connectors.elasticsearch._errorlog import REQUEST_ID_FIELDS
-from connectors.elasticsearch._facts import app_facts
+from connectors.elasticsearch._facts import NAMESPACE_FIELDS, POD_FIELDS, SERVICE_FIELDS, app_facts
 from connectors.elasticsearch._reader import (
     SOURCE,
     LogReader,
@@ -34,12 +34,6 @@ from policy.vocabulary import ARGUMENT_NAMES
 
 NAME = "logs.app_logs"
 Level = Literal["debug", "info", "warn", "warning", "error", "fatal", "critical"]
-SERVICE_FIELDS = (
-    "service",
-    "service.name",
-    "kubernetes.labels.app",
-    "kubernetes.labels.app_kubernetes_io/name",
-)
 _LEVELS: dict[str, list[str]] = {"warn": ["warn", "warning"], "warning": ["warn", "warning"]}
 
 
@@ -76,24 +70,18 @@ def contract(envs: list[str]) -> ToolContract:
     )
 
 
-def _query(args: AppLogsArgs) -> tuple[list[dict[str, Any]], list[str]]:
+def app_filters(args: AppLogsArgs) -> tuple[list[dict[str, Any]], list[str]]:
     """Filters, and the same in Lucene syntax for the Discover link."""
     filters: list[dict[str, Any]] = []
     lucene: list[str] = []
     if args.namespace:
-        filters.append(
-            any_of(
-                *(
-                    kw_term(f, args.namespace)
-                    for f in ("kubernetes.namespace", "kubernetes.namespace_name", "namespace")
-                )
-            )
-        )
+        filters.append(any_of(*(kw_term(f, args.namespace) for f in NAMESPACE_FIELDS)))
         lucene.append(f'kubernetes.namespace:"{args.namespace}"')
     if args.service:
+        # a line with no service field is placed by its pod's name (service-<hash>-<id>)
         by_pod = {
             "bool": {
-                "filter": [{"prefix": {"kubernetes.pod": f"{args.service}-"}}],
+                "filter": [any_of(*({"prefix": {f: f"{args.service}-"}} for f in POD_FIELDS))],
                 "must_not": lacks_all(SERVICE_FIELDS)["bool"]["must_not"],
             }
         }
@@ -119,7 +107,7 @@ async def app_logs(
     reader = reader_for(readers, args.env)
     t = reader.target
     start, end = window(args, ctx)
-    filters, lucene = _query(args)
+    filters, lucene = app_filters(args)
     query = {"bool": {"filter": [*filters, time_range(start, end)]}}
     limit = min(args.limit, t.max_hits)
     ((read, err),) = await attempt_all(reader.search(t.app_index, query, limit=limit))
@@ -134,7 +122,7 @@ async def app_logs(
         warnings.append(f"showing the first {len(hits)} lines in time order; {read.describe()}")
     sub = SubRead("app.log", f"application log ({t.app_index})", read, err, found=bool(hits))
     if args.service and read is not None and not hits:
-        others, _ = _query(args.model_copy(update={"service": None}))
+        others, _ = app_filters(args.model_copy(update={"service": None}))
         probe = {"bool": {"filter": [*others, time_range(start, end), lacks_all(SERVICE_FIELDS)]}}
         ((unplaced, _err),) = await attempt_all(reader.search(t.app_index, probe, limit=0))
         if unplaced is None or unplaced.total:

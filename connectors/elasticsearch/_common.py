@@ -95,7 +95,8 @@ def build_result(
         raise failures[0].error  # type: ignore[misc]
     for sub in failures:
         warnings.append(f"{sub.label} could not be read: {sub.error.reason}")  # type: ignore[union-attr]
-    reads = [s.read for s in subs if s.read is not None]
+    # one read may close several kinds: count it once
+    reads = list({id(s.read): s.read for s in subs if s.read is not None}.values())
     found = graph if graph is not None else Findings(SOURCE)
     found.facts = facts
     found.warnings = warnings

@@ -146,20 +146,34 @@ def _response_details(src: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     return words, attrs
 
 
+# Where the shippers put a container's Kubernetes metadata: flat (kubernetes.pod),
+# Filebeat / ECS (kubernetes.pod.name, kubernetes.namespace), Fluent Bit's kubernetes
+# filter (kubernetes.pod_name, kubernetes.namespace_name, labels with or without dots)
+POD_FIELDS = ("kubernetes.pod.name", "kubernetes.pod", "kubernetes.pod_name", "pod")
+NODE_FIELDS = ("kubernetes.node.name", "kubernetes.node", "kubernetes.host", "node")
+NAMESPACE_FIELDS = (
+    "kubernetes.namespace",
+    "kubernetes.namespace_name",
+    "kubernetes.namespace.name",
+    "namespace",
+)
+SERVICE_FIELDS = (
+    "service.name",
+    "service",
+    "kubernetes.labels.app",
+    "kubernetes.labels.app_kubernetes_io/name",
+    "kubernetes.labels.app.kubernetes.io/name",
+)
+
+
 def app_facts(hit: dict[str, Any], link: str, graph: Findings) -> list[ResultFact]:
     """An app.log fact per line; an app.response fact too when the line has a status."""
     src = hit.get("_source") or {}
     when = parse_time(src.get("@timestamp"))
-    pod = scalar(src, "kubernetes.pod.name", "kubernetes.pod", "kubernetes.pod_name", "pod")
-    node = scalar(src, "kubernetes.node.name", "kubernetes.node", "kubernetes.host", "node")
-    namespace = scalar(
-        src,
-        "kubernetes.namespace",
-        "kubernetes.namespace_name",
-        "kubernetes.namespace.name",
-        "namespace",
-    )
-    service = scalar(src, "service.name", "service", "kubernetes.labels.app")
+    pod = scalar(src, *POD_FIELDS)
+    node = scalar(src, *NODE_FIELDS)
+    namespace = scalar(src, *NAMESPACE_FIELDS)
+    service = scalar(src, *SERVICE_FIELDS)
     rid = request_id_of(src)
     level = scalar(src, "log.level", "level")
     message = str(lookup(src, "message") or "")

@@ -503,12 +503,14 @@ async def test_contracts_are_valid_and_truthful():
         "logs.request_trace",
         "logs.edge_errors",
         "logs.app_logs",
+        "logs.app_errors",
     }  # logs.search is admin-only: hidden from an engineer
     contracts = gate.contracts(ctx(role="admin"))
     assert {c.name for c in contracts} == {
         "logs.request_trace",
         "logs.edge_errors",
         "logs.app_logs",
+        "logs.app_errors",
         "logs.search",
     }
     for contract in contracts:
@@ -574,3 +576,43 @@ async def test_a_layout_without_the_field_a_tool_filters_on_is_a_named_gap(
     note = result.coverage.note or ""
     assert "has no field" in note and lacked in note, note
     assert not any(f.kind == "negative" for f in result.facts)
+
+
+def _flask_world() -> World:
+    """A Flask app's log shipped by Fluent Bit (kubernetes.pod_name, a traceback joined into
+    one document), among normal lines of the same pods."""
+
+    def doc(at: str, message: str, pod: str = "cashback-api-7d5c9b8f6-6jjk9") -> dict[str, Any]:
+        return {"@timestamp": at, "stream": "stderr", "message": message,
+                "kubernetes": {"namespace_name": "rewards", "pod_name": pod}}  # fmt: skip
+
+    trace = (
+        "[2026-07-20 11:05:13,292] ERROR in app: Exception on /api/v1/summary [GET]\n"
+        "Traceback (most recent call last):\n"
+        '  File "/app/summary.py", line 41, in summary\n'
+        "    cur.execute(SQL)\n"
+        "psycopg2.errors.UndefinedColumn: column a.tier_multiplier does not exist"
+    )
+    docs = [doc(f"2026-07-20T11:0{i}:00.000Z", f"[x] INFO in app: stored {i}") for i in range(6)]
+    docs += [doc(f"2026-07-20T11:0{i}:13.292Z", trace) for i in (5, 6)]
+    docs.append(doc("2026-07-20T11:07:00.000Z", trace, pod="cashback-api-7d5c9b8f6-4ksh9"))
+    return world_from_data(
+        {"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": {"app-rewards-2026.07.20": docs}}}
+    )
+
+
+async def test_app_errors_groups_a_shipped_traceback_by_its_exception_across_pods() -> None:
+    args = {"env": "dc-a", "namespace": "rewards", "service": "cashback-api"}
+    with gate_for(_flask_world()) as (gate, _):
+        result = await gate.call("logs.app_errors", args, ctx())
+    assert result.status == "ok", result.error
+    (only,) = facts_of(result, "log.template")
+    assert only.attrs.count == 3 and only.attrs.level == "ERROR"
+    assert only.attrs.example.endswith(
+        "psycopg2.errors.UndefinedColumn: column a.tier_multiplier does not exist"
+    )
+    assert set(only.attrs.origins or []) == {
+        "cashback-api-7d5c9b8f6-6jjk9",
+        "cashback-api-7d5c9b8f6-4ksh9",
+    }
+    assert result.coverage.complete_for_negative

@@ -180,3 +180,24 @@ def test_the_same_error_from_each_pod_is_one_template() -> None:
     log += lines("b/app", ["ERROR cannot reach order-service-7f6c5d4b3-abcde"])
     templates, _, _ = error_templates(log)
     assert len(templates) == 1 and templates[0].count == 2
+
+
+def test_an_indented_block_of_a_normal_line_is_no_exception() -> None:
+    log = lines("a/app", ["INFO config loaded:", "  pool: 10", "INFO listening on :8080"])
+    _, _, errors = error_templates(log)
+    assert errors == 0
+
+
+def test_a_traceback_ends_with_its_exception_whatever_its_class_is_called() -> None:
+    log = lines(
+        "a/app",
+        [
+            "[2026-07-20 11:05:13,292] ERROR in app: Exception on /api/v1/summary [GET]",
+            "Traceback (most recent call last):",
+            '  File "/app/summary.py", line 41, in summary',
+            "psycopg2.errors.UndefinedColumn: column a.tier_multiplier does not exist",
+        ],
+    )
+    templates, records, _ = error_templates(log)
+    assert records == 1
+    assert templates[0].example.endswith("UndefinedColumn: column a.tier_multiplier does not exist")

@@ -1,0 +1,146 @@
+"""logs.app_errors: the error lines an application logged in a window, by template.
+
+The same generic log evidence as `k8s.log_errors` (policy/logtemplates.py), from the
+shipped application log: the lines that state an error level, or state none and say they
+failed, of a namespace / service, the newest MAX_READ of them grouped by message
+template with a count, first and last time, the pods that wrote them and an example. A
+traceback joined into one document by the shipper is read as one record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from connectors.elasticsearch._applogs import AppLogsArgs, app_filters
+from connectors.elasticsearch._common import (
+    SubRead,
+    attempt_all,
+    build_result,
+    log_agent,
+    reader_for,
+    window,
+)
+from connectors.elasticsearch._errorlog import lookup, parse_time, scalar
+from connectors.elasticsearch._facts import POD_FIELDS
+from connectors.elasticsearch._reader import SOURCE, LogReader, any_of, lacks_all, time_range
+from connectors.elasticsearch._settings import iso_utc
+from policy.contracts import ToolContract
+from policy.facts import LogTemplate
+from policy.findings import Findings
+from policy.logtemplates import LogLine, error_templates
+from policy.results import ResultFact, ToolResult
+from policy.toolset import CallContext, scope_of
+
+NAME = "logs.app_errors"
+_KINDS = ("logs.error_templates",)
+MAX_READ = 500
+MAX_TEMPLATES = 5
+_LEVEL_FIELDS = ("level", "log.level", "severity")
+_SEVERE = sorted(
+    {
+        v
+        for n in ("error", "err", "fatal", "critical", "crit", "panic", "emerg", "alert", "severe")
+        for v in (n, n.upper(), n.capitalize())
+    }
+)
+# what a level-less line says when it failed (the template rules decide in the end)
+_FAILED_WORDS = (
+    "error exception traceback panic fatal failed failure refused denied forbidden timeout "
+    "unavailable unauthorized expired"
+)
+
+
+class AppErrorsArgs(AppLogsArgs):
+    pass
+
+
+def contract(envs: list[str]) -> ToolContract:
+    return ToolContract(
+        name=NAME,
+        description=(
+            "Error lines of an application's shipped log in a time window (by namespace / "
+            "service), grouped by message template: count, first and last time, pods, an "
+            "example; by the level a line states, or by its words when it states none."
+        ),
+        args_model=AppErrorsArgs,
+        agent=log_agent(list(_KINDS)),
+        enums={"env": envs},
+    )
+
+
+def _error_filter() -> dict[str, Any]:
+    stated = any_of(*({"terms": {f: _SEVERE}} for f in _LEVEL_FIELDS))
+    unstated = {
+        "bool": {
+            "filter": [{"match": {"message": {"query": _FAILED_WORDS, "operator": "or"}}}],
+            "must_not": lacks_all(_LEVEL_FIELDS)["bool"]["must_not"],
+        }
+    }
+    return any_of(stated, unstated)
+
+
+async def app_errors(
+    readers: dict[str, LogReader], args: AppErrorsArgs, ctx: CallContext
+) -> ToolResult:
+    reader = reader_for(readers, args.env)
+    t = reader.target
+    start, end = window(args, ctx)
+    filters, lucene = app_filters(args)
+    query = {"bool": {"filter": [*filters, _error_filter(), time_range(start, end)]}}
+    limit = min(MAX_READ, t.max_hits)
+    ((read, err),) = await attempt_all(reader.search(t.app_index, query, limit=limit, order="desc"))
+    lines: list[LogLine] = []
+    for src in read.sources() if read else []:
+        at = parse_time(src.get("@timestamp"))
+        if at is None:
+            continue
+        origin = str(scalar(src, *POD_FIELDS) or t.app_index)
+        level = scalar(src, *_LEVEL_FIELDS)
+        text = str(lookup(src, "message") or "")
+        first, *rest = text.splitlines() or [""]
+        # the stated level travels with the line, as the program wrote it
+        head = f"{str(level).upper()} {first}" if level and str(level) not in first else first
+        lines += [LogLine(at, origin, head), *(LogLine(at, origin, x) for x in rest)]
+    lines.sort(key=lambda line: line.at)
+    templates, records, errors = error_templates(lines)
+    link = t.discover_link(t.app_index, " AND ".join(lucene) or "*", start, end)
+    facts: list[ResultFact] = []
+    for tpl in templates[:MAX_TEMPLATES]:
+        what = f"{tpl.level} line(s)" if tpl.level else "error-like line(s)"
+        where = ", ".join(tpl.origins[:3]) + (
+            f" and {len(tpl.origins) - 3} more" if len(tpl.origins) > 3 else ""
+        )
+        subject = args.service or args.namespace or "the application"
+        facts.append(
+            ResultFact(
+                text=(
+                    f'{subject}: {tpl.count} {what} like "{tpl.example}" from {where}, '
+                    f"{iso_utc(tpl.first)} .. {iso_utc(tpl.last)}"
+                ),
+                source=SOURCE,
+                observed_at=tpl.last,
+                link=link,
+                attrs=LogTemplate(
+                    template=tpl.key,
+                    level=tpl.level,
+                    count=tpl.count,
+                    first_seen=iso_utc(tpl.first),
+                    last_seen=iso_utc(tpl.last),
+                    example=tpl.example,
+                    origins=tpl.origins,
+                    service=args.service,
+                ),
+            )
+        )
+    label = f"application error lines ({t.app_index}): {records} record(s), {errors} error-like"
+    subs = [SubRead(kind, label, read, err, found=bool(facts)) for kind in _KINDS]
+    return build_result(
+        NAME,
+        scope_of(args, ctx),
+        subs,
+        facts,
+        graph=Findings(SOURCE, env=args.env),
+        warnings=[],
+        limit=limit,
+        raw={"window": [iso_utc(start), iso_utc(end)], "templates": len(templates)},
+    )
