@@ -43,6 +43,7 @@ from planner.model import ModelClient
 from planner.routing import PlannedCall, canonical
 from planner.turn import Turn
 from planner.workspace import TurnWorkspace
+from policy.facts import RelationKind
 from policy.gaps import GapNote, GapReason
 from policy.redaction import redact, redact_obj
 from policy.results import ToolResult
@@ -279,6 +280,7 @@ async def _read_inventory(
             source = result.coverage.source.split("/")[0]
             note = GapNote(GapReason.SOURCE_FAILED, call.env, source, result.error or "")
             out.failed[(source, call.env)] = note
+        fronts = _fronts(result)
         for ent in result.entities:
             out.items.append(
                 InventoryItem(
@@ -287,9 +289,28 @@ async def _read_inventory(
                     name=ent.name,
                     kind=ent.kind,
                     routes=tuple(ent.routes),
+                    fronted_by=tuple(fronts.get(f"{ent.kind.value}/{ent.name}", ())),
                 )
             )
     return out
+
+
+def _fronts(result: ToolResult) -> dict[str, list[str]]:
+    """'deployment/x' -> the Services that select its pods, then the Ingresses that route
+    to those Services, from the relations the inventory observed."""
+    services: dict[str, list[str]] = {}
+    ingresses: dict[str, list[str]] = {}
+    for rel in result.relations:
+        src_kind, _, src = rel.src.partition("/")
+        _, _, dst = rel.dst.partition("/")
+        if rel.rel is RelationKind.SELECTS and src_kind == "service":
+            services.setdefault(rel.dst, []).append(src)
+        elif rel.rel is RelationKind.ROUTES_TO and src_kind == "ingress":
+            ingresses.setdefault(dst, []).append(src)
+    return {
+        workload: [*svcs, *(i for svc in svcs for i in ingresses.get(svc, []))]
+        for workload, svcs in services.items()
+    }
 
 
 def _ms_since(began: float) -> int:

@@ -104,6 +104,9 @@ class InventoryItem(BaseModel):
     name: str
     kind: EntityKind
     routes: tuple[IngressRoute, ...] = ()  # an Ingress's host + path -> Service rules
+    # a workload's Services (selecting its pods) and the Ingresses routing to them: the
+    # names its traffic is labelled with when they differ from its own
+    fronted_by: tuple[str, ...] = ()
 
 
 class ObjectRef(BaseModel):
@@ -146,6 +149,10 @@ class ContextState(BaseModel):
         default=None, description="a value of the object's state the question asks for"
     )
     asks_cause: bool = Field(default=False, description="the question asks why")
+    fronts: list[str] = Field(
+        default_factory=list,
+        description="the object's Services and Ingresses, named otherwise than it",
+    )
 
 
 def envs_named(message: str, envs: list[str], aliases: dict[str, list[str]]) -> list[str]:
@@ -405,7 +412,18 @@ def build_context(
         onset=onset,
         asked=asked_value(message) or (previous.asked if follow_up and previous else None),
         asks_cause=asks_cause(message),
+        fronts=_fronts(inventory, obj, namespace, read_envs),
     )
+
+
+def _fronts(
+    inventory: list[InventoryItem], obj: str | None, namespace: str | None, envs: list[str]
+) -> list[str]:
+    names: list[str] = []
+    for item in inventory:
+        if item.name == obj and item.env in envs and item.namespace in (namespace, None):
+            names += [n for n in item.fronted_by if n != obj and n not in names]
+    return names[:6]
 
 
 def _terms_in(

@@ -217,6 +217,7 @@ def bind_arguments(
         "start": _iso(start),
         "end": _iso(end),
         "terms": context.terms or None,
+        "fronts": context.fronts or None,
     }
     if ids.http_codes and "status" in props:
         values["status"] = ids.http_codes[0]

@@ -171,9 +171,31 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
             type=spec.get("type"),
             selector=spec.get("selector") or {},
         )
+        _relate_selected(found, svc, reads, ctx)
     return found.finish(
         "k8s.inventory", args, ctx, returned=len(found.entities), data_in_entities=True
     )
+
+
+def _relate_selected(
+    found: Findings, svc: dict[str, Any], reads: dict[str, list[dict[str, Any]] | None], ctx: Any
+) -> None:
+    """service -> the workloads whose pod template its selector matches: a Service named
+    otherwise than its Deployment still fronts it (its traffic is labelled with its name)."""
+    selector = (svc.get("spec") or {}).get("selector") or {}
+    if not selector:
+        return
+    ns = meta(svc).get("namespace")
+    for kind, plural in _WORKLOADS:
+        for obj in reads[plural] or []:
+            if meta(obj).get("namespace") != ns:
+                continue
+            template = ((obj.get("spec") or {}).get("template") or {}).get("metadata") or {}
+            labels = template.get("labels") or {}
+            if all(labels.get(k) == v for k, v in selector.items()):
+                found.relate(
+                    f"service/{name_of(svc)}", "selects", f"{kind.lower()}/{name_of(obj)}", ctx.now
+                )
 
 
 def _workload_fact(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -30,14 +30,25 @@ APP_BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+def _fronts() -> Any:
+    return Field(
+        default=None,
+        max_length=6,
+        description="the Services and Ingresses in front of the workload, named otherwise: "
+        "tried, in order, when its own name labels no series",
+    )
+
+
 class HttpRequestsArgs(WindowArgs):
     namespace: str | None = optional_k8s_name("namespace of the ingress (any when omitted)")
     service: str = k8s_name("service or ingress name")
+    fronts: list[Annotated[str, k8s_name("service or ingress name")]] | None = _fronts()
 
 
 class HttpErrorsArgs(WindowArgs):
     namespace: str | None = optional_k8s_name("namespace of the ingress (any when omitted)")
     service: str | None = optional_k8s_name("service or ingress name (all when omitted)")
+    fronts: list[Annotated[str, k8s_name("service or ingress name")]] | None = _fronts()
     status: str = Field(
         default="5xx",
         pattern=r"^[1-5]([0-9]{2}|[0-9]x|xx)$",
@@ -48,6 +59,7 @@ class HttpErrorsArgs(WindowArgs):
 class LatencyArgs(WindowArgs):
     namespace: str | None = optional_k8s_name("namespace of the ingress (any when omitted)")
     service: str = k8s_name("service or ingress name")
+    fronts: list[Annotated[str, k8s_name("service or ingress name")]] | None = _fronts()
     quantile: float = Field(default=0.99, gt=0, lt=1, description="e.g. 0.99 for p99")
 
 
@@ -61,26 +73,36 @@ async def resolve_scope(
     base: list[Matcher],
     service: str | None,
     labels: tuple[str, ...] = ("service", "ingress"),
+    fronts: list[str] | None = None,
 ) -> list[Matcher] | None:
     """Matchers that find the service in `metric` during the window (by its `service`
-    label, else its `ingress` label), or None when the metric has no series for the scope:
-    then there is no data, which is not the same as zero."""
+    label, else its `ingress` label; then by the names of the Services and Ingresses in
+    front of it), or None when the metric has no series for the scope: then there is no
+    data, which is not the same as zero."""
     w = run.window.seconds
     if service is None:
         read = await run.instant(f"count(last_over_time({selector(metric, base)}[{w}s]))")
         return base if (read.scalar(0) or 0) > 0 else None
+    tries = [(label, name) for name in [service, *(fronts or [])] for label in labels]
     parts = [
         f"label_replace(count(last_over_time("
-        f"{selector(metric, [*base, (label, '=', service)])}[{w}s])), "
-        f'"via", "{label}", "", "")'
-        for label in labels
+        f"{selector(metric, [*base, (label, '=', name)])}[{w}s])), "
+        f'"via", "{i}", "", "")'
+        for i, (label, name) in enumerate(tries)
     ]
     read = await run.instant(" or ".join(parts))
     found = {s.labels.get("via") for s in read.series if s.value > 0}
-    for label in labels:
-        if label in found:
-            return [*base, (label, "=", service)]
+    for i, (label, name) in enumerate(tries):
+        if str(i) in found:
+            return [*base, (label, "=", name)]
     return None
+
+
+def via(matchers: list[Matcher], service: str | None) -> str:
+    """', labelled ingress=www-shop' when the series were found under a name in front of
+    the workload rather than its own."""
+    named = [(k, v) for k, _, v in matchers if k in ("service", "ingress")]
+    return "".join(f", labelled {k}={v}" for k, v in named if v != service)
 
 
 def _no_data(run: Run, metric: str, meaning: str, matchers: list[Matcher]) -> ToolResult:
@@ -111,7 +133,7 @@ def _entities(run: Run, labels: list[dict[str, str]]) -> tuple[list[Entity], lis
 
 async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
     base = _base(args.namespace)
-    matchers = await resolve_scope(run, REQUESTS, base, args.service)
+    matchers = await resolve_scope(run, REQUESTS, base, args.service, fronts=args.fronts)
     if matchers is None:
         return _no_data(
             run,
@@ -137,7 +159,7 @@ async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
     text = (
         f"{args.service} ({', '.join(namespaces) or 'any namespace'}) in {run.env}: "
         f"{fmt_num(avg)} req/s on average {run.span()}{extremes}; "
-        f"{fmt_num(round(count))} requests in total (ingress-nginx)"
+        f"{fmt_num(round(count))} requests in total (ingress-nginx{via(matchers, args.service)})"
     )
     fact = run.fact(
         text,
@@ -165,7 +187,7 @@ def _first_above_zero(points: list[tuple[datetime, float]]) -> datetime | None:
 
 async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
     base = _base(args.namespace)
-    matchers = await resolve_scope(run, REQUESTS, base, args.service)
+    matchers = await resolve_scope(run, REQUESTS, base, args.service, fronts=args.fronts)
     if matchers is None:
         scope = [*base, *([("service", "=", args.service)] if args.service else [])]
         meaning = f"no data, which does not mean zero {args.status} responses"
@@ -239,7 +261,8 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
         facts.append(
             run.fact(
                 f"{target} in {run.env}: no responses with status {args.status} {run.span()} "
-                f"({fmt_num(round(requests))} requests counted by ingress-nginx)",
+                f"({fmt_num(round(requests))} requests counted by ingress-nginx"
+                f"{via(matchers, args.service)})",
                 HttpRate(
                     what="errors",
                     value=0.0,
@@ -265,11 +288,11 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
 
 
 async def _latency_source(
-    run: Run, base: list[Matcher], service: str
+    run: Run, base: list[Matcher], service: str, fronts: list[str] | None = None
 ) -> tuple[str, list[Matcher], str] | None:
     """The ingress histogram, else an application one (Micrometer, Prometheus client):
     a service behind no ingress still has a latency."""
-    matchers = await resolve_scope(run, BUCKETS, base, service)
+    matchers = await resolve_scope(run, BUCKETS, base, service, fronts=fronts)
     if matchers is not None:
         return BUCKETS, matchers, "ingress-nginx request duration histogram"
     for metric, labels in APP_BUCKETS:
@@ -282,7 +305,7 @@ async def _latency_source(
 
 async def latency(run: Run, args: LatencyArgs) -> ToolResult:
     base = _base(args.namespace)
-    found = await _latency_source(run, base, args.service)
+    found = await _latency_source(run, base, args.service, args.fronts)
     if found is None:
         return _no_data(run, BUCKETS, "no latency data", [*base, ("service", "=", args.service)])
     metric, matchers, source_text = found

@@ -1070,3 +1070,19 @@ async def test_log_errors_groups_a_crash_loops_last_runs_by_template() -> None:
     reads = [r for r in sims.query_log.matches("kubernetes", "dc-b") if r.path.endswith("/log")]
     # every pod of the workload (the old replica set's four serve), the crashed ones' last run
     assert len(reads) == 6
+
+
+async def test_the_inventory_relates_each_service_to_the_workloads_it_selects() -> None:
+    """Deployment storefront is fronted by Service storefront-http (its selector matches
+    the pod template), and Ingress www-shop routes to that Service: the names its traffic
+    is labelled with."""
+    world = _kube_only(load_world(EXAMPLES / "c-en-rps-ingress-named-differently.yaml"))
+    with gate_for(world) as (gate, _):
+        result = await gate.call("k8s.inventory", {"env": "dc-b"}, now_ctx("dc-b"))
+    edges = {(r.src, r.rel, r.dst) for r in result.relations}
+    assert ("service/storefront-http", "selects", "deployment/storefront") in edges
+    assert ("ingress/www-shop", "routes_to", "service/storefront-http") in edges
+    assert not any(
+        src == "service/storefront-http" and dst == "deployment/storefront-admin"
+        for src, _, dst in edges
+    )
