@@ -22,8 +22,11 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from itertools import pairwise
+
+from policy.facts import LogTemplate
+from policy.results import ResultFact
 
 MAX_EXAMPLE = 400
 
@@ -268,3 +271,40 @@ def error_templates(lines: Iterable[LogLine]) -> tuple[list[Template], int, int]
         key=lambda t: (t.key in warned, t.level in _WARN, -t.count, t.first),
     )  # errors, then warnings that failed, then other warnings; the most frequent first
     return ranked, len(records), errors
+
+
+def template_fact(
+    t: Template,
+    subject: str,
+    *,
+    source: str,
+    link: str | None,
+    service: str | None,
+) -> ResultFact:
+    """One template as a fact: '<subject>: 33 ERROR line(s) like "…" from <pods>, first ..
+    last', every source's the same way."""
+    what = f"{t.level} line(s)" if t.level else "error-like line(s)"
+    more = len(t.origins) - 3
+    where = ", ".join(t.origins[:3]) + (f" and {more} more" if more > 0 else "")
+    first, last = _utc(t.first), _utc(t.last)
+    return ResultFact(
+        text=f'{subject}: {t.count} {what} like "{t.example}" from {where}, {first} .. {last}',
+        source=source,
+        observed_at=t.last,
+        link=link,
+        historical=True,
+        attrs=LogTemplate(
+            template=t.key,
+            level=t.level,
+            count=t.count,
+            first_seen=first,
+            last_seen=last,
+            example=t.example,
+            origins=t.origins,
+            service=service,
+        ),
+    )
+
+
+def _utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

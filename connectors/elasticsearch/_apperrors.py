@@ -25,9 +25,8 @@ from connectors.elasticsearch._facts import POD_FIELDS
 from connectors.elasticsearch._reader import SOURCE, LogReader, any_of, lacks_all, time_range
 from connectors.elasticsearch._settings import iso_utc
 from policy.contracts import ToolContract
-from policy.facts import LogTemplate
 from policy.findings import Findings
-from policy.logtemplates import LogLine, error_templates
+from policy.logtemplates import LogLine, error_templates, template_fact
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 
@@ -105,33 +104,11 @@ async def app_errors(
     templates, records, errors = error_templates(lines)
     link = t.discover_link(t.app_index, " AND ".join(lucene) or "*", start, end)
     facts: list[ResultFact] = []
-    for tpl in templates[:MAX_TEMPLATES]:
-        what = f"{tpl.level} line(s)" if tpl.level else "error-like line(s)"
-        where = ", ".join(tpl.origins[:3]) + (
-            f" and {len(tpl.origins) - 3} more" if len(tpl.origins) > 3 else ""
-        )
-        subject = args.service or args.namespace or "the application"
-        facts.append(
-            ResultFact(
-                text=(
-                    f'{subject}: {tpl.count} {what} like "{tpl.example}" from {where}, '
-                    f"{iso_utc(tpl.first)} .. {iso_utc(tpl.last)}"
-                ),
-                source=SOURCE,
-                observed_at=tpl.last,
-                link=link,
-                attrs=LogTemplate(
-                    template=tpl.key,
-                    level=tpl.level,
-                    count=tpl.count,
-                    first_seen=iso_utc(tpl.first),
-                    last_seen=iso_utc(tpl.last),
-                    example=tpl.example,
-                    origins=tpl.origins,
-                    service=args.service,
-                ),
-            )
-        )
+    subject = args.service or args.namespace or "the application"
+    facts = [
+        template_fact(tpl, subject, source=SOURCE, link=link, service=args.service)
+        for tpl in templates[:MAX_TEMPLATES]
+    ]
     label = f"application error lines ({t.app_index}): {records} record(s), {errors} error-like"
     subs = [SubRead(kind, label, read, err, found=bool(facts)) for kind in _KINDS]
     return build_result(

@@ -18,8 +18,8 @@ from connectors.kubernetes._client import KubeReader, LogRead
 from connectors.kubernetes._common import Findings, belongs_to, iso, meta, name_of, parse_time
 from connectors.kubernetes._common import window as question_window
 from policy.errors import SourceMalformed
-from policy.facts import K8sLog, LogTemplate
-from policy.logtemplates import LogLine, error_templates
+from policy.facts import K8sLog
+from policy.logtemplates import LogLine, error_templates, template_fact
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -256,31 +256,9 @@ async def log_errors(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRes
             lines.append(LogLine(at, origin, text))
     templates, records, errors = error_templates(lines)
     for t in templates[:MAX_TEMPLATES]:
-        what = f"{t.level} line(s)" if t.level else "error-like line(s)"
-        where = ", ".join(t.origins[:3]) + (
-            f" and {len(t.origins) - 3} more" if len(t.origins) > 3 else ""
-        )
+        link = reader.target.link("Pod", t.origins[0].split("/")[0], ns)
         found.facts.append(
-            ResultFact(
-                text=(
-                    f'{args.service}: {t.count} {what} like "{t.example}" from {where}, '
-                    f"{iso(t.first)} .. {iso(t.last)}"
-                ),
-                source=reader.source,
-                observed_at=t.last,
-                link=reader.target.link("Pod", t.origins[0].split("/")[0], ns),
-                historical=True,
-                attrs=LogTemplate(
-                    template=t.key,
-                    level=t.level,
-                    count=t.count,
-                    first_seen=iso(t.first),
-                    last_seen=iso(t.last),
-                    example=t.example,
-                    origins=t.origins,
-                    service=args.service,
-                ),
-            )
+            template_fact(t, args.service, source=reader.source, link=link, service=args.service)
         )
     if len(templates) > MAX_TEMPLATES:
         found.notes.append(f"the {MAX_TEMPLATES} first of {len(templates)} error templates")
