@@ -80,28 +80,47 @@ async def resolve_scope(
     front of it), or None when the metric has no series for the scope: then there is no
     data, which is not the same as zero."""
     w = run.window.seconds
+    # as the exporter labels them, then as kube-prometheus relabels them when the scrape
+    # target's own labels collide (the ingress's namespace becomes exported_namespace)
+    layouts = [base, [(RELABELLED.get(k, k), op, v) for k, op, v in base]]
     if service is None:
-        read = await run.instant(f"count(last_over_time({selector(metric, base)}[{w}s]))")
-        return base if (read.scalar(0) or 0) > 0 else None
-    tries = [(label, name) for name in [service, *(fronts or [])] for label in labels]
+        tries: list[list[Matcher]] = layouts if base else [base]
+    else:
+        names = [service, *(fronts or [])]
+        tries = [
+            [*scope, (RELABELLED.get(label, label) if scope is not base else label, "=", name)]
+            for scope in layouts
+            for name in names
+            for label in labels
+        ]
     parts = [
-        f"label_replace(count(last_over_time("
-        f"{selector(metric, [*base, (label, '=', name)])}[{w}s])), "
-        f'"via", "{i}", "", "")'
-        for i, (label, name) in enumerate(tries)
+        f'label_replace(count(last_over_time({selector(metric, m)}[{w}s])), "via", "{i}", "", "")'
+        for i, m in enumerate(tries)
     ]
     read = await run.instant(" or ".join(parts))
     found = {s.labels.get("via") for s in read.series if s.value > 0}
-    for i, (label, name) in enumerate(tries):
-        if str(i) in found:
-            return [*base, (label, "=", name)]
-    return None
+    return next((m for i, m in enumerate(tries) if str(i) in found), None)
+
+
+# the labels kube-prometheus renames on a collision with the scrape target's own
+RELABELLED = {"namespace": "exported_namespace", "service": "exported_service"}
+# grouping that keeps both spellings; plain() reads the metric's own
+BY_SCOPE = "namespace, exported_namespace, ingress, service, exported_service"
+
+
+def plain(labels: dict[str, str]) -> dict[str, str]:
+    """A series' labels as the exporter wrote them: exported_* over the scrape target's."""
+    out = dict(labels)
+    for own, renamed in RELABELLED.items():
+        if out.get(renamed):
+            out[own] = out.pop(renamed)
+    return out
 
 
 def via(matchers: list[Matcher], service: str | None) -> str:
     """', labelled ingress=www-shop' when the series were found under a name in front of
     the workload rather than its own."""
-    named = [(k, v) for k, _, v in matchers if k in ("service", "ingress")]
+    named = [(k, v) for k, _, v in matchers if k in ("service", "ingress", "exported_service")]
     return "".join(f", labelled {k}={v}" for k, v in named if v != service)
 
 
@@ -142,7 +161,7 @@ async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
             [*base, ("service", "=", args.service)],
         )
     sel, w = selector(REQUESTS, matchers), run.window.seconds
-    total_expr = f"sum by (namespace, ingress, service) (increase({sel}[{w}s]))"
+    total_expr = f"sum by ({BY_SCOPE}) (increase({sel}[{w}s]))"
     range_expr = f"sum(rate({sel}[{run.window.rate_s}s]))"
     totals, curve = await gather(run.instant(total_expr), run.range(range_expr))
     count = sum(s.value for s in totals.series)
@@ -150,7 +169,7 @@ async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
     points = curve.series[0].points if curve.series else []
     lo = min(points, key=lambda p: p[1]) if points else None
     hi = max_point(points)
-    namespaces = sorted({s.labels.get("namespace", "") for s in totals.series} - {""})
+    namespaces = sorted({plain(s.labels).get("namespace", "") for s in totals.series} - {""})
     extremes = (
         f" (per-{run.window.rate_s}s rate between {fmt_num(lo[1])} and {fmt_num(hi[1])} req/s)"
         if lo and hi
@@ -177,7 +196,7 @@ async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
         range_expr,
         points[-1][0] if points else None,
     )
-    entities, relations = _entities(run, [s.labels for s in totals.series])
+    entities, relations = _entities(run, [plain(s.labels) for s in totals.series])
     return run.result(found=True, exists=True, facts=[fact], entities=entities, relations=relations)
 
 
@@ -194,7 +213,7 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
         return _no_data(run, REQUESTS, meaning, scope)
     w, r = run.window.seconds, run.window.rate_s
     err_sel = selector(REQUESTS, [*matchers, status_matcher(args.status)])
-    by = "namespace, ingress, service, status"
+    by = f"{BY_SCOPE}, status"
     total_expr = f"sum by ({by}) (increase({err_sel}[{w}s]))"
     range_expr = f"sum by ({by}) (rate({err_sel}[{r}s]))"
     all_expr = f"sum(increase({selector(REQUESTS, matchers)}[{w}s]))"
@@ -208,7 +227,7 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
         points = by_key.get(tuple(sorted(series.labels.items())), [])
         if series.value <= 0 and not any(v > 0 for _, v in points):
             continue
-        rows.append({"labels": series.labels, "total": series.value, "points": points})
+        rows.append({"labels": plain(series.labels), "total": series.value, "points": points})
     rows.sort(key=lambda row: -row["total"])
     facts: list[ResultFact] = []
     for row in rows[:10]:
