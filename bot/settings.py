@@ -59,6 +59,14 @@ class GitLabSettings(_Strict):
     url: str
     token_env: str | None = None
     timeout_s: float = Field(default=10.0, gt=0, le=120)
+    ssl_verify: bool = True  # false only for a self-signed instance you trust
+    max_projects: int = Field(
+        default=20, ge=1, le=100, description="most recently active projects read for a whole env"
+    )
+    env_job_pattern: str = Field(
+        default="{env}",
+        description="how an environment appears in a deploy job name: '{env}', 'deploy:{env}'",
+    )
 
 
 class McpServerSettings(_Strict):

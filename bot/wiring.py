@@ -68,7 +68,12 @@ def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None
     if config.gitlab is not None:
         g = config.gitlab
         gitlab_target = gitlab.GitLabTarget(
-            url=g.url, token=secret_from_env(g.token_env, env_vars), timeout_s=g.timeout_s
+            url=g.url,
+            token=secret_from_env(g.token_env, env_vars),
+            timeout_s=g.timeout_s,
+            ssl_verify=g.ssl_verify,
+            max_projects=g.max_projects,
+            env_job_pattern=g.env_job_pattern,
         )
     tools: list[Tool] = []
     tools += kubernetes.build_tools(k8s_targets) if k8s_targets else []

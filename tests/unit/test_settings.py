@@ -74,3 +74,27 @@ def test_configured_sources_become_admitted_tools_per_env() -> None:
     for c in gate.contracts(ctx):
         if "env" in c.enums:
             assert c.enums["env"] == ["dc-a"]
+
+
+def test_the_readme_config_example_loads(tmp_path: Path) -> None:
+    """The configuration the README shows is a configuration the bot accepts."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```yaml\ntimezone:", 1)[1].split("```", 1)[0]
+    text = "timezone:" + block.replace("  dc-b: {...}\n", "")
+    path = tmp_path / "infrabot.yaml"
+    path.write_text(text, encoding="utf-8")
+    cfg = load_config(path)
+    assert cfg.gitlab is not None and cfg.gitlab.max_projects == 20
+
+
+def test_gitlab_settings_reach_the_connector() -> None:
+    from datetime import UTC, datetime
+
+    cfg = parse_config(
+        {**GOOD, "gitlab": {"url": "https://gl.example", "ssl_verify": False, "max_projects": 5}}
+    )
+    gate = build_gate(cfg, environ={})
+    ctx = CallContext(user="alice", role="engineer", scope=Scope(), now=datetime.now(UTC))
+    assert "gitlab.env_releases" in {c.name for c in gate.contracts(ctx)}
+    with pytest.raises(ConfigFileError, match=r"gitlab\.max_projects"):
+        parse_config({**GOOD, "gitlab": {"url": "https://gl.example", "max_projects": 0}})
