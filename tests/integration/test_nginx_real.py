@@ -58,10 +58,7 @@ class _Upstream(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         self.rfile.read(length)
-        self.send_response(302)
-        self.send_header("Location", LOCATION)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        # logged before it answers: the test reads the log as soon as nginx has answered
         self.app_log.append(
             {
                 "@timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
@@ -73,6 +70,10 @@ class _Upstream(BaseHTTPRequestHandler):
                 "response": {"location_bytes": len(LOCATION)},
             }
         )
+        self.send_response(302)
+        self.send_header("Location", LOCATION)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         return
