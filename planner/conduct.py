@@ -307,9 +307,16 @@ def _fronts(result: ToolResult) -> dict[str, list[str]]:
             services.setdefault(rel.dst, []).append(src)
         elif rel.rel is RelationKind.ROUTES_TO and src_kind == "ingress":
             ingresses.setdefault(dst, []).append(src)
+    # a name in more than one namespace cannot be told apart by these edges: no fronts for
+    # it, rather than another namespace's
+    namespaces: dict[str, set[str | None]] = {}
+    for ent in result.entities:
+        namespaces.setdefault(f"{ent.kind.value}/{ent.name}", set()).add(ent.namespace)
     return {
         workload: [*svcs, *(i for svc in svcs for i in ingresses.get(svc, []))]
         for workload, svcs in services.items()
+        if len(namespaces.get(workload, set())) <= 1
+        and all(len(namespaces.get(f"service/{s}", set())) <= 1 for s in svcs)
     }
 
 

@@ -239,11 +239,13 @@ def bind_arguments(
         base.pop("namespace", None)  # an address may belong to any namespace
         base.pop("service", None)
     fan: list[dict[str, Any]] = [base]
+    # the names in front of the question's object are its own: never another object's
+    other = {k: v for k, v in base.items() if k != "fronts"}
     if "service" in props and len(context.objects) > 1:
         # "search-api and auth-api": the same read for every object named
         fan = [
             {
-                **base,
+                **(base if o.name == scope.object else other),
                 "service": o.name,
                 **({"namespace": o.namespace} if o.namespace and "namespace" in props else {}),
             }
@@ -253,7 +255,7 @@ def bind_arguments(
         # the same read for the workloads the evidence connects the object to
         fan += [
             {
-                **base,
+                **other,
                 "service": name,
                 **({"namespace": ns} if ns and "namespace" in props else {}),
             }

@@ -51,6 +51,7 @@ class Findings:
     complete: bool = True
     truncated: bool = False
     _seen: set[tuple[str, str, str | None]] = field(default_factory=set)
+    _edges: set[tuple[str, str, str, datetime | None]] = field(default_factory=set)
 
     def gap(self, note: str) -> None:
         """A hole in the read: said in the coverage note and as a warning."""
@@ -89,11 +90,15 @@ class Findings:
         """An edge `src rel dst` ("kind/name" each); one to an unnamed end is not one."""
         if src.partition("/")[2] in _NO_NAME or dst.partition("/")[2] in _NO_NAME:
             return
-        edge = Relation(
-            src=src, rel=RelationKind(rel), dst=dst, source=self.source, observed_at=observed_at
+        key = (src, rel, dst, observed_at)
+        if key in self._edges:  # a set: an inventory relates thousands of objects
+            return
+        self._edges.add(key)
+        self.relations.append(
+            Relation(
+                src=src, rel=RelationKind(rel), dst=dst, source=self.source, observed_at=observed_at
+            )
         )
-        if edge not in self.relations:
-            self.relations.append(edge)
 
     def result(
         self,

@@ -116,12 +116,8 @@ def level_of(text: str) -> str | None:
     doc = _json(text)
     if doc is not None:
         for key in ("level", "severity", "lvl", "log.level"):
-            value = doc.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
-                # pino / bunyan: 50 error, 60 fatal, 40 warn, 30 info
-                return "FATAL" if value >= 60 else next(n for v, n in _NUMERIC_LEVELS if value >= v)
-            if isinstance(value, str) and value.strip():
-                return value.upper()
+            if (name := level_name(doc.get(key))) is not None:
+                return name
         return None
     if re.match(r"^[\w.@-]+=", text) and (m := _LOGFMT_LEVEL.search(text)):
         return m[1].upper()  # a logfmt line (key=value from its start)
@@ -131,12 +127,22 @@ def level_of(text: str) -> str | None:
     return m[1] if m else None
 
 
+def level_name(value: object) -> str | None:
+    """A stated level as a name: pino / bunyan numbers (50 error, 60 fatal, 40 warn, 30
+    info) and words, upper case; None for no level."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "FATAL" if value >= 60 else next(n for v, n in _NUMERIC_LEVELS if value >= v)
+    if isinstance(value, str) and value.strip():
+        return value.strip().upper()
+    return None
+
+
 def _json(text: str) -> dict[str, object] | None:
     if not text.startswith("{"):
         return None
     try:
         doc = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # a line nested past the parser's depth
         return None
     return doc if isinstance(doc, dict) else None
 
@@ -246,12 +252,23 @@ def _error_like(record: _Record) -> tuple[bool | None, str | None]:
     return bool(_FAILED.search(said)), None
 
 
-def error_templates(lines: Iterable[LogLine]) -> tuple[list[Template], int, int]:
+def document_records(docs: Iterable[tuple[datetime, str, str]]) -> list[_Record]:
+    """One record per shipped document (its lines joined by the shipper), in time order."""
+    out = []
+    for at, origin, text in sorted(docs, key=lambda d: d[0]):
+        first, *rest = text.splitlines() or [""]
+        out.append(_Record(at, origin, first, tuple(rest)))
+    return out
+
+
+def error_templates(
+    lines: Iterable[LogLine], *, records: list[_Record] | None = None
+) -> tuple[list[Template], int, int]:
     """(templates: the error-like ones first, most frequent first, then the warnings that
     say nothing failed, so an answer can say what it saw; records read; error-like
-    records)."""
+    records). `records`: already whole (shipped documents), instead of `lines`."""
     groups: dict[str, Template] = {}
-    records = _records(lines)
+    records = _records(lines) if records is None else records
     errors = 0
     warned: set[str] = set()
     for record in records:

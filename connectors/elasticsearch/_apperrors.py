@@ -9,6 +9,7 @@ traceback joined into one document by the shipper is read as one record.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from connectors.elasticsearch._applogs import AppLogsArgs, app_filters
@@ -22,11 +23,11 @@ from connectors.elasticsearch._common import (
 )
 from connectors.elasticsearch._errorlog import lookup, parse_time, scalar
 from connectors.elasticsearch._facts import POD_FIELDS
-from connectors.elasticsearch._reader import SOURCE, LogReader, any_of, lacks_all, time_range
+from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from connectors.elasticsearch._settings import iso_utc
 from policy.contracts import ToolContract
 from policy.findings import Findings
-from policy.logtemplates import LogLine, error_templates, template_fact
+from policy.logtemplates import document_records, error_templates, level_name, template_fact
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 
@@ -35,17 +36,12 @@ _KINDS = ("logs.error_templates",)
 MAX_READ = 500
 MAX_TEMPLATES = 5
 _LEVEL_FIELDS = ("level", "log.level", "severity")
-_SEVERE = sorted(
+_BELOW_WARN = sorted(
     {
         v
-        for n in ("error", "err", "fatal", "critical", "crit", "panic", "emerg", "alert", "severe")
+        for n in ("trace", "debug", "info", "notice", "verbose")
         for v in (n, n.upper(), n.capitalize())
     }
-)
-# what a level-less line says when it failed (the template rules decide in the end)
-_FAILED_WORDS = (
-    "error exception traceback panic fatal failed failure refused denied forbidden timeout "
-    "unavailable unauthorized expired"
 )
 
 
@@ -68,14 +64,10 @@ def contract(envs: list[str]) -> ToolContract:
 
 
 def _error_filter() -> dict[str, Any]:
-    stated = any_of(*({"terms": {f: _SEVERE}} for f in _LEVEL_FIELDS))
-    unstated = {
-        "bool": {
-            "filter": [{"match": {"message": {"query": _FAILED_WORDS, "operator": "or"}}}],
-            "must_not": lacks_all(_LEVEL_FIELDS)["bool"]["must_not"],
-        }
-    }
-    return any_of(stated, unstated)
+    """Every line but those whose stated level is a word below WARN: the template rules
+    decide the rest (a numeric level, a line with no level, a warning), so the filter
+    never drops an error the rules would see."""
+    return {"bool": {"must_not": [{"terms": {f: _BELOW_WARN}} for f in _LEVEL_FIELDS]}}
 
 
 async def app_errors(
@@ -88,20 +80,19 @@ async def app_errors(
     query = {"bool": {"filter": [*filters, _error_filter(), time_range(start, end)]}}
     limit = min(MAX_READ, t.max_hits)
     ((read, err),) = await attempt_all(reader.search(t.app_index, query, limit=limit, order="desc"))
-    lines: list[LogLine] = []
+    docs: list[tuple[datetime, str, str]] = []
+    undated = 0
     for src in read.sources() if read else []:
         at = parse_time(src.get("@timestamp"))
         if at is None:
+            undated += 1  # not placed in time: said, and the read is not complete
             continue
         origin = str(scalar(src, *POD_FIELDS) or t.app_index)
-        level = scalar(src, *_LEVEL_FIELDS)
+        level = level_name(scalar(src, *_LEVEL_FIELDS))
         text = str(lookup(src, "message") or "")
-        first, *rest = text.splitlines() or [""]
-        # the stated level travels with the line, as the program wrote it
-        head = f"{str(level).upper()} {first}" if level and str(level) not in first else first
-        lines += [LogLine(at, origin, head), *(LogLine(at, origin, x) for x in rest)]
-    lines.sort(key=lambda line: line.at)
-    templates, records, errors = error_templates(lines)
+        # the stated level leads the record, as the program meant it
+        docs.append((at, origin, f"{level} {text}" if level else text))
+    templates, records, errors = error_templates([], records=document_records(docs))
     link = t.discover_link(t.app_index, " AND ".join(lucene) or "*", start, end)
     facts: list[ResultFact] = []
     subject = args.service or args.namespace or "the application"
@@ -110,7 +101,14 @@ async def app_errors(
         for tpl in templates[:MAX_TEMPLATES]
     ]
     label = f"application error lines ({t.app_index}): {records} record(s), {errors} error-like"
-    subs = [SubRead(kind, label, read, err, found=bool(facts)) for kind in _KINDS]
+    if undated:
+        label += f"; {undated} document(s) with no time this reader understands were left out"
+    subs = [
+        SubRead(
+            kind, label, read, err, found=bool(facts), complete_override=False if undated else None
+        )
+        for kind in _KINDS
+    ]
     return build_result(
         NAME,
         scope_of(args, ctx),

@@ -138,6 +138,12 @@ def path_only(uri: Any) -> str | None:
 
 
 def parse_time(value: Any) -> datetime | None:
+    """An ISO-8601 time, or epoch milliseconds (a date field's other default format)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(value / 1000, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
     if not isinstance(value, str):
         return None
     try:

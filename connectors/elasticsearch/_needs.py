@@ -13,6 +13,7 @@ field (a `.keyword` sub-field counts as its parent, an object as any of its fiel
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 _LEAVES = frozenset(
@@ -20,9 +21,15 @@ _LEAVES = frozenset(
 )
 
 
-def _has(field: str, fields: frozenset[str]) -> bool:
+def _has(field: str, fields: Mapping[str, frozenset[str]], kind: str) -> bool:
+    """The index has the field as something a `kind` query can match: an object (a path
+    with fields under it) answers only `exists`."""
     base = field.removesuffix(".keyword")
-    return field in fields or base in fields or any(f.startswith(base + ".") for f in fields)
+    for name in (field, base):
+        types = fields.get(name)
+        if types and (types - {"object", "nested"} or kind == "exists"):
+            return True
+    return kind == "exists" and any(f.startswith(base + ".") for f in fields)
 
 
 def _leaf_fields(kind: str, body: Any) -> list[str]:
@@ -33,7 +40,7 @@ def _leaf_fields(kind: str, body: Any) -> list[str]:
     return []
 
 
-def unmet(query: Any, fields: frozenset[str]) -> list[list[str]]:
+def unmet(query: Any, fields: Mapping[str, frozenset[str]]) -> list[list[str]]:
     """Groups of alternative fields the query needs and the index has none of."""
     if not isinstance(query, dict):
         return []
@@ -58,6 +65,20 @@ def unmet(query: Any, fields: frozenset[str]) -> list[list[str]]:
                     missing.append(sorted(alternatives))
         elif kind in _LEAVES:
             names = _leaf_fields(kind, body)
-            if names and not any(_has(n, fields) for n in names):
+            if names and not any(_has(n, fields, kind) for n in names):
                 missing.append(sorted({n.removesuffix(".keyword") for n in names}))
     return missing
+
+
+def window_of(query: Any) -> tuple[str, str] | None:
+    """The @timestamp range a query's top-level filter reads, as the query states it."""
+    clauses = ((query or {}).get("bool") or {}).get("filter") or []
+    for clause in clauses if isinstance(clauses, list) else [clauses]:
+        rng = (
+            ((clause or {}).get("range") or {}).get("@timestamp")
+            if isinstance(clause, dict)
+            else None
+        )
+        if isinstance(rng, dict) and rng.get("gte") and rng.get("lte"):
+            return str(rng["gte"]), str(rng["lte"])
+    return None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from connectors.elasticsearch._needs import unmet
+from connectors.elasticsearch._needs import unmet, window_of
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.errors import (
     SourceError,
@@ -35,6 +35,8 @@ log = structlog.get_logger(__name__)
 SOURCE = "elasticsearch"
 POOL_SIZE = 8  # concurrent searches of one environment (the client keeps 10 connections)
 FIELDS_TTL_S = 300.0  # how long an index pattern's field list is trusted
+# (field -> types in any index of the window, field -> types in every index of it)
+Caps = tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]
 
 
 @dataclass
@@ -49,6 +51,7 @@ class Read:
     # groups of alternative fields the query filters on that the index has none of: the
     # query was not run, and nothing it returns proves absence
     missing: list[list[str]] = field(default_factory=list)
+    partly: bool = False  # missing in some of the window's indices only: those were searched
 
     @property
     def complete(self) -> bool:
@@ -71,6 +74,11 @@ class Read:
     def describe(self) -> str:
         if self.missing:
             lacked = "; ".join(" or ".join(group) for group in self.missing)
+            if self.partly:
+                return (
+                    f"read {len(self.hits)}, but some indices of {self.index} in the window have "
+                    f"no field {lacked} that the query filters on: what they hold was not matched"
+                )
             return (
                 f"index {self.index} has no field {lacked} that the query filters on, so it "
                 "was not searched: its documents name it otherwise (see the connector's layout)"
@@ -172,7 +180,7 @@ class LogReader:
         self._es: Elasticsearch | None = None  # made by the first search
         self._lock = threading.Lock()
         self._threads = SourceThreads(f"es-{target.env}", max_workers=POOL_SIZE)
-        self._field_cache: dict[str, tuple[float, frozenset[str]]] = {}
+        self._field_cache: dict[tuple[str, tuple[str, str] | None], tuple[float, Caps]] = {}
 
     def _client(self) -> Elasticsearch:
         with self._lock:
@@ -209,19 +217,24 @@ class LogReader:
         """Up to `limit` docs by @timestamp (then index order), paged with search_after."""
         return await self._threads.run(self._search, index, query, limit, order, aggs)
 
-    def _fields(self, index: str) -> frozenset[str] | None:
-        """The fields the index pattern has (field capabilities), kept FIELDS_TTL_S; None
-        when they cannot be had (then nothing is assumed missing)."""
+    def _fields(self, index: str, window: tuple[str, str] | None) -> Caps | None:
+        """(field -> types in any index the window covers, the same for the fields every
+        such index has), from field capabilities, kept FIELDS_TTL_S per pattern and window;
+        None when they cannot be had (then nothing is assumed missing)."""
+        key = (index, window)
         now = time.monotonic()
         with self._lock:
-            kept = self._field_cache.get(index)
+            kept = self._field_cache.get(key)
         if kept is not None and now - kept[0] < FIELDS_TTL_S:
             return kept[1]
+        extra: dict[str, Any] = {"include_unmapped": True}
+        if window is not None:
+            extra["index_filter"] = {"range": {"@timestamp": {"gte": window[0], "lte": window[1]}}}
         try:
             body = (
                 self._client()
                 .options(request_timeout=self.target.timeout_s)
-                .field_caps(index=index, fields="*", ignore_unavailable=True)
+                .field_caps(index=index, fields="*", ignore_unavailable=True, **extra)
                 .body
             )
         except Exception as exc:
@@ -232,10 +245,20 @@ class LogReader:
         caps = body.get("fields") if isinstance(body, dict) else None
         if not isinstance(caps, dict):
             return None
-        names = frozenset(str(k) for k in caps)
+        anywhere: dict[str, frozenset[str]] = {}
+        everywhere: dict[str, frozenset[str]] = {}
+        for name, by_type in caps.items():
+            if not isinstance(by_type, dict):
+                continue
+            types = frozenset(str(t) for t in by_type if t != "unmapped")
+            if types:
+                anywhere[str(name)] = types
+                if "unmapped" not in by_type:
+                    everywhere[str(name)] = types
+        found = (anywhere, everywhere)
         with self._lock:
-            self._field_cache[index] = (now, names)
-        return names
+            self._field_cache[key] = (now, found)
+        return found
 
     def _search(
         self,
@@ -246,13 +269,17 @@ class LogReader:
         aggs: dict[str, Any] | None,
     ) -> Read:
         read = Read(index=index)
-        fields = self._fields(index)
-        if fields:  # an index with no fields at all has no documents: the search says so
-            read.missing = unmet(query, fields)
+        caps = self._fields(index, window_of(query))
+        if caps and caps[0]:  # no field at all: no documents in the window, the search says so
+            anywhere, everywhere = caps
+            read.missing = unmet(query, anywhere)
             if read.missing:
+                # no index of the window can match: not searched, and no absence proven
                 log.info("es.fields_missing", env=self.target.env, index=index, fields=read.missing)
                 read.total, read.exact = 0, False
                 return read
+            read.missing = unmet(query, everywhere)
+            read.partly = bool(read.missing)  # some indices name it otherwise: searched
         sort = [{"@timestamp": {"order": order}}, {"_doc": {"order": "asc"}}]
         after: list[Any] | None = None
         while True:

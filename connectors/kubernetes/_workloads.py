@@ -161,6 +161,10 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
             found.relate(
                 f"ingress/{name_of(ing)}", "routes_to", f"service/{route.service}", ctx.now
             )
+    by_namespace: dict[Any, list[tuple[str, dict[str, Any]]]] = {}
+    for kind, plural in _WORKLOADS:
+        for obj in reads[plural] or []:
+            by_namespace.setdefault(meta(obj).get("namespace"), []).append((kind, obj))
     for svc in reads["services"] or []:
         spec = svc.get("spec") or {}
         found.entity(
@@ -171,31 +175,28 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
             type=spec.get("type"),
             selector=spec.get("selector") or {},
         )
-        _relate_selected(found, svc, reads, ctx)
+        _relate_selected(found, svc, by_namespace.get(meta(svc).get("namespace"), []), ctx)
     return found.finish(
         "k8s.inventory", args, ctx, returned=len(found.entities), data_in_entities=True
     )
 
 
 def _relate_selected(
-    found: Findings, svc: dict[str, Any], reads: dict[str, list[dict[str, Any]] | None], ctx: Any
+    found: Findings, svc: dict[str, Any], workloads: list[tuple[str, dict[str, Any]]], ctx: Any
 ) -> None:
-    """service -> the workloads whose pod template its selector matches: a Service named
-    otherwise than its Deployment still fronts it (its traffic is labelled with its name)."""
+    """service -> the workloads of its namespace whose pod template its selector matches:
+    a Service named otherwise than its Deployment still fronts it (its traffic is labelled
+    with its name)."""
     selector = (svc.get("spec") or {}).get("selector") or {}
     if not selector:
         return
-    ns = meta(svc).get("namespace")
-    for kind, plural in _WORKLOADS:
-        for obj in reads[plural] or []:
-            if meta(obj).get("namespace") != ns:
-                continue
-            template = ((obj.get("spec") or {}).get("template") or {}).get("metadata") or {}
-            labels = template.get("labels") or {}
-            if all(labels.get(k) == v for k, v in selector.items()):
-                found.relate(
-                    f"service/{name_of(svc)}", "selects", f"{kind.lower()}/{name_of(obj)}", ctx.now
-                )
+    for kind, obj in workloads:
+        template = ((obj.get("spec") or {}).get("template") or {}).get("metadata") or {}
+        labels = template.get("labels") or {}
+        if all(labels.get(k) == v for k, v in selector.items()):
+            found.relate(
+                f"service/{name_of(svc)}", "selects", f"{kind.lower()}/{name_of(obj)}", ctx.now
+            )
 
 
 def _workload_fact(

@@ -87,11 +87,13 @@ async def resolve_scope(
         tries: list[list[Matcher]] = layouts if base else [base]
     else:
         names = [service, *(fronts or [])]
+        # the object's own name first, then each name in front of it; under each name its
+        # Service label (either spelling) before an Ingress, which may route to others too
         tries = [
             [*scope, (RELABELLED.get(label, label) if scope is not base else label, "=", name)]
-            for scope in layouts
             for name in names
             for label in labels
+            for scope in layouts
         ]
     parts = [
         f'label_replace(count(last_over_time({selector(metric, m)}[{w}s])), "via", "{i}", "", "")'

@@ -616,3 +616,49 @@ async def test_app_errors_groups_a_shipped_traceback_by_its_exception_across_pod
         "cashback-api-7d5c9b8f6-4ksh9",
     }
     assert result.coverage.complete_for_negative
+
+
+async def test_an_old_index_with_the_field_does_not_vouch_for_the_window() -> None:
+    """Last week's index still has top-level `status`; the window's index has the ECS
+    layout. The field check is of the window's indices, so it is still a named gap."""
+    data = _ecs_world().model_dump(mode="json")
+    data["logs"]["dc-a"]["edge-access-2026.07.10"] = [
+        {"@timestamp": "2026-07-10T10:00:00.000Z", "status": 200, "host": "pay.example.com"}
+    ]
+    with gate_for(World.model_validate(data)) as (gate, _):
+        result = await gate.call("logs.edge_errors", {"env": "dc-a", "status": 502}, ctx())
+    assert not result.coverage.complete_for_negative
+    assert "has no field" in (result.coverage.note or "")
+
+
+def test_an_object_path_answers_only_exists() -> None:
+    """Filebeat's `host` is an object ({name: edge-1}): a term on it matches nothing."""
+    from connectors.elasticsearch._needs import unmet
+
+    fields = {"host": frozenset({"object"}), "host.name": frozenset({"text"})}
+    assert unmet({"term": {"host": "x"}}, fields) == [["host"]]
+    assert unmet({"exists": {"field": "host"}}, fields) == []
+    assert unmet({"term": {"host.name.keyword": "edge-1"}}, fields) == []
+
+
+async def test_app_errors_reads_a_stated_level_whatever_the_message_and_says_what_it_skipped() -> (
+    None
+):
+    def doc(at: str, **kw: Any) -> dict[str, Any]:
+        return {"@timestamp": at, "kubernetes": {"namespace_name": "rewards",
+                "pod_name": "cashback-api-7d5c9b8f6-6jjk9"}, **kw}  # fmt: skip
+
+    docs = [
+        doc("2026-07-20T11:05:00.000Z", level="error", message="errorCode=PAYMENT_DECLINED"),
+        doc("2026-07-20T11:06:00.000Z", level=50, message="payment provider call"),
+        doc("2026-07-20T11:07:00.000Z", level="info", message="0 failed jobs"),
+    ]
+    world = world_from_data(
+        {"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": {"app-rewards-2026.07.20": docs}}}
+    )
+    args = {"env": "dc-a", "namespace": "rewards", "service": "cashback-api"}
+    with gate_for(world) as (gate, _):
+        result = await gate.call("logs.app_errors", args, ctx())
+    templates = facts_of(result, "log.template")
+    # the word level (whatever the message holds) and pino's 50; the INFO line is none
+    assert sorted(str(f.attrs.level) for f in templates) == ["ERROR", "ERROR"]

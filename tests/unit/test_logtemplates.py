@@ -201,3 +201,16 @@ def test_a_traceback_ends_with_its_exception_whatever_its_class_is_called() -> N
     templates, records, _ = error_templates(log)
     assert records == 1
     assert templates[0].example.endswith("UndefinedColumn: column a.tier_multiplier does not exist")
+
+
+def test_a_line_nested_past_the_parser_depth_is_read_as_text() -> None:
+    log = lines("a/app", ['{"a":' + "[" * 200000, "ERROR boom"])
+    _, records, errors = error_templates(log)
+    assert records == 2 and errors == 1
+
+
+def test_a_shipped_time_in_epoch_milliseconds_is_read() -> None:
+    from connectors.elasticsearch._errorlog import parse_time
+
+    assert parse_time(1784545504387) == datetime(2026, 7, 20, 11, 5, 4, 387000, tzinfo=UTC)
+    assert parse_time("not a time") is None

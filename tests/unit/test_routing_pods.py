@@ -58,3 +58,25 @@ def test_a_pod_running_but_not_ready_is_read_for_its_current_run() -> None:
     found.add_pod("dc-a", "api-1", "shop", PodState.UNREADY)
     calls, _ = bind_arguments(_logs_contract(), FAILING, "dc-a", _context(), NOW, found)
     assert [(c["pod"], c.get("previous")) for c in calls] == [("api-1", None)]
+
+
+def test_the_names_in_front_of_one_object_are_never_given_to_another() -> None:
+    from connectors.victoriametrics import MetricsTarget
+    from connectors.victoriametrics import build_tools as vm_tools
+
+    inventory = [
+        InventoryItem(env="dc-a", kind="deployment", name="search-api", namespace="shop",
+                      fronted_by=("search-http",)),
+        InventoryItem(env="dc-a", kind="deployment", name="auth-api", namespace="shop"),
+    ]  # fmt: skip
+    context = build_context(
+        "request rate of search-api and auth-api in dc-a", envs=["dc-a"], inventory=inventory,
+        now=NOW, tz=ZoneInfo("UTC"),
+    )  # fmt: skip
+    tools = vm_tools([MetricsTarget(env="dc-a", url="http://127.0.0.1:9")])
+    contract = next(t.contract for t in tools if t.contract.name == "metrics.http_requests")
+    rate = Objective(id="r", title="r", required=True, evidence=["http.request_rate"],
+                     needs=["object"])  # fmt: skip
+    calls, _ = bind_arguments(contract, rate, "dc-a", context, NOW, Discovered())
+    by_service = {c["service"]: c.get("fronts") for c in calls}
+    assert by_service == {"search-api": ["search-http"], "auth-api": None}

@@ -224,7 +224,13 @@ def _dispatch(
             ignore_unavailable=str(params.get("ignore_unavailable", "false")).lower() == "true",
             allow_no_indices=str(params.get("allow_no_indices", "true")).lower() != "false",
         )
-        return field_caps(store.docs(names), names, params.get("fields") or body.get("fields"))
+        return field_caps(
+            store.docs(names),
+            names,
+            params.get("fields") or body.get("fields"),
+            index_filter=body.get("index_filter"),
+            include_unmapped=str(params.get("include_unmapped", "false")).lower() == "true",
+        )
     if endpoint not in ("_search", "_count"):
         raise EsError(
             400,
