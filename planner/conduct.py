@@ -113,7 +113,7 @@ async def answer_turn(
 
     if named and unlisted():
         # a name the named envs do not list (or they have no list): the others' names tell
-        # "it runs in dc-b, not in dc-a" from "no such thing"
+        # "it runs in another env, not in this one" from "no such thing"
         inventory = await _read_inventory(turn, gate, settings, inventory_cache)
     if any(c.get("cached") for c in inventory.calls) and unlisted():
         # the question names something the kept lists do not have: perhaps deployed since

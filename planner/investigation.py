@@ -123,7 +123,7 @@ def _named_workloads(
 
 def _whole_names(text: str) -> set[str]:
     """Every name the text could be naming as a whole: each run of name characters, and
-    each of its parts up to a dot ("geo-cache.geo.svc" names geo-cache, "x-geo-cache"
+    each of its parts up to a dot ("<svc>.<ns>.svc" names <svc>, "x-<svc>"
     does not). One pass over the text, whatever the size of the inventory."""
     out: set[str] = set()
     for run in re.findall(r"[\w.-]+", text):

@@ -436,7 +436,7 @@ class K8sAutoscaler(_Attrs):
     kind: Literal[FactKind.K8S_AUTOSCALER] = FactKind.K8S_AUTOSCALER
     name: str | None = None
     namespace: str | None = None
-    target: str | None = None  # "Deployment search-api"
+    target: str | None = None  # "Deployment <name>"
     current: int | None = None
     desired: int | None = None
     min_replicas: int | None = None

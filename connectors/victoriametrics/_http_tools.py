@@ -120,7 +120,7 @@ def plain(labels: dict[str, str]) -> dict[str, str]:
 
 
 def via(matchers: list[Matcher], service: str | None) -> str:
-    """', labelled ingress=www-shop' when the series were found under a name in front of
+    """', labelled ingress=<ingress>' when the series were found under a name in front of
     the workload rather than its own."""
     named = [(k, v) for k, _, v in matchers if k in ("service", "ingress", "exported_service")]
     return "".join(f", labelled {k}={v}" for k, v in named if v != service)
