@@ -45,6 +45,30 @@ def _level_and_request(text: str) -> tuple[str | None, str | None]:
     return (level[1] if level else None), (rid[1] if rid else None)
 
 
+async def _read_logs(
+    reader: KubeReader,
+    ns: str,
+    jobs: list[tuple[dict[str, Any], str, bool]],
+    start: datetime,
+) -> list[LogRead]:
+    """The log of each (pod, container, previous run?) from the window start, at once."""
+    return list(
+        await asyncio.gather(
+            *(
+                reader.pod_log(
+                    ns,
+                    name_of(pod),
+                    container,
+                    since_time=iso(start),
+                    previous=previous,
+                    limit_bytes=LIMIT_BYTES,
+                )
+                for pod, container, previous in jobs
+            )
+        )
+    )
+
+
 async def _service_pods(
     reader: KubeReader, found: Findings, ns: str, service: str
 ) -> list[dict[str, Any]]:
@@ -104,19 +128,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
             + [str(c.get("name")) for c in spec.get("containers") or []]
         )
         jobs.extend((pod, name) for name in names)
-    reads = await asyncio.gather(
-        *(
-            reader.pod_log(
-                ns,
-                name_of(pod),
-                container,
-                since_time=iso(start),
-                previous=args.previous,
-                limit_bytes=LIMIT_BYTES,
-            )
-            for pod, container in jobs
-        )
-    )
+    reads = await _read_logs(reader, ns, [(p, c, args.previous) for p, c in jobs], start)
     lines: list[tuple[datetime, str, str, str | None, str]] = []
     for (pod, container), read in zip(jobs, reads, strict=True):
         lines.extend(
@@ -234,19 +246,7 @@ async def log_errors(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRes
         for pod in pods
         for c in (pod.get("spec") or {}).get("containers") or []
     ]
-    reads = await asyncio.gather(
-        *(
-            reader.pod_log(
-                ns,
-                name_of(pod),
-                container,
-                since_time=iso(start),
-                previous=previous,
-                limit_bytes=LIMIT_BYTES,
-            )
-            for pod, container, previous in jobs
-        )
-    )
+    reads = await _read_logs(reader, ns, jobs, start)
     lines: list[LogLine] = []
     for (pod, container, previous), read in zip(jobs, reads, strict=True):
         for at, pod_name, _, _, text in _lines(
