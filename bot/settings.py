@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -38,14 +46,25 @@ class MetricsSourceSettings(_Strict):
 class LogsSourceSettings(_Strict):
     url: str
     api_key_env: str | None = None
+    username: str | None = None  # basic auth, with the password read from password_env
+    password_env: str | None = None
     edge_access_index: str = "edge-access-*"
     edge_error_index: str = "edge-error-*"
     app_index: str = "app-*"
+    audit_index: str | None = None  # Kubernetes audit events shipped to Elasticsearch
     discover_url_template: str | None = None
     kibana_url: str | None = None  # Kibana / OpenSearch Dashboards base for Discover links
     search_indices: list[str] = Field(default_factory=list)  # more patterns for logs.search
     timeout_s: float = Field(default=10.0, gt=0, le=120)
     max_hits: int = Field(default=500, ge=1, le=10000)
+
+    @model_validator(mode="after")
+    def _one_auth(self) -> LogsSourceSettings:
+        if (self.username is None) != (self.password_env is None):
+            raise ValueError("username and password_env: give both for basic auth, or neither")
+        if self.username is not None and self.api_key_env is not None:
+            raise ValueError("api_key_env and username: give one way to authenticate")
+        return self
 
 
 class EnvironmentSettings(_Strict):

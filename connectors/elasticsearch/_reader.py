@@ -191,6 +191,11 @@ class LogReader:
                 self._es = Elasticsearch(
                     target.url,
                     api_key=target.api_key.get_secret_value() if target.api_key else None,
+                    basic_auth=(
+                        (target.username, target.password.get_secret_value())
+                        if target.username and target.password
+                        else None
+                    ),
                     request_timeout=target.timeout_s,
                     max_retries=0,
                     retry_on_timeout=False,

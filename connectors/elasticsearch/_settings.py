@@ -28,9 +28,15 @@ class ElasticsearchTarget(BaseModel):
     env: str = Field(min_length=1)
     url: str = Field(description="Elasticsearch base URL, e.g. https://es.dc-a.example:9200")
     api_key: SecretStr | None = None
+    username: str | None = Field(default=None, description="basic auth user (with password)")
+    password: SecretStr | None = None
     edge_access_index: str = "edge-access-*"
     edge_error_index: str = "edge-error-*"
     app_index: str = "app-*"
+    audit_index: str | None = Field(
+        default=None,
+        description="Kubernetes audit events (audit.k8s.io/v1 as the log backend writes them)",
+    )
     discover_url_template: str = DEFAULT_DISCOVER_URL_TEMPLATE
     kibana_url: str | None = Field(
         default=None, description="base of Kibana / OpenSearch Dashboards; default: url"
@@ -48,6 +54,10 @@ class ElasticsearchTarget(BaseModel):
 
     @model_validator(mode="after")
     def _template(self) -> ElasticsearchTarget:
+        if (self.username is None) != (self.password is None):
+            raise ValueError("username and password: give both for basic auth, or neither")
+        if self.username is not None and self.api_key is not None:
+            raise ValueError("api_key and username: give one way to authenticate, not both")
         try:
             self.discover_link("x", "y", datetime.now(UTC), datetime.now(UTC))
         except (KeyError, IndexError, ValueError) as exc:
@@ -61,6 +71,7 @@ class ElasticsearchTarget(BaseModel):
 
     def patterns(self) -> list[str]:
         fixed = [self.edge_access_index, self.edge_error_index, self.app_index]
+        fixed += [self.audit_index] if self.audit_index else []
         return list(dict.fromkeys([*fixed, *self.search_indices]))
 
     def discover_link(self, index: str, query: str, start: datetime, end: datetime) -> str:
