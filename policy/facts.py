@@ -149,6 +149,7 @@ class EdgeAccess(_Attrs):
     path: Logged = None
     method: Logged = None
     upstream_addr: Logged = None
+    upstream_name: Logged = None  # ingress-nginx's <namespace>-<service>-<port>
     connection: Logged = None
     edge_node: Logged = None
     request_time: Logged = None

@@ -21,8 +21,9 @@ from connectors.elasticsearch._common import (
     reader_for,
     window,
 )
-from connectors.elasticsearch._errorlog import lookup, parse_time, scalar
+from connectors.elasticsearch._errorlog import parse_time, scalar
 from connectors.elasticsearch._facts import POD_FIELDS
+from connectors.elasticsearch._layout import DEFAULT, LogField
 from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from connectors.elasticsearch._settings import iso_utc
 from policy.contracts import ToolContract
@@ -89,7 +90,7 @@ async def app_errors(
             continue
         origin = str(scalar(src, *POD_FIELDS) or t.app_index)
         level = level_name(scalar(src, *_LEVEL_FIELDS))
-        text = str(lookup(src, "message") or "")
+        text = str(DEFAULT.value(src, LogField.MESSAGE) or "")
         # the stated level leads the record, as the program meant it
         docs.append((at, origin, f"{level} {text}" if level else text))
     templates, records, errors = error_templates([], records=document_records(docs))

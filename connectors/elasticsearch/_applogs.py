@@ -17,6 +17,7 @@ from connectors.elasticsearch._common import (
 )
 from connectors.elasticsearch._errorlog import REQUEST_ID_FIELDS
 from connectors.elasticsearch._facts import NAMESPACE_FIELDS, POD_FIELDS, SERVICE_FIELDS, app_facts
+from connectors.elasticsearch._layout import EVERY_NAME, LogField
 from connectors.elasticsearch._reader import (
     SOURCE,
     LogReader,
@@ -93,10 +94,11 @@ def app_filters(args: AppLogsArgs) -> tuple[list[dict[str, Any]], list[str]]:
     if args.level:
         names = _LEVELS.get(args.level, [args.level])
         spelled = sorted({v for n in names for v in (n, n.upper(), n.capitalize())})
-        filters.append(any_of({"terms": {"level": spelled}}, {"terms": {"log.level": spelled}}))
+        filters.append(any_of(*({"terms": {n: spelled}} for n in EVERY_NAME[LogField.LEVEL])))
         lucene.append(f"level:{args.level}")
     if args.text:
-        filters.append({"match_phrase": {"message": args.text}})
+        text = args.text
+        filters.append(any_of(*({"match_phrase": {n: text}} for n in EVERY_NAME[LogField.MESSAGE])))
         lucene.append(f'message:"{args.text}"')
     return filters, lucene
 

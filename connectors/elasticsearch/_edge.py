@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
@@ -24,16 +26,25 @@ from connectors.elasticsearch._errorlog import (
     RequestKey,
     belongs,
     error_line,
+    error_only,
+    host_in_error_line,
     parse_line,
     request_key,
 )
 from connectors.elasticsearch._facts import SRC_ACCESS, SRC_ERROR, access_fact
+from connectors.elasticsearch._layout import (
+    Layout,
+    LogField,
+    merged_buckets,
+    status_range,
+    term_on,
+    terms_aggs,
+)
 from connectors.elasticsearch._reader import (
     SOURCE,
     LogReader,
     Read,
     any_of,
-    kw_term,
     lacks_all,
     time_range,
 )
@@ -46,7 +57,7 @@ from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
 
 NAME = "logs.edge_errors"
-_SERVICE_FIELDS = ("service", "service.name", "upstream_name", "kubernetes.service")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 
 
 class EdgeErrorsArgs(WindowArgs):
@@ -99,6 +110,22 @@ def _interval(start: datetime, end: datetime) -> tuple[str, str]:
     return "1d", "day"
 
 
+def service_clauses(layout: Layout, service: str) -> list[dict[str, Any]]:
+    """Records placed at a service: a field naming it, or ingress-nginx's upstream name
+    `<namespace>-<service>-<port>` (the port part has no dash)."""
+    clauses = [term_on(layout, LogField.SERVICE, service)]
+    if _DNS_LABEL.match(service):
+        clauses += [
+            {"regexp": {layout.exact(n): f".+-{service}-[^-]+"}}
+            for n in layout.names(LogField.UPSTREAM_NAME)
+        ]
+    return clauses
+
+
+def service_names(layout: Layout) -> tuple[str, ...]:
+    return layout.names(LogField.SERVICE) + layout.names(LogField.UPSTREAM_NAME)
+
+
 def _buckets(read_aggs: dict[str, Any], name: str) -> list[tuple[Any, int]]:
     agg = read_aggs.get(name)
     buckets = agg.get("buckets") if isinstance(agg, dict) else None
@@ -107,22 +134,27 @@ def _buckets(read_aggs: dict[str, Any], name: str) -> list[tuple[Any, int]]:
     return [(b.get("key_as_string", b.get("key")), int(b.get("doc_count", 0))) for b in buckets]
 
 
-def _access_query(args: EdgeErrorsArgs, start: datetime, end: datetime) -> dict[str, Any]:
+def _access_query(
+    args: EdgeErrorsArgs, start: datetime, end: datetime, layout: Layout
+) -> dict[str, Any]:
     filters: list[dict[str, Any]] = [time_range(start, end)]
     if args.status is not None:
-        filters.append({"term": {"status": args.status}})
+        filters.append(term_on(layout, LogField.STATUS, args.status))
     else:
-        filters.append({"range": {"status": {"gte": 500, "lte": 599}}})
+        filters.append(status_range(layout, LogField.STATUS, 500, 599))
     if args.host:
-        filters.append(kw_term("host", args.host))
+        filters.append(term_on(layout, LogField.HOST, args.host))
     placed: list[dict[str, Any]] = []
     if args.service:
-        placed += [kw_term(f, args.service) for f in _SERVICE_FIELDS]
+        placed += service_clauses(layout, args.service)
     for addr in args.upstreams or []:
-        # upstream_addr is "ip:port" (or "ip:port, ip:port" after a retry)
-        placed.append(
-            {"wildcard": {"upstream_addr": f"*{addr}:*" if ":" not in addr else f"*{addr}*"}}
-        )
+        # an upstream is "ip:port" (or "ip:port, ip:port" after a retry), or the ip alone
+        pattern = f"*{addr}:*" if ":" not in addr else f"*{addr}*"
+        placed += [
+            {"wildcard": {layout.exact(n): pattern}} for n in layout.names(LogField.UPSTREAM)
+        ]
+        if ":" not in addr and layout.has(LogField.UPSTREAM_IP):
+            placed.append(term_on(layout, LogField.UPSTREAM_IP, addr))
     if placed:
         filters.append(any_of(*placed))
     return {"bool": {"filter": filters}}
@@ -136,12 +168,14 @@ def _access_facts(
     end: datetime,
     word: str,
     graph: Findings,
+    layout: Layout,
 ) -> list[ResultFact]:
     span = f"{iso_utc(start)}..{iso_utc(end)}"
     what = f"status {args.status}" if args.status else "5xx"
-    query = f"status:{args.status}" if args.status else "status:[500 TO 599]"
+    status_name = layout.names(LogField.STATUS)[0]
+    query = f"{status_name}:{args.status}" if args.status else f"{status_name}:[500 TO 599]"
     if args.host:
-        query += f' AND host:"{args.host}"'
+        query += f' AND {layout.names(LogField.HOST)[0]}:"{args.host}"'
     link = t.discover_link(t.edge_access_index, query, start, end)
     bound = "" if read.exact else "at least "
     last = (read.aggs.get("last_seen") or {}).get("value")
@@ -152,7 +186,7 @@ def _access_facts(
         ("by_host", "host", "host"),
         ("by_upstream", "upstream_addr", "upstream"),
     ):
-        for key, count in _buckets(read.aggs, name):
+        for key, count in merged_buckets(read.aggs, name):
             facts.append(
                 ResultFact(
                     text=f"edge access log {args.env} {span}: {bound}{count} {what} responses "
@@ -185,7 +219,7 @@ def _access_facts(
                 ),
             )
         )
-    facts.extend(access_fact(hit, link, graph) for hit in read.hits[: args.limit])
+    facts.extend(access_fact(hit, link, graph, layout) for hit in read.hits[: args.limit])
     return facts
 
 
@@ -235,16 +269,18 @@ def _error_facts(
     return facts
 
 
-def _tie_lines(access: Read, errors: Read) -> tuple[list[tuple[ErrorLine, str | None]], int]:
+def _tie_lines(
+    access: Read, errors: Read, layouts: tuple[Layout, Layout]
+) -> tuple[list[tuple[ErrorLine, str | None]], int]:
     """Error lines that belong to one of the matching access records, and how many did not."""
     keys_by_conn: dict[str | None, list[RequestKey]] = {}
     for source in access.sources():
-        key = request_key(source)
+        key = request_key(source, layouts[0])
         if key is not None:
             keys_by_conn.setdefault(key.connection, []).append(key)
     tied, loose = [], 0
     for hit in errors.hits:
-        line = error_line(hit.get("_source") or {})
+        line = error_line(hit.get("_source") or {}, layouts[1])
         candidates = keys_by_conn.get(line.connection, []) + keys_by_conn.get(None, [])
         if line.connection is None:
             candidates = [k for group in keys_by_conn.values() for k in group]
@@ -262,10 +298,18 @@ async def edge_errors(
     t = reader.target
     start, end = window(args, ctx)
     interval, word = _interval(start, end)
+    # With a filter (host, service, status) only the error lines of the matching requests
+    # count, tied to them like request_trace does; without one, the whole window's lines.
+    tied_mode = bool(args.host or args.service or args.status or args.upstreams)
+    error_start = start - MAX_REQUEST_SPAN - CORRELATION_SLACK if tied_mode else start
+    access_layout, error_layout = await asyncio.gather(
+        reader.layout(t.edge_access_index, start, end),
+        reader.layout(t.edge_error_index, error_start, end + CORRELATION_SLACK),
+    )
     aggs = {
-        "by_status": {"terms": {"field": "status", "size": 10}},
-        "by_host": {"terms": {"field": "host", "size": 10}},
-        "by_upstream": {"terms": {"field": "upstream_addr", "size": 10}},
+        **terms_aggs(access_layout, LogField.STATUS, "by_status", 10),
+        **terms_aggs(access_layout, LogField.HOST, "by_host", 10),
+        **terms_aggs(access_layout, LogField.UPSTREAM, "by_upstream", 10),
         "last_seen": {"max": {"field": "@timestamp"}},
         "timeline": {
             "date_histogram": {
@@ -275,17 +319,16 @@ async def edge_errors(
             }
         },
     }
-    # With a filter (host, service, status) only the error lines of the matching requests
-    # count, tied to them like request_trace does; without one, the whole window's lines.
-    tied_mode = bool(args.host or args.service or args.status or args.upstreams)
-    error_start = start - MAX_REQUEST_SPAN - CORRELATION_SLACK if tied_mode else start
-    error_filters: list[dict[str, Any]] = [time_range(error_start, end + CORRELATION_SLACK)]
+    error_filters: list[dict[str, Any]] = [
+        time_range(error_start, end + CORRELATION_SLACK),
+        *error_only(error_layout),
+    ]
     if args.host:
-        error_filters.append(any_of(kw_term("host", args.host), kw_term("server", args.host)))
+        error_filters.append(host_in_error_line(error_layout, args.host))
     (access, access_err), (errors, errors_err) = await attempt_all(
         reader.search(
             t.edge_access_index,
-            _access_query(args, start, end),
+            _access_query(args, start, end, access_layout),
             limit=t.max_hits if tied_mode else args.limit,
             aggs=aggs,
         ),
@@ -303,15 +346,15 @@ async def edge_errors(
         complete_override=access.counted if access else None,
     )
     if access is not None:
-        facts.extend(_access_facts(t, args, access, start, end, word, graph))
+        facts.extend(_access_facts(t, args, access, start, end, word, graph, access_layout))
         if access.total and args.limit < access.total:
             warnings.append(
                 f"counts cover all {access.total} matching access records; "
                 f"{min(args.limit, len(access.hits))} are shown as examples"
             )
     if args.service and not args.upstreams and access is not None and not access.total:
-        probe = _access_query(args.model_copy(update={"service": None}), start, end)
-        probe["bool"]["filter"].append(lacks_all(_SERVICE_FIELDS))
+        probe = _access_query(args.model_copy(update={"service": None}), start, end, access_layout)
+        probe["bool"]["filter"].append(lacks_all(service_names(access_layout)))
         ((unplaced, _err),) = await attempt_all(reader.search(t.edge_access_index, probe, limit=0))
         if unplaced is None or unplaced.total:
             access_sub.complete_override = False
@@ -326,9 +369,11 @@ async def edge_errors(
     )
     lines: list[tuple[ErrorLine, str | None]] = []
     if errors is not None and not tied_mode:
-        lines = [(error_line(h.get("_source") or {}), h.get("_index")) for h in errors.hits]
+        lines = [
+            (error_line(h.get("_source") or {}, error_layout), h.get("_index")) for h in errors.hits
+        ]
     elif errors is not None and access is not None:
-        lines, loose = _tie_lines(access, errors)
+        lines, loose = _tie_lines(access, errors, (access_layout, error_layout))
         error_sub.complete_override = errors.complete and access.complete and access_sub.complete
         if loose:
             warnings.append(

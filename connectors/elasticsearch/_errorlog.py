@@ -14,6 +14,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from connectors.elasticsearch._layout import (
+    DEFAULT,
+    EVERY_NAME,
+    Layout,
+    LogField,
+    lookup,
+    term_on,
+)
+
 CORRELATION_SLACK = timedelta(seconds=2.5)
 MAX_REQUEST_SPAN = timedelta(seconds=300)
 
@@ -51,6 +60,31 @@ _FIELD_RE = re.compile(
 )
 
 
+def error_only(layout: Layout) -> list[dict[str, Any]]:
+    """Where access records share the error log's index (Filebeat writes both to one), an
+    error line is a document with no HTTP status."""
+    if not layout.types or not any(
+        layout.types.get(n) for n in layout.candidates.get(LogField.STATUS, ())
+    ):
+        return []
+    return [
+        {"bool": {"must_not": [{"exists": {"field": n}} for n in layout.names(LogField.STATUS)]}}
+    ]
+
+
+def host_in_error_line(layout: Layout, host: str) -> dict[str, Any]:
+    """Lines of one virtual host: a field naming it, or the line's own `host: "..."` (and
+    `server: ...`) part, where a shipper left the line whole."""
+    phrases = [
+        {"match_phrase": {n: f'{key}: "{host}"' if key == "host" else f"{key}: {host}"}}
+        for n in layout.names(LogField.MESSAGE)
+        for key in ("host", "server")
+    ]
+    fields = [term_on(layout, LogField.HOST, host)]
+    fields += [{"term": {"server": host}}, {"term": {"server.keyword": host}}]
+    return {"bool": {"should": [*fields, *phrases], "minimum_should_match": 1}}
+
+
 def classify(message: str) -> str:
     """One of policy.vocabulary.EDGE_ERROR_CLASSES."""
     lowered = message.lower()
@@ -64,8 +98,15 @@ def parse_line(message: str) -> dict[str, Any]:
     """Fields of an nginx error line: level, pid, connection, text, client, request, ..."""
     match = _LINE_RE.match(message.strip())
     if not match:
-        return {"text": message.strip()}
-    out: dict[str, Any] = {
+        # a shipper that parsed the header off (Filebeat's nginx error fileset) leaves the
+        # text and its ", client: ..., host: ..." parts
+        text = message.strip()
+        first = _FIELD_RE.search(text)
+        out: dict[str, Any] = {"text": text[: first.start()] if first else text}
+        for name, value in _FIELD_RE.findall(text):
+            out[name] = value[1:-1] if value.startswith('"') else value
+        return out
+    out = {
         "level": match["level"],
         "pid": int(match["pid"]),
         "connection": int(match["connection"]) if match["connection"] else None,
@@ -78,19 +119,10 @@ def parse_line(message: str) -> dict[str, Any]:
     return out
 
 
-# Where shippers put a request id: nginx/Angie $request_id, ingress-nginx req_id, ECS
-# http.request.id, and the common header and trace names.
-REQUEST_ID_FIELDS = (
-    "request_id",
-    "req_id",
-    "requestId",
-    "request.id",
-    "http.request.id",
-    "x_request_id",
-    "x-request-id",
-    "trace.id",
-    "trace_id",
-)
+# Where shippers put a request id: every layout's name for it (nginx/Angie $request_id,
+# ingress-nginx req_id, ECS http.request.id, Filebeat's ingress controller fileset...) and
+# the common trace names applications log.
+REQUEST_ID_FIELDS = tuple(dict.fromkeys([*EVERY_NAME[LogField.REQUEST_ID], "trace_id"]))
 
 
 def scalar(doc: dict[str, Any], *names: str) -> Any:
@@ -105,20 +137,6 @@ def scalar(doc: dict[str, Any], *names: str) -> Any:
 
 def request_id_of(doc: dict[str, Any]) -> Any:
     return lookup(doc, *REQUEST_ID_FIELDS)
-
-
-def lookup(doc: dict[str, Any], *names: str) -> Any:
-    """The first present value among dotted field names (nested objects or literal keys)."""
-    for name in names:
-        node: Any = doc
-        if name in doc:
-            node = doc[name]
-        else:
-            for part in name.split("."):
-                node = node.get(part) if isinstance(node, dict) else None
-        if node not in (None, "", "-"):
-            return node
-    return None
 
 
 def split_request(line: str | None) -> tuple[str | None, str | None]:
@@ -170,24 +188,24 @@ class RequestKey:
         return self.time - span - CORRELATION_SLACK, self.time + CORRELATION_SLACK
 
 
-def request_key(access: dict[str, Any]) -> RequestKey | None:
+def request_key(access: dict[str, Any], layout: Layout = DEFAULT) -> RequestKey | None:
     moment = parse_time(access.get("@timestamp"))
     if moment is None:
         return None
     method, path = split_request(lookup(access, "request"))
     try:
-        seconds = float(lookup(access, "request_time") or 0)
+        seconds = float(layout.value(access, LogField.REQUEST_TIME) or 0)
     except (TypeError, ValueError):
         seconds = 0.0
-    conn = lookup(access, "connection")
+    conn = layout.value(access, LogField.CONNECTION)
     return RequestKey(
         time=moment,
         duration=timedelta(seconds=max(seconds, 0.0)),
-        edge_node=_str(lookup(access, "edge_node", "host.name", "hostname")),
+        edge_node=_str(layout.value(access, LogField.EDGE_NODE)),
         connection=None if conn is None else str(conn),
-        host=_str(lookup(access, "host", "http_host", "server_name", "url.domain")),
-        method=_str(lookup(access, "method", "request_method", "http.request.method")) or method,
-        path=path_only(lookup(access, "path", "request_uri", "uri", "url.path")) or path,
+        host=_str(layout.value(access, LogField.HOST)),
+        method=_str(layout.value(access, LogField.METHOD)) or method,
+        path=path_only(layout.value(access, LogField.PATH)) or path,
     )
 
 
@@ -211,26 +229,27 @@ class ErrorLine:
     level: str | None
 
 
-def error_line(doc: dict[str, Any]) -> ErrorLine:
-    message = str(lookup(doc, "message") or "")
+def error_line(doc: dict[str, Any], layout: Layout = DEFAULT) -> ErrorLine:
+    message = str(layout.value(doc, LogField.MESSAGE) or "")
     parsed = parse_line(message)
     request = _str(lookup(doc, "request") or parsed.get("request"))
     method, path = split_request(request)
-    conn = scalar(doc, "connection", "nginx.error.connection_id", "connection_id")
+    conn = layout.value(doc, LogField.CONNECTION)
     conn = conn if conn is not None else parsed.get("connection")
+    host = layout.value(doc, LogField.HOST) or scalar(doc, "server")
     return ErrorLine(
         time=parse_time(doc.get("@timestamp")),
         message=message,
         error_class=classify(message),
-        edge_node=_str(scalar(doc, "edge_node", "host.name", "host.hostname", "hostname")),
+        edge_node=_str(layout.value(doc, LogField.EDGE_NODE)),
         connection=None if conn is None else str(conn),
-        host=_str(scalar(doc, "host", "server") or parsed.get("host") or parsed.get("server")),
+        host=_str(host or parsed.get("host") or parsed.get("server")),
         method=method,
         path=path,
         request=request,
         upstream=_str(lookup(doc, "upstream") or parsed.get("upstream")),
         client=_str(lookup(doc, "client") or parsed.get("client")),
-        level=_str(scalar(doc, "level", "log.level") or parsed.get("level")),
+        level=_str(layout.value(doc, LogField.LEVEL) or parsed.get("level")),
     )
 
 

@@ -12,6 +12,7 @@ from connectors.elasticsearch._errorlog import (
     request_id_of,
     scalar,
 )
+from connectors.elasticsearch._layout import DEFAULT, Layout, LogField
 from connectors.elasticsearch._settings import iso_utc
 from policy.facts import AppLog, AppResponse, EdgeAccess, EdgeError
 from policy.findings import Findings
@@ -40,25 +41,33 @@ def _join(parts: list[str | None]) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def access_attrs(src: dict[str, Any]) -> dict[str, Any]:
+def access_attrs(src: dict[str, Any], layout: Layout = DEFAULT) -> dict[str, Any]:
+    """An access record's facts, read through its index's layout."""
+
+    def get(name: LogField) -> Any:
+        return layout.value(src, name)
+
     attrs = {
-        "request_id": request_id_of(src),
-        "status": _num(lookup(src, "status")),
-        "upstream_status": lookup(src, "upstream_status"),
-        "host": lookup(src, "host", "http_host", "server_name"),
-        "path": path_only(lookup(src, "path", "request_uri", "uri", "url.path")),
-        "method": lookup(src, "method", "request_method"),
-        "upstream_addr": lookup(src, "upstream_addr"),
-        "connection": lookup(src, "connection"),
-        "edge_node": lookup(src, "edge_node", "hostname"),
-        "request_time": lookup(src, "request_time"),
+        "request_id": get(LogField.REQUEST_ID) or request_id_of(src),
+        "status": _num(get(LogField.STATUS)),
+        "upstream_status": get(LogField.UPSTREAM_STATUS),
+        "host": get(LogField.HOST),
+        "path": path_only(get(LogField.PATH)),
+        "method": get(LogField.METHOD),
+        "upstream_addr": get(LogField.UPSTREAM) or get(LogField.UPSTREAM_IP),
+        "upstream_name": get(LogField.UPSTREAM_NAME),
+        "connection": get(LogField.CONNECTION),
+        "edge_node": get(LogField.EDGE_NODE),
+        "request_time": get(LogField.REQUEST_TIME),
     }
     return {k: v for k, v in attrs.items() if v is not None}
 
 
-def access_fact(hit: dict[str, Any], link: str, graph: Findings) -> ResultFact:
+def access_fact(
+    hit: dict[str, Any], link: str, graph: Findings, layout: Layout = DEFAULT
+) -> ResultFact:
     src = hit.get("_source") or {}
-    a = access_attrs(src)
+    a = access_attrs(src, layout)
     when = parse_time(src.get("@timestamp"))
     detail = _join(
         [
@@ -176,7 +185,7 @@ def app_facts(hit: dict[str, Any], link: str, graph: Findings) -> list[ResultFac
     service = scalar(src, *SERVICE_FIELDS)
     rid = request_id_of(src)
     level = scalar(src, "log.level", "level")
-    message = str(lookup(src, "message") or "")
+    message = str(DEFAULT.value(src, LogField.MESSAGE) or "")
     status = _num(lookup(src, "http.status", "http.response.status_code", "status"))
     words, response = _response_details(src)
     where = _join([f"pod {pod}" if pod else None, f"node {node}" if node else None])

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from connectors.elasticsearch._layout import EVERY_NAME, Layout
 from connectors.elasticsearch._needs import unmet, window_of
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.errors import (
@@ -221,6 +222,17 @@ class LogReader:
     ) -> Read:
         """Up to `limit` docs by @timestamp (then index order), paged with search_after."""
         return await self._threads.run(self._search, index, query, limit, order, aggs)
+
+    async def layout(self, index: str, start: datetime, end: datetime) -> Layout:
+        """Where this index pattern keeps each logical field in the window: the operator's
+        override, else every preset's names narrowed to those the indices have."""
+        caps = await self._threads.run(self._fields, index, (iso_utc(start), iso_utc(end)))
+        override = self.target.override(index)
+        candidates = override.candidates() if override else EVERY_NAME
+        pinned = override.preset if override else None
+        if not caps or not caps[0]:  # unknown, or no document in the window: assume nothing
+            return Layout(candidates=candidates, pinned=pinned)
+        return Layout(candidates=candidates, types=caps[0], pinned=pinned)
 
     def _fields(self, index: str, window: tuple[str, str] | None) -> Caps | None:
         """(field -> types in any index the window covers, the same for the fields every

@@ -7,6 +7,8 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from connectors.elasticsearch._layout import LayoutOverride
+
 DEFAULT_DISCOVER_URL_TEMPLATE = (
     "{kibana_url}/app/discover#/?_g=(time:(from:'{start}',to:'{end}'))"
     "&_a=(index:'{index}',query:(language:lucene,query:'{query}'))"
@@ -64,10 +66,28 @@ class ElasticsearchTarget(BaseModel):
             raise ValueError(f"discover_url_template: unknown placeholder {exc}") from None
         return self
 
+    layouts: dict[str, LayoutOverride] = Field(
+        default_factory=dict,
+        description="index pattern (one of the configured ones) -> its layout: a preset "
+        "and/or field names; default: detected from the index's fields",
+    )
     search_indices: list[str] = Field(
         default_factory=list,
         description="more index patterns the generic logs.search may read (syslog-*, audit-*)",
     )
+
+    @model_validator(mode="after")
+    def _layout_patterns(self) -> ElasticsearchTarget:
+        unknown = sorted(set(self.layouts) - set(self.patterns()))
+        if unknown:
+            raise ValueError(
+                f"layouts: {', '.join(unknown)} is not a configured index pattern "
+                f"({', '.join(self.patterns())})"
+            )
+        return self
+
+    def override(self, index: str) -> LayoutOverride | None:
+        return self.layouts.get(index)
 
     def patterns(self) -> list[str]:
         fixed = [self.edge_access_index, self.edge_error_index, self.app_index]

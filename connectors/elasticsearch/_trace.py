@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from pydantic import Field
@@ -16,15 +17,26 @@ from connectors.elasticsearch._common import (
     window,
 )
 from connectors.elasticsearch._errorlog import (
+    CORRELATION_SLACK,
+    MAX_REQUEST_SPAN,
     REQUEST_ID_FIELDS,
     RequestKey,
     belongs,
     error_line,
+    error_only,
     request_id_of,
     request_key,
 )
 from connectors.elasticsearch._facts import access_fact, app_facts, error_fact
-from connectors.elasticsearch._reader import SOURCE, LogReader, any_of, kw_term, time_range
+from connectors.elasticsearch._layout import Layout, LogField, term_on
+from connectors.elasticsearch._reader import (
+    SOURCE,
+    LogReader,
+    any_of,
+    kw_term,
+    lacks_all,
+    time_range,
+)
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.contracts import ToolContract
 from policy.findings import Findings
@@ -80,12 +92,13 @@ def _rid_query(request_id: str) -> tuple[dict[str, Any], str]:
     return prefix, f"{request_id}*"
 
 
-def _error_query(key: RequestKey) -> dict[str, Any]:
+def _error_query(key: RequestKey, layout: Layout) -> dict[str, Any]:
     start, end = key.window()
-    filters: list[dict[str, Any]] = [time_range(start, end)]
+    filters: list[dict[str, Any]] = [time_range(start, end), *error_only(layout)]
     if key.edge_node:
-        no_node = {"bool": {"must_not": [{"exists": {"field": "edge_node"}}]}}
-        filters.append(any_of(kw_term("edge_node", key.edge_node), no_node))
+        names = layout.names(LogField.EDGE_NODE)
+        no_node = lacks_all(names)
+        filters.append(any_of(term_on(layout, LogField.EDGE_NODE, key.edge_node), no_node))
     return {"bool": {"filter": filters}}
 
 
@@ -116,10 +129,12 @@ def _tie_errors(
     facts: list[ResultFact],
     warnings: list[str],
     raw: dict[str, Any],
+    layouts: tuple[Layout, Layout],
 ) -> None:
     """Attach the error lines of one request; say so when none belongs to it."""
     source = hit.get("_source") or {}
-    status, rid = source.get("status"), request_id_of(source)
+    status = layouts[0].value(source, LogField.STATUS)
+    rid = layouts[0].value(source, LogField.REQUEST_ID) or request_id_of(source)
     unexplained = f"; the error log does not establish the cause of its {status}"
     if not _failed_request(status):
         unexplained = ""
@@ -138,7 +153,7 @@ def _tie_errors(
     link = t.discover_link(t.edge_error_index, conn_q or "*", w_start, w_end)
     matched, others = [], 0
     for ehit in sub.read.hits:
-        line = error_line(ehit.get("_source") or {})
+        line = error_line(ehit.get("_source") or {}, layouts[1])
         ok, tied = belongs(key, line)
         if ok:
             matched.append(ehit.get("_id"))
@@ -179,6 +194,15 @@ async def request_trace(
     start, end = window(args, ctx)
     rid_query, rid_lucene = _rid_query(args.request_id)
     scoped = {"bool": {"filter": [rid_query, time_range(start, end)]}}
+    access_layout, error_layout = await asyncio.gather(
+        reader.layout(t.edge_access_index, start, end),
+        reader.layout(
+            t.edge_error_index,
+            start - MAX_REQUEST_SPAN - CORRELATION_SLACK,
+            end + CORRELATION_SLACK,
+        ),
+    )
+    layouts = (access_layout, error_layout)
     (access, access_err), (app, app_err) = await attempt_all(
         reader.search(t.edge_access_index, scoped, limit=MAX_ACCESS),
         reader.search(t.app_index, scoped, limit=min(t.max_hits, MAX_APP)),
@@ -197,7 +221,7 @@ async def request_trace(
         found=bool(access_hits),
     )
     access_link = t.discover_link(t.edge_access_index, rid_lucene, start, end)
-    facts.extend(access_fact(hit, access_link, graph) for hit in access_hits)
+    facts.extend(access_fact(hit, access_link, graph, access_layout) for hit in access_hits)
     raw["access"] = access_hits
     ids = {str(request_id_of(h.get("_source") or {})) for h in access_hits}
     if len(ids) > 1:
@@ -207,7 +231,10 @@ async def request_trace(
         )
 
     subs = [access_sub]
-    found = [(h, request_key(h.get("_source") or {})) for h in access_hits[:MAX_CORRELATED]]
+    found = [
+        (h, request_key(h.get("_source") or {}, access_layout))
+        for h in access_hits[:MAX_CORRELATED]
+    ]
     keyed = [(h, k) for h, k in found if k is not None]
     label = f"edge error log ({t.edge_error_index})"
     if access_err is not None:
@@ -235,14 +262,14 @@ async def request_trace(
     else:
         reads = await attempt_all(
             *(
-                reader.search(t.edge_error_index, _error_query(k), limit=t.max_hits)
+                reader.search(t.edge_error_index, _error_query(k, error_layout), limit=t.max_hits)
                 for _, k in keyed
             )
         )
         for (hit, key), (read, err) in zip(keyed, reads, strict=True):
             sub = SubRead("edge.error_log", f"{label} around {iso_utc(key.time)}", read, err)
             subs.append(sub)
-            _tie_errors(t, hit, key, sub, facts, warnings, raw)
+            _tie_errors(t, hit, key, sub, facts, warnings, raw, layouts)
 
     app_hits = app.hits if app else []
     app_link = t.discover_link(t.app_index, rid_lucene, start, end)

@@ -532,14 +532,14 @@ async def test_contracts_are_valid_and_truthful():
         ElasticsearchTarget(env="x", url="http://h", discover_url_template="{nope}")
 
 
-def _ecs_world() -> World:
-    """The same 502, in the layout Filebeat's nginx module writes (ECS names), which the
-    tools' flat-nginx filters do not name."""
+def _unknown_layout_world() -> World:
+    """The same 502 under names no preset knows (a house layout nobody configured)."""
     doc = {
         "@timestamp": "2026-07-20T11:11:04.387Z",
-        "http": {"response": {"status_code": 502}, "request": {"id": RID}},
-        "url": {"domain": "pay.example.com", "path": "/checkout/confirm"},
-        "message": "upstream sent too big header while reading response header from upstream",
+        "resp": {"code": 502},
+        "req": {"uid": RID},
+        "vh": "pay.example.com",
+        "line": "upstream sent too big header while reading response header from upstream",
     }
     app = {"@timestamp": "2026-07-20T11:11:04.300Z", "message": "POST /checkout/confirm 302",
            "k8s": {"pod": {"name": "service-a-5d8f7c9b4-x2k9p"}}}  # fmt: skip
@@ -570,7 +570,7 @@ async def test_a_layout_without_the_field_a_tool_filters_on_is_a_named_gap(
 ) -> None:
     """Never "complete read, nothing found" over fields the index does not have: the read
     is incomplete and names the field and the index."""
-    with gate_for(_ecs_world()) as (gate, _):
+    with gate_for(_unknown_layout_world()) as (gate, _):
         result = await gate.call(tool, {"env": "dc-a", **args}, ctx())
     assert not result.coverage.complete_for_negative, result.coverage
     note = result.coverage.note or ""
@@ -619,9 +619,9 @@ async def test_app_errors_groups_a_shipped_traceback_by_its_exception_across_pod
 
 
 async def test_an_old_index_with_the_field_does_not_vouch_for_the_window() -> None:
-    """Last week's index still has top-level `status`; the window's index has the ECS
-    layout. The field check is of the window's indices, so it is still a named gap."""
-    data = _ecs_world().model_dump(mode="json")
+    """Last week's index still has top-level `status`; the window's index has a layout
+    nobody configured. The field check is of the window's indices, so it is still a gap."""
+    data = _unknown_layout_world().model_dump(mode="json")
     data["logs"]["dc-a"]["edge-access-2026.07.10"] = [
         {"@timestamp": "2026-07-10T10:00:00.000Z", "status": 200, "host": "pay.example.com"}
     ]

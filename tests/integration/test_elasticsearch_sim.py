@@ -282,14 +282,25 @@ def test_default_track_total_hits_is_10000():
         assert exact == {"value": 10_005, "relation": "eq"}
 
 
+def test_a_terms_aggregation_on_a_text_field_is_refused_as_elasticsearch_refuses_it(
+    es: Elasticsearch,
+):
+    """Dynamic mapping makes a string `text` (with a `.keyword` sub-field), and a terms
+    aggregation over text fails: a connector that counts by `host` must ask for the
+    keyword."""
+    with pytest.raises(BadRequestError) as err:
+        es.search(index="app-*", size=0, aggs={"p": {"terms": {"field": "kubernetes.pod"}}})
+    assert "Text fields are not optimised" in str(err.value)
+
+
 def test_aggregations(es: Elasticsearch):
     resp = es.search(
         index="app-*",
         size=0,
         aggs={
-            "pods": {"terms": {"field": "kubernetes.pod", "size": 1}},
+            "pods": {"terms": {"field": "kubernetes.pod.keyword", "size": 1}},
             "levels": {
-                "terms": {"field": "level"},
+                "terms": {"field": "level.keyword"},
                 "aggs": {
                     "per_min": {"date_histogram": {"field": "@timestamp", "fixed_interval": "1m"}}
                 },

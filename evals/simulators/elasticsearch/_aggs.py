@@ -81,6 +81,17 @@ def _terms(spec: Any, docs: list[StoredDoc], sub: Any, typed: bool) -> tuple[dic
     unknown = set(spec) - allowed
     if unknown:
         raise parsing_error(f"[terms] aggregation does not support [{sorted(unknown)[0]}]")
+    if not field.endswith(".keyword") and any(
+        isinstance(v, str) and not looks_like_date(v) for d in docs for v in values_of(d, field)
+    ):
+        # dynamic mapping made the strings `text` (the simulator judges by the matched docs)
+        raise illegal_argument(
+            "Text fields are not optimised for operations that require per-document field "
+            "data like aggregations and sorting, so these operations are disabled by default. "
+            f"Please use a keyword field instead. Alternatively, set fielddata=true on [{field}] "
+            "in order to load field data by uninverting the inverted index. Note that this can "
+            "however use significant memory."
+        )
     size = int(spec.get("size", 10))
     min_count = int(spec.get("min_doc_count", 1))
     counts: Counter[Any] = Counter()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
@@ -137,6 +138,25 @@ def wildcard(field: str, pattern: str, *, case_insensitive: bool = False) -> Pre
             if isinstance(v, dict | list):
                 continue
             if regex.fullmatch(str(v)) or any(lowered.fullmatch(t) for t in tokens(v)):
+                return True
+        return False
+
+    return pred
+
+
+def regexp(field: str, pattern: str) -> Pred:
+    """Lucene's regexp over a whole keyword value (or one token of a text field); the
+    operators a query of ours may use (., *, +, ?, [...], (...), |) mean what Python's do."""
+    try:
+        regex = re.compile(pattern)
+    except re.error as exc:
+        raise parsing_error(f"[regexp] invalid pattern [{pattern}]: {exc}") from None
+
+    def pred(doc: StoredDoc) -> bool:
+        for v in values_of(doc, field):
+            if isinstance(v, dict | list):
+                continue
+            if regex.fullmatch(str(v)) or any(regex.fullmatch(t) for t in tokens(v)):
                 return True
         return False
 

@@ -140,6 +140,12 @@ def _wildcard(spec: Any) -> m.Pred:
     return m.wildcard(field, str(value), case_insensitive=bool(opts.get("case_insensitive")))
 
 
+def _regexp(spec: Any) -> m.Pred:
+    field, raw = _field_spec("regexp", spec)
+    value, _opts = _options("regexp", raw, "value", {"flags", "case_insensitive", "rewrite"})
+    return m.regexp(field, str(value))
+
+
 def _exists(spec: Any) -> m.Pred:
     if not isinstance(spec, dict) or not isinstance(spec.get("field"), str):
         raise parsing_error("[exists] must be provided with a [field]")
@@ -200,6 +206,7 @@ _BUILDERS = {
     "range": _range,
     "prefix": _prefix,
     "wildcard": _wildcard,
+    "regexp": _regexp,
     "exists": _exists,
     "ids": _ids,
     "query_string": _query_string,

@@ -1,0 +1,321 @@
+"""Where each shipper's layout keeps a fact of an edge or application log line.
+
+Class "a field named otherwise is no absence": the same fact (the HTTP status, the virtual
+host, the request id) is `status` in a flat nginx JSON log, `http.response.status_code`
+in ECS (Filebeat's nginx module, Elastic Agent), the string "504" in ingress-nginx's JSON
+`log-format-upstream`, `nginx.ingress_controller.http.request.id` in Filebeat's ingress
+controller fileset, and the raw line sits in `log` when Fluent Bit ships it. Queries and
+readers name *logical* fields (`LogField`); an index's layout, read from its field
+capabilities, says which physical names hold each one there and which of them can be
+aggregated (a dynamically mapped string is `text`, counted by its `.keyword` sub-field).
+
+A logical field an index has under none of its names keeps every known name in the query,
+so the reader's field check refuses the query and its gap lists what was looked for: a
+missing field is never a complete read that found nothing.
+
+An operator's override (`ElasticsearchTarget.layouts`, keyed by index pattern) pins a
+preset and/or puts their own names first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def lookup(doc: dict[str, Any], *names: str) -> Any:
+    """The first present value among dotted field names (nested objects or literal keys)."""
+    for name in names:
+        node: Any = doc
+        if name in doc:
+            node = doc[name]
+        else:
+            for part in name.split("."):
+                node = node.get(part) if isinstance(node, dict) else None
+        if node not in (None, "", "-"):
+            return node
+    return None
+
+
+class LogField(StrEnum):
+    """The facts of a log line the tools filter on, count by or read."""
+
+    STATUS = "status"
+    UPSTREAM_STATUS = "upstream_status"
+    HOST = "host"
+    PATH = "path"
+    METHOD = "method"
+    UPSTREAM = "upstream"  # "ip:port", "ip:port, ip:port" after a retry, or a list of them
+    UPSTREAM_IP = "upstream_ip"  # the address alone
+    UPSTREAM_NAME = "upstream_name"  # ingress-nginx's "<namespace>-<service>-<port>"
+    SERVICE = "service"
+    REQUEST_ID = "request_id"
+    CONNECTION = "connection"
+    EDGE_NODE = "edge_node"
+    REQUEST_TIME = "request_time"
+    MESSAGE = "message"
+    LEVEL = "level"
+
+
+class Preset(StrEnum):
+    NGINX = "nginx"  # flat JSON keys named after nginx's variables
+    INGRESS_NGINX = "ingress-nginx"  # the controller's JSON log-format-upstream
+    ECS = "ecs"  # Elastic Common Schema: Filebeat's nginx module, Elastic Agent
+    FILEBEAT_INGRESS = "filebeat-ingress-controller"  # Filebeat nginx ingress_controller
+    FLUENT_BIT = "fluent-bit"  # Fluent Bit's kubernetes filter, the raw line in `log`
+
+
+F = LogField
+PRESETS: dict[Preset, dict[LogField, tuple[str, ...]]] = {
+    Preset.NGINX: {
+        F.STATUS: ("status",),
+        F.UPSTREAM_STATUS: ("upstream_status",),
+        F.HOST: ("host", "http_host", "server_name"),
+        F.PATH: ("path", "request_uri", "uri"),
+        F.METHOD: ("method", "request_method"),
+        F.UPSTREAM: ("upstream_addr",),
+        F.SERVICE: ("service", "upstream_name", "kubernetes.service"),
+        F.REQUEST_ID: ("request_id", "x_request_id", "requestId", "request.id", "x-request-id"),
+        F.CONNECTION: ("connection", "connection_id"),
+        F.EDGE_NODE: ("edge_node", "hostname"),
+        F.REQUEST_TIME: ("request_time",),
+        F.MESSAGE: ("message",),
+        F.LEVEL: ("level",),
+    },
+    Preset.INGRESS_NGINX: {
+        F.STATUS: ("status",),
+        F.UPSTREAM_STATUS: ("upstream_status",),
+        F.HOST: ("vhost", "host"),
+        F.PATH: ("path", "uri"),
+        F.METHOD: ("method",),
+        F.UPSTREAM: ("upstream_addr",),
+        F.UPSTREAM_NAME: ("proxy_upstream_name",),
+        F.SERVICE: ("service_name",),
+        F.REQUEST_ID: ("req_id", "request_id"),
+        F.EDGE_NODE: ("kubernetes.pod_name", "kubernetes.pod.name"),
+        F.REQUEST_TIME: ("request_time",),
+        F.MESSAGE: ("log", "message"),
+    },
+    Preset.ECS: {
+        F.STATUS: ("http.response.status_code",),
+        F.HOST: ("url.domain", "destination.domain"),
+        F.PATH: ("url.path", "url.original"),
+        F.METHOD: ("http.request.method",),
+        F.SERVICE: ("service.name",),
+        F.REQUEST_ID: ("http.request.id", "trace.id"),
+        F.CONNECTION: ("nginx.error.connection_id",),
+        F.EDGE_NODE: ("host.name", "host.hostname", "agent.hostname"),
+        F.MESSAGE: ("message",),
+        F.LEVEL: ("log.level",),
+    },
+    Preset.FILEBEAT_INGRESS: {
+        F.STATUS: ("http.response.status_code",),
+        F.UPSTREAM_STATUS: ("nginx.ingress_controller.upstream.response.status_code",),
+        F.PATH: ("url.original",),
+        F.METHOD: ("http.request.method",),
+        F.UPSTREAM: ("nginx.ingress_controller.upstream_address_list",),
+        F.UPSTREAM_IP: ("nginx.ingress_controller.upstream.ip",),
+        F.UPSTREAM_NAME: ("nginx.ingress_controller.upstream.name",),
+        F.REQUEST_ID: ("nginx.ingress_controller.http.request.id",),
+        F.REQUEST_TIME: ("nginx.ingress_controller.http.request.time",),
+        F.EDGE_NODE: ("kubernetes.pod.name", "host.name"),
+        F.MESSAGE: ("message",),
+        F.LEVEL: ("log.level",),
+    },
+    Preset.FLUENT_BIT: {
+        F.EDGE_NODE: ("kubernetes.pod_name",),
+        F.MESSAGE: ("log", "message", "msg"),
+        F.LEVEL: ("level", "severity"),
+    },
+}
+# the field whose presence says an index is written in a preset (what `doctor` reports)
+_MARKS: dict[Preset, tuple[str, ...]] = {
+    Preset.FILEBEAT_INGRESS: ("nginx.ingress_controller.upstream.name",),
+    Preset.ECS: ("http.response.status_code", "nginx.error.connection_id", "ecs.version"),
+    Preset.INGRESS_NGINX: ("proxy_upstream_name", "vhost", "req_id"),
+    Preset.NGINX: ("upstream_addr", "request_id", "status"),
+    Preset.FLUENT_BIT: ("kubernetes.pod_name", "log"),
+}
+
+
+def _union(presets: list[Preset]) -> dict[LogField, tuple[str, ...]]:
+    out: dict[LogField, tuple[str, ...]] = {}
+    for preset in presets:
+        for name, fields in PRESETS[preset].items():
+            out[name] = tuple(dict.fromkeys([*out.get(name, ()), *fields]))
+    return out
+
+
+EVERY_NAME = _union(list(Preset))
+
+
+class LayoutOverride(BaseModel):
+    """An operator's word on one index pattern: a preset, and/or their own field names."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    preset: Preset | None = Field(
+        default=None, description="read only this preset's names (default: every preset's)"
+    )
+    fields: dict[LogField, list[str]] = Field(
+        default_factory=dict,
+        description="logical field -> the names this index uses, tried before the preset's",
+    )
+
+    def candidates(self) -> dict[LogField, tuple[str, ...]]:
+        base = dict(PRESETS[self.preset]) if self.preset else dict(EVERY_NAME)
+        for name, mine in self.fields.items():
+            base[name] = tuple(dict.fromkeys([*mine, *base.get(name, ())]))
+        return base
+
+
+Types = Mapping[str, frozenset[str]]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The names one index pattern holds each logical field under (within a window)."""
+
+    candidates: Mapping[LogField, tuple[str, ...]] = field(default_factory=lambda: EVERY_NAME)
+    types: Types | None = None  # field -> mapped types; None: the fields could not be read
+    pinned: Preset | None = None
+
+    def names(self, name: LogField) -> tuple[str, ...]:
+        """The names to filter on: those the index has; every known one when it has none
+        (the field check then says what was looked for) or when its fields are unknown."""
+        known = self.candidates.get(name, ())
+        if self.types is None:
+            return known
+        present = tuple(n for n in known if self._holds(n))
+        return present or known
+
+    def has(self, name: LogField) -> bool:
+        return self.types is None or any(self._holds(n) for n in self.candidates.get(name, ()))
+
+    def _holds(self, name: str) -> bool:
+        assert self.types is not None
+        kinds = self.types.get(name)
+        return bool(kinds and kinds - {"object", "nested"})
+
+    def exact(self, name: str) -> str:
+        """The name an exact match (wildcard, prefix, aggregation) reads: a text field's
+        `.keyword` sub-field when it has one."""
+        if self.types is None:
+            return name
+        kinds = self.types.get(name, frozenset())
+        if "text" in kinds and f"{name}.keyword" in self.types:
+            return f"{name}.keyword"
+        return name
+
+    def agg_fields(self, name: LogField) -> list[str]:
+        """Names a terms aggregation can count this field by (text without a keyword
+        sub-field cannot be aggregated, so it is left out)."""
+        if self.types is None:
+            return [self.candidates.get(name, (str(name),))[0]]
+        out = []
+        for n in self.candidates.get(name, ()):
+            if not self._holds(n):
+                continue
+            exact = self.exact(n)
+            if exact != n or "text" not in self.types.get(n, frozenset()):
+                out.append(exact)
+        return out
+
+    def value(self, doc: dict[str, Any], name: LogField) -> Any:
+        """The first scalar the document holds under one of the field's names; a list of
+        scalars (Filebeat's address lists) reads as its items joined by ", "."""
+        for n in self.candidates.get(name, ()):
+            found = lookup(doc, n)
+            if isinstance(found, list):
+                items = [str(v) for v in found if not isinstance(v, dict | list) and v != ""]
+                found = ", ".join(items) if items else None
+            if found is not None and not isinstance(found, dict):
+                return found
+        return None
+
+    def preset(self) -> Preset | None:
+        """The preset the index is written in, by the field that marks it."""
+        if self.pinned is not None:
+            return self.pinned
+        if self.types is None:
+            return None
+        for preset, marks in _MARKS.items():
+            if any(m in self.types for m in marks):
+                return preset
+        return None
+
+    def lacking(self, wanted: tuple[LogField, ...]) -> list[LogField]:
+        return [name for name in wanted if not self.has(name)]
+
+
+DEFAULT = Layout()
+
+
+def any_name(layout: Layout, name: LogField, build: Any) -> dict[str, Any]:
+    """`build(field_name)` for every name the field may have here, one of them enough."""
+    clauses = [build(n) for n in layout.names(name)]
+    if len(clauses) == 1:
+        return dict(clauses[0])
+    return {"bool": {"should": clauses, "minimum_should_match": 1}}
+
+
+def term_on(layout: Layout, name: LogField, value: Any) -> dict[str, Any]:
+    """An exact value under any of the field's names, mapped as keyword, text or number
+    (a status logged as the string "504" is the same status as 504)."""
+
+    def build(n: str) -> dict[str, Any]:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return {
+                "bool": {
+                    "should": [{"term": {n: value}}, {"term": {f"{n}.keyword": str(value)}}],
+                    "minimum_should_match": 1,
+                }
+            }
+        if not isinstance(value, str):
+            return {"term": {n: value}}
+        return {
+            "bool": {
+                "should": [{"term": {n: value}}, {"term": {f"{n}.keyword": value}}],
+                "minimum_should_match": 1,
+            }
+        }
+
+    return any_name(layout, name, build)
+
+
+def status_range(layout: Layout, name: LogField, low: int, high: int) -> dict[str, Any]:
+    """Statuses low..high whether mapped as numbers or (ingress-nginx's JSON) as strings:
+    three-digit codes order the same as text."""
+
+    def build(n: str) -> dict[str, Any]:
+        numeric = {"range": {n: {"gte": low, "lte": high}}}
+        kinds = (layout.types or {}).get(n, frozenset())
+        if "text" in kinds or "keyword" in kinds:
+            return {"range": {layout.exact(n): {"gte": str(low), "lte": str(high)}}}
+        return numeric
+
+    return any_name(layout, name, build)
+
+
+def terms_aggs(layout: Layout, name: LogField, label: str, size: int) -> dict[str, Any]:
+    return {
+        f"{label}__{i}": {"terms": {"field": n, "size": size}}
+        for i, n in enumerate(layout.agg_fields(name))
+    }
+
+
+def merged_buckets(aggs: dict[str, Any], label: str) -> list[tuple[Any, int]]:
+    """The buckets of every `label__i` aggregation, counts added by key, largest first."""
+    counts: dict[Any, int] = {}
+    for agg_name, agg in aggs.items():
+        if not agg_name.startswith(f"{label}__") or not isinstance(agg, dict):
+            continue
+        for bucket in agg.get("buckets") or []:
+            key = bucket.get("key_as_string", bucket.get("key"))
+            key = int(key) if isinstance(key, str) and key.isdigit() else key
+            counts[key] = counts.get(key, 0) + int(bucket.get("doc_count", 0))
+    return sorted(counts.items(), key=lambda kv: -kv[1])

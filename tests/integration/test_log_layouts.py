@@ -1,0 +1,208 @@
+"""One edge 502 in the layouts real shippers write: the same cause, found the same way.
+
+Flat nginx JSON, Filebeat's nginx module (ECS, access and error events in one index) and
+ingress-nginx's JSON access log shipped by Fluent Bit (the controller's error lines in
+`log`, in the same index) all go through the real client to the simulator, which maps
+each as Elasticsearch's dynamic mapping would (strings as text with a keyword sub-field).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from connectors.elasticsearch import ElasticsearchTarget, build_tools
+from evals.simulators.host import WorldSimulators
+from evals.world import World, world_from_data
+from policy.gate import PolicyGate
+from policy.results import ToolResult
+from policy.scope import Scope, TimeSpec
+from policy.toolset import CallContext, ToolSet
+
+AT = datetime(2026, 7, 20, 11, 11, tzinfo=UTC)
+NOW = datetime(2026, 7, 20, 12, 0, tzinfo=UTC)
+RID = "7c1f9e2a4b6d8f00a1b2c3d4e5f60718"
+WHEN = "2026-07-20T11:11:04.387Z"
+HOST = "pay.example.com"
+LINE = (
+    "upstream sent too big header while reading response header from upstream, client: "
+    f'203.0.113.7, server: {HOST}, request: "POST /checkout/confirm HTTP/1.1", upstream: '
+    f'"http://10.2.3.4:8080/checkout/confirm", host: "{HOST}"'
+)
+
+
+def _noise(at: str) -> dict[str, Any]:
+    return {"@timestamp": at, "status": 200, "host": "www.example.com", "request_id": "0" * 32}
+
+
+def flat() -> tuple[World, dict[str, Any]]:
+    access = {"@timestamp": WHEN, "request_id": RID, "status": 502, "host": HOST,
+              "method": "POST", "path": "/checkout/confirm", "upstream_addr": "10.2.3.4:8080",
+              "upstream_status": "502", "connection": 884213, "edge_node": "edge-1",
+              "request_time": 0.012}  # fmt: skip
+    error = {"@timestamp": WHEN, "edge_node": "edge-1",
+             "message": f"2026/07/20 11:11:04 [error] 31#31: *884213 {LINE}"}  # fmt: skip
+    logs = {"edge-access-2026.07.20": [access, _noise("2026-07-20T11:10:00.000Z")],
+            "edge-error-2026.07.20": [error]}  # fmt: skip
+    return world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": logs}}), {}
+
+
+def ecs() -> tuple[World, dict[str, Any]]:
+    """As Filebeat's nginx module leaves it after its ingest pipelines (access and error
+    filesets into one index; the error header parsed off `message`)."""
+    access = {
+        "@timestamp": WHEN,
+        "event": {"dataset": "nginx.access", "module": "nginx"},
+        "http": {"request": {"method": "POST", "id": RID}, "response": {"status_code": 502}},
+        "url": {"domain": HOST, "path": "/checkout/confirm", "original": "/checkout/confirm"},
+        "source": {"address": "203.0.113.7"},
+        "host": {"name": "edge-1"},
+        "ecs": {"version": "8.0.0"},
+    }
+    error = {
+        "@timestamp": WHEN,
+        "event": {"dataset": "nginx.error", "module": "nginx"},
+        "log": {"level": "error"},
+        "nginx": {"error": {"connection_id": 884213}},
+        "process": {"pid": 31, "thread": {"id": 31}},
+        "host": {"name": "edge-1"},
+        "message": LINE,
+    }
+    other = {"@timestamp": "2026-07-20T11:10:00.000Z", "host": {"name": "edge-1"},
+             "http": {"response": {"status_code": 200}}, "url": {"domain": "www.example.com"}}  # fmt: skip
+    logs = {"filebeat-8.14.3-2026.07.20": [access, error, other]}
+    world = world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": logs}})
+    return world, {"edge_access_index": "filebeat-*", "edge_error_index": "filebeat-*"}
+
+
+def ingress_nginx() -> tuple[World, dict[str, Any]]:
+    """ingress-nginx's JSON log-format-upstream (values as strings), shipped by Fluent Bit
+    with Merge_Log; the controller's error line is plain text in `log`."""
+    pod = {"pod_name": "ingress-nginx-controller-7c9f5-x8r2d", "namespace_name": "ingress-nginx",
+           "container_name": "controller"}  # fmt: skip
+    access = {
+        "@timestamp": WHEN,
+        "stream": "stdout",
+        "request_id": RID,
+        "status": "502",
+        "vhost": HOST,
+        "path": "/checkout/confirm",
+        "method": "POST",
+        "upstream_addr": "10.2.3.4:8080",
+        "upstream_status": "502",
+        "proxy_upstream_name": "payments-service-a-8080",
+        "request_time": "0.012",
+        "kubernetes": pod,
+    }
+    error = {
+        "@timestamp": WHEN,
+        "stream": "stderr",
+        "log": f"2026/07/20 11:11:04 [error] 31#31: *884213 {LINE}",
+        "kubernetes": pod,
+    }
+    other = {**access, "@timestamp": "2026-07-20T11:10:00.000Z", "status": "200",
+             "vhost": "www.example.com", "request_id": "0" * 32,
+             "proxy_upstream_name": "web-frontend-80"}  # fmt: skip
+    logs = {"logstash-2026.07.20": [access, error, other]}
+    world = world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": logs}})
+    return world, {"edge_access_index": "logstash-*", "edge_error_index": "logstash-*"}
+
+
+LAYOUTS = [flat, ecs, ingress_nginx]
+
+
+def ctx() -> CallContext:
+    scope = Scope(env="dc-a", time=TimeSpec(at=AT, mode="historical"))
+    return CallContext(user="alice", role="engineer", scope=scope, now=NOW)  # type: ignore[arg-type]
+
+
+@contextmanager
+def gate_for(world: World, **target: Any) -> Iterator[PolicyGate]:
+    with WorldSimulators(world, stall_seconds=2) as sims:
+        settings = {"timeout_s": 1.0, **target}
+        tgt = ElasticsearchTarget(env="dc-a", url=sims.endpoints.envs["dc-a"].logs, **settings)
+        yield PolicyGate(ToolSet(build_tools([tgt])))
+
+
+def of(result: ToolResult, kind: str) -> list[Any]:
+    return [f.attrs for f in result.facts if f.kind == kind]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda f: f.__name__)
+async def test_a_request_is_traced_to_its_error_line_in_every_layout(layout: Any) -> None:
+    world, target = layout()
+    with gate_for(world, **target) as gate:
+        result = await gate.call(
+            "logs.request_trace", {"env": "dc-a", "request_id": RID}, ctx()
+        )
+    assert result.status == "partial", result.error  # no application index in these worlds
+    (access,) = of(result, "edge.access")
+    assert int(access.status) == 502 and access.host == HOST
+    assert access.path == "/checkout/confirm" and access.method == "POST"
+    (error,) = of(result, "edge.error")
+    assert error.error_class == "too_big_header" and error.request_id == RID
+    assert error.host == HOST
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda f: f.__name__)
+async def test_a_host_s_5xx_counts_and_their_cause_are_the_same_in_every_layout(
+    layout: Any,
+) -> None:
+    world, target = layout()
+    with gate_for(world, **target) as gate:
+        result = await gate.call("logs.edge_errors", {"env": "dc-a", "host": HOST}, ctx())
+    assert result.status == "ok", result.error
+    counted = {(a.status, a.count) for a in of(result, "edge.access") if a.count is not None}
+    assert (502, 1) in counted, counted
+    classes = {(e.error_class, e.count) for e in of(result, "edge.error")}
+    assert classes == {("too_big_header", 1)}, classes
+    assert result.coverage.complete_for_negative, result.coverage.note
+
+
+async def test_the_healthy_host_has_no_5xx_and_it_is_a_complete_read_in_the_ecs_layout() -> None:
+    """A negative is proven only where the fields were there to look at."""
+    world, target = ecs()
+    with gate_for(world, **target) as gate:
+        result = await gate.call(
+            "logs.edge_errors", {"env": "dc-a", "host": "www.example.com"}, ctx()
+        )
+    assert not of(result, "edge.error")
+    assert not [a for a in of(result, "edge.access") if a.count]
+    assert result.coverage.complete_for_negative, result.coverage.note
+
+
+def _house_layout() -> World:
+    access = {"@timestamp": WHEN, "resp": {"code": 502}, "vh": HOST, "req": {"uid": RID}}
+    logs = {"edge-access-2026.07.20": [access], "edge-error-2026.07.20": [
+        {"@timestamp": WHEN, "message": f"2026/07/20 11:11:04 [error] 31#31: *884213 {LINE}"}]}  # fmt: skip
+    return world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": logs}})
+
+
+async def test_a_house_layout_is_a_gap_naming_what_was_looked_for_until_it_is_configured() -> (
+    None
+):
+    with gate_for(_house_layout()) as gate:
+        unknown = await gate.call("logs.edge_errors", {"env": "dc-a", "status": 502}, ctx())
+    note = unknown.coverage.note or ""
+    assert not unknown.coverage.complete_for_negative
+    assert "http.response.status_code" in note and "status" in note, note
+    override = {"edge-access-*": {"fields": {"status": ["resp.code"], "host": ["vh"],
+                                             "request_id": ["req.uid"]}}}  # fmt: skip
+    with gate_for(_house_layout(), layouts=override) as gate:
+        known = await gate.call("logs.edge_errors", {"env": "dc-a", "status": 502}, ctx())
+    counted = {(a.status, a.count) for a in of(known, "edge.access") if a.count is not None}
+    assert (502, 1) in counted, counted
+    assert {a.host for a in of(known, "edge.access") if a.host} == {HOST}
+
+
+def test_a_layout_for_a_pattern_that_is_not_configured_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="layouts: nginx-\\*"):
+        ElasticsearchTarget(env="dc-a", url="http://h", layouts={"nginx-*": {"preset": "ecs"}})
+    with pytest.raises(ValueError, match="preset"):
+        ElasticsearchTarget(
+            env="dc-a", url="http://h", layouts={"app-*": {"preset": "no-such-layout"}}
+        )
