@@ -43,15 +43,24 @@ class MetricsSourceSettings(_Strict):
     timeout_s: float = Field(default=10.0, gt=0, le=120)
 
 
+class LayoutOverrideSettings(_Strict):
+    """How one index pattern names its fields: a preset and/or field names first."""
+
+    preset: str | None = None  # nginx, ingress-nginx, ecs, filebeat-ingress-controller, fluent-bit
+    fields: dict[str, list[str]] = Field(default_factory=dict)
+
+
 class LogsSourceSettings(_Strict):
     url: str
     api_key_env: str | None = None
     username: str | None = None  # basic auth, with the password read from password_env
     password_env: str | None = None
+    # index patterns; one left out is found by its fields (see docs/connecting.md)
     edge_access_index: str = "edge-access-*"
     edge_error_index: str = "edge-error-*"
     app_index: str = "app-*"
     audit_index: str | None = None  # Kubernetes audit events shipped to Elasticsearch
+    layouts: dict[str, LayoutOverrideSettings] = Field(default_factory=dict)
     discover_url_template: str | None = None
     kibana_url: str | None = None  # Kibana / OpenSearch Dashboards base for Discover links
     search_indices: list[str] = Field(default_factory=list)  # more patterns for logs.search

@@ -14,6 +14,8 @@ from planner.model import ModelClient, OpenAICompatibleModel, ProviderSettings
 from policy.gate import PolicyGate
 from policy.toolset import Tool, ToolSet
 
+_INDEX_FIELDS = ("edge_access_index", "edge_error_index", "app_index", "audit_index")
+
 
 def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None) -> list[Tool]:
     env_vars = dict(environ) if environ is not None else None
@@ -52,14 +54,17 @@ def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None
                     api_key=secret_from_env(lg.api_key_env, env_vars),
                     username=lg.username,
                     password=secret_from_env(lg.password_env, env_vars),
-                    audit_index=lg.audit_index,
-                    edge_access_index=lg.edge_access_index,
-                    edge_error_index=lg.edge_error_index,
-                    app_index=lg.app_index,
+                    # an index left out of the config is found by discovery
+                    **{
+                        role: getattr(lg, role)
+                        for role in _INDEX_FIELDS
+                        if role in lg.model_fields_set
+                    },
                     timeout_s=lg.timeout_s,
                     max_hits=lg.max_hits,
                     kibana_url=lg.kibana_url,
                     search_indices=lg.search_indices,
+                    layouts={k: v.model_dump(exclude_unset=True) for k, v in lg.layouts.items()},
                     **(
                         {"discover_url_template": lg.discover_url_template}
                         if lg.discover_url_template

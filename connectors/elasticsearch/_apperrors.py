@@ -75,7 +75,7 @@ async def app_errors(
     readers: dict[str, LogReader], args: AppErrorsArgs, ctx: CallContext
 ) -> ToolResult:
     reader = reader_for(readers, args.env)
-    t = reader.target
+    t = await reader.resolved()
     start, end = window(args, ctx)
     filters, lucene = app_filters(args)
     query = {"bool": {"filter": [*filters, _error_filter(), time_range(start, end)]}}

@@ -107,7 +107,7 @@ async def app_logs(
     readers: dict[str, LogReader], args: AppLogsArgs, ctx: CallContext
 ) -> ToolResult:
     reader = reader_for(readers, args.env)
-    t = reader.target
+    t = await reader.resolved()
     start, end = window(args, ctx)
     filters, lucene = app_filters(args)
     query = {"bool": {"filter": [*filters, time_range(start, end)]}}

@@ -295,7 +295,7 @@ async def edge_errors(
     readers: dict[str, LogReader], args: EdgeErrorsArgs, ctx: CallContext
 ) -> ToolResult:
     reader = reader_for(readers, args.env)
-    t = reader.target
+    t = await reader.resolved()
     start, end = window(args, ctx)
     interval, word = _interval(start, end)
     # With a filter (host, service, status) only the error lines of the matching requests

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from connectors.elasticsearch._discovery import WANTED, IndexRole, discover, fields_by_index
 from connectors.elasticsearch._layout import EVERY_NAME, Layout
 from connectors.elasticsearch._needs import unmet, window_of
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
@@ -36,6 +37,9 @@ log = structlog.get_logger(__name__)
 SOURCE = "elasticsearch"
 POOL_SIZE = 8  # concurrent searches of one environment (the client keeps 10 connections)
 FIELDS_TTL_S = 300.0  # how long an index pattern's field list is trusted
+DISCOVERY_TTL_S = 300.0  # how long the discovered index patterns are trusted
+DISCOVERY_RETRY_S = 30.0  # how soon a failed discovery is tried again
+DISCOVERY_TIMEOUT_S = 3.0  # discovery never holds a turn longer than this
 # (field -> types in any index of the window, field -> types in every index of it)
 Caps = tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]
 
@@ -182,6 +186,10 @@ class LogReader:
         self._lock = threading.Lock()
         self._threads = SourceThreads(f"es-{target.env}", max_workers=POOL_SIZE)
         self._field_cache: dict[tuple[str, tuple[str, str] | None], tuple[float, Caps]] = {}
+        self._resolved: tuple[float, ElasticsearchTarget] | None = None
+        # an index pattern whose field capabilities did not come in time: its search
+        # would stall the same way, so it is not tried again for DISCOVERY_RETRY_S
+        self._down: dict[str, tuple[float, SourceError]] = {}
 
     def _client(self) -> Elasticsearch:
         with self._lock:
@@ -223,10 +231,64 @@ class LogReader:
         """Up to `limit` docs by @timestamp (then index order), paged with search_after."""
         return await self._threads.run(self._search, index, query, limit, order, aggs)
 
+    async def resolved(self) -> ElasticsearchTarget:
+        """The target with every index field the operator left unset filled by discovery
+        (kept DISCOVERY_TTL_S); a role discovery finds no index for keeps its default, so
+        reading it says the pattern is not served."""
+        unset = [r for r in IndexRole if not self.target.configured(r.value)]
+        if not unset:
+            return self.target
+        now = time.monotonic()
+        with self._lock:
+            kept = self._resolved
+        if kept is not None and now - kept[0] < DISCOVERY_TTL_S:
+            return kept[1]
+        found = await self._threads.run(self._discover)
+        update: dict[str, Any] = {
+            r.value: ",".join(found[r]) for r in unset if found is not None and found.get(r)
+        }
+        target = self.target.model_copy(update={**update, "discovered": frozenset(update)})
+        # a failed discovery is tried again soon, not trusted for the whole TTL
+        at = now if found is not None else now - DISCOVERY_TTL_S + DISCOVERY_RETRY_S
+        with self._lock:
+            self._resolved = (at, target)
+        return target
+
+    def _discover(self) -> dict[IndexRole, list[str]] | None:
+        try:
+            body = (
+                self._client()
+                .options(request_timeout=min(self.target.timeout_s, DISCOVERY_TIMEOUT_S))
+                .field_caps(
+                    index="*",
+                    fields=",".join(WANTED),
+                    include_unmapped=True,
+                    ignore_unavailable=True,
+                    allow_no_indices=True,
+                )
+                .body
+            )
+        except Exception as exc:
+            if not _client_failure(exc):
+                raise
+            # the defaults are read, and each read says what its own index answered
+            log.info(
+                "es.discovery_failed",
+                env=self.target.env,
+                kind=map_error(exc, self.target, "*").kind,
+            )
+            return None
+        found = discover(fields_by_index(body if isinstance(body, dict) else {}))
+        log.info("es.discovered", env=self.target.env, **{r.value: v for r, v in found.items()})
+        return found
+
     async def layout(self, index: str, start: datetime, end: datetime) -> Layout:
         """Where this index pattern keeps each logical field in the window: the operator's
         override, else every preset's names narrowed to those the indices have."""
-        caps = await self._threads.run(self._fields, index, (iso_utc(start), iso_utc(end)))
+        try:
+            caps = await self._threads.run(self._fields, index, (iso_utc(start), iso_utc(end)))
+        except SourceError:
+            caps = None  # the search on it fails the same way, and says so in its own read
         override = self.target.override(index)
         candidates = override.candidates() if override else EVERY_NAME
         pinned = override.preset if override else None
@@ -241,7 +303,9 @@ class LogReader:
         key = (index, window)
         now = time.monotonic()
         with self._lock:
-            kept = self._field_cache.get(key)
+            kept, down = self._field_cache.get(key), self._down.get(index)
+        if down is not None and now - down[0] < DISCOVERY_RETRY_S:
+            raise down[1]
         if kept is not None and now - kept[0] < FIELDS_TTL_S:
             return kept[1]
         extra: dict[str, Any] = {"include_unmapped": True}
@@ -257,7 +321,12 @@ class LogReader:
         except Exception as exc:
             if not _client_failure(exc):
                 raise
-            log.info("es.field_caps_failed", env=self.target.env, index=index)
+            err = map_error(exc, self.target, index)
+            log.info("es.field_caps_failed", env=self.target.env, index=index, kind=err.kind)
+            if isinstance(err, SourceTimeout | SourceUnavailable):
+                with self._lock:
+                    self._down[index] = (now, err)
+                raise err from exc  # not answering: the search would wait the same again
             return None
         caps = body.get("fields") if isinstance(body, dict) else None
         if not isinstance(caps, dict):

@@ -86,6 +86,16 @@ class ElasticsearchTarget(BaseModel):
             )
         return self
 
+    discovered: frozenset[str] = Field(
+        default_factory=frozenset,
+        description="set by the reader, never configured: the index fields it found by "
+        "discovery because they were left unset",
+    )
+
+    def configured(self, role: str) -> bool:
+        """The operator set this index field (discovery never second-guesses it)."""
+        return role in self.model_fields_set and role not in self.discovered
+
     def override(self, index: str) -> LayoutOverride | None:
         return self.layouts.get(index)
 

@@ -190,7 +190,7 @@ async def request_trace(
     readers: dict[str, LogReader], args: RequestTraceArgs, ctx: CallContext
 ) -> ToolResult:
     reader = reader_for(readers, args.env)
-    t = reader.target
+    t = await reader.resolved()
     start, end = window(args, ctx)
     rid_query, rid_lucene = _rid_query(args.request_id)
     scoped = {"bool": {"filter": [rid_query, time_range(start, end)]}}

@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 
 from connectors.elasticsearch import ElasticsearchTarget, build_tools
+from connectors.elasticsearch._discovery import pattern_of
+from connectors.elasticsearch._reader import LogReader
 from evals.simulators.host import WorldSimulators
 from evals.world import World, world_from_data
 from policy.gate import PolicyGate
@@ -136,10 +138,8 @@ def of(result: ToolResult, kind: str) -> list[Any]:
 async def test_a_request_is_traced_to_its_error_line_in_every_layout(layout: Any) -> None:
     world, target = layout()
     with gate_for(world, **target) as gate:
-        result = await gate.call(
-            "logs.request_trace", {"env": "dc-a", "request_id": RID}, ctx()
-        )
-    assert result.status == "partial", result.error  # no application index in these worlds
+        result = await gate.call("logs.request_trace", {"env": "dc-a", "request_id": RID}, ctx())
+    assert result.status in ("ok", "partial"), result.error  # some worlds have no app log
     (access,) = of(result, "edge.access")
     assert int(access.status) == 502 and access.host == HOST
     assert access.path == "/checkout/confirm" and access.method == "POST"
@@ -182,9 +182,7 @@ def _house_layout() -> World:
     return world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": logs}})
 
 
-async def test_a_house_layout_is_a_gap_naming_what_was_looked_for_until_it_is_configured() -> (
-    None
-):
+async def test_a_house_layout_is_a_gap_naming_what_was_looked_for_until_it_is_configured() -> None:
     with gate_for(_house_layout()) as gate:
         unknown = await gate.call("logs.edge_errors", {"env": "dc-a", "status": 502}, ctx())
     note = unknown.coverage.note or ""
@@ -206,3 +204,81 @@ def test_a_layout_for_a_pattern_that_is_not_configured_is_refused_by_name() -> N
         ElasticsearchTarget(
             env="dc-a", url="http://h", layouts={"app-*": {"preset": "no-such-layout"}}
         )
+
+
+# --- discovery: no index configured ---------------------------------------------------
+
+
+def test_daily_rollover_and_data_stream_indices_are_read_through_their_patterns() -> None:
+    assert pattern_of("filebeat-8.14.3-2026.07.20") == "filebeat-8.14.3-*"
+    assert pattern_of("logstash-2026.07.20") == "logstash-*"
+    assert pattern_of("app-payments-2026-07-20") == "app-payments-*"
+    assert pattern_of(".ds-logs-nginx.access-default-2026.07.20-000001") == (
+        "logs-nginx.access-default"
+    )
+    assert pattern_of("edge-logs-000003") == "edge-logs-*"
+    assert pattern_of("service-a") == "service-a"
+
+
+def _shipped_world() -> World:
+    """What a cluster's shippers leave: Filebeat's nginx module, a Fluent Bit index of
+    every container's log, Kubernetes audit events, and Kibana's own index."""
+    (ecs_world, _), (fb_world, _) = ecs(), ingress_nginx()
+    logs = {
+        **ecs_world.logs["dc-a"],
+        **fb_world.logs["dc-a"],
+        "k8s-audit-2026.07.20": [
+            {
+                "@timestamp": WHEN,
+                "auditID": "5d0c",
+                "verb": "patch",
+                "stage": "ResponseComplete",
+                "user": {"username": "alice"},
+                "objectRef": {
+                    "resource": "deployments",
+                    "name": "service-a",
+                    "namespace": "payments",
+                },
+            }  # fmt: skip
+        ],
+        ".kibana_8.14.3_001": [{"@timestamp": WHEN, "type": "config", "message": "x"}],
+    }
+    return world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": logs}})
+
+
+async def test_unconfigured_indices_are_found_by_their_fields_and_read() -> None:
+    with WorldSimulators(_shipped_world(), stall_seconds=2) as sims:
+        target = ElasticsearchTarget(env="dc-a", url=sims.endpoints.envs["dc-a"].logs)
+        reader = LogReader(target)
+        try:
+            found = await reader.resolved()
+        finally:
+            await reader.aclose()
+        assert set(found.edge_access_index.split(",")) == {"filebeat-8.14.3-*", "logstash-*"}
+        # Filebeat's nginx errors are in its own index, the controller's in Fluent Bit's
+        assert set(found.edge_error_index.split(",")) == {"filebeat-8.14.3-*", "logstash-*"}
+        assert found.app_index == "logstash-*"  # Kubernetes pod metadata with a message
+        assert found.audit_index == "k8s-audit-*"
+        assert found.discovered == {
+            "edge_access_index", "edge_error_index", "app_index", "audit_index"
+        }  # fmt: skip
+        gate = PolicyGate(ToolSet(build_tools([target])))
+        result = await gate.call("logs.request_trace", {"env": "dc-a", "request_id": RID}, ctx())
+    assert {(int(a.status), a.host) for a in of(result, "edge.access")} == {(502, HOST)}
+    assert {e.error_class for e in of(result, "edge.error")} == {"too_big_header"}
+    assert "logstash-*" in (result.coverage.note or "")
+
+
+async def test_a_configured_pattern_is_never_second_guessed() -> None:
+    with WorldSimulators(_shipped_world(), stall_seconds=2) as sims:
+        target = ElasticsearchTarget(
+            env="dc-a", url=sims.endpoints.envs["dc-a"].logs, edge_access_index="logstash-*"
+        )
+        reader = LogReader(target)
+        try:
+            found = await reader.resolved()
+        finally:
+            await reader.aclose()
+    assert found.edge_access_index == "logstash-*"
+    assert "edge_access_index" not in found.discovered
+    assert "filebeat-8.14.3-*" in found.edge_error_index
