@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from policy import (
     SourceForbidden,
@@ -30,9 +30,13 @@ Item = dict[str, Any]
 
 
 class GitLabTarget(BaseModel):
-    """One GitLab instance (it serves every environment)."""
+    """One GitLab instance (it serves every environment).
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    `projects` names the project of a service where the names differ ({"service-a":
+    "payments/service-a"}, or a numeric project id): a mapped service's project is read
+    directly; any other service is found by a project search for its name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
     url: str = Field(description="base URL, e.g. https://gitlab.example.com (without /api/v4)")
     token: SecretStr | None = None
@@ -49,6 +53,28 @@ class GitLabTarget(BaseModel):
         20, ge=1, le=100, description="most recently active projects read for a whole env"
     )
     ssl_verify: bool = True
+    projects: dict[str, str] = Field(
+        default_factory=dict, description="service name -> project path (group/name) or id"
+    )
+
+    @field_validator("projects")
+    @classmethod
+    def _paths(cls, value: dict[str, str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for service, path in value.items():
+            name, where = service.strip().lower(), path.strip().strip("/")
+            if not name:
+                raise ValueError("a service name in projects is empty")
+            if not where or " " in where:
+                raise ValueError(f"projects.{service}: {path!r} is not a project path or id")
+            if name in out and out[name] != where:
+                raise ValueError(f"projects: {name} is mapped twice ({out[name]}, {where})")
+            out[name] = where
+        return out
+
+    def project_of(self, service: str | None) -> str | None:
+        """The mapped project of a service, or None: then it is searched by name."""
+        return self.projects.get(service.strip().lower()) if service else None
 
 
 @contextmanager

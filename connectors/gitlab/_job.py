@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from connectors.gitlab import _facts as facts
-from connectors.gitlab._client import SOURCE, GitLabSession, get_one, read_all
+from connectors.gitlab._client import SOURCE, GitLabSession, Item, get_one, read_all
 from policy import CallContext, SourceError, SourceNotFound, ToolResult
 from policy.findings import Findings
 from policy.toolset import scope_of
@@ -23,6 +23,14 @@ class JobArgs(BaseModel):
     )
 
 
+def _owned_by(project: Item, service: str | None, mapped: str | None) -> bool:
+    """Whether this is the service's project: its mapped one, or else the one of its name."""
+    if mapped is not None:
+        names = (str(project.get("path_with_namespace")).lower(), str(project.get("id")))
+        return mapped.lower() in names
+    return bool(service) and str(project.get("name", "")).lower() == str(service).lower()
+
+
 def _read(session: GitLabSession, args: JobArgs, hint: str | None) -> dict[str, Any]:
     target = session.target
     warnings: list[str] = []
@@ -32,7 +40,8 @@ def _read(session: GitLabSession, args: JobArgs, hint: str | None) -> dict[str, 
         else:
             projects, complete = read_all(target, gl.projects, "projects")
             # the question's object first: the likeliest owner of the job
-            projects.sort(key=lambda p: str(p.get("name", "")).lower() != (hint or "").lower())
+            mapped = target.project_of(hint)
+            projects.sort(key=lambda p: not _owned_by(p, hint, mapped))
             if not complete or len(projects) > target.max_job_lookups:
                 warnings.append("not every project was searched for this job id")
         tried = projects[: target.max_job_lookups]

@@ -1,7 +1,8 @@
 """gitlab.release_timeline: the deploy jobs of one project in a window, per environment.
 
 Reads (all bounded by max_pages / max_pipelines):
-    project      by path or id, or a search for the service name (exact name or path tail)
+    project      by path or id; for a service, its entry in the target's `projects` map,
+                 or else a search for its name (exact name or path tail)
     pipelines    updated_after=start, order_by=updated_at: any pipeline with activity in
                  the window (a manual job played later updates its pipeline)
     jobs         of each such pipeline created before the window's end
@@ -57,7 +58,10 @@ class ReleaseTimelineArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     service: str | SkipJsonSchema[None] = Field(
-        None, min_length=1, max_length=200, description="service name = GitLab project name"
+        None,
+        min_length=1,
+        max_length=200,
+        description="service name: its configured GitLab project, or the project of that name",
     )
     project: str | SkipJsonSchema[None] = Field(
         None, min_length=1, max_length=300, description="GitLab project path (group/name) or id"
@@ -88,9 +92,14 @@ class _Read:
 
 
 def find_project(gl: Any, target: GitLabTarget, service: str | None, project: str | None):
-    """(project, []) or ({}, candidates) when the service name matches several projects."""
+    """(project, []) or ({}, candidates) when the service name matches several projects.
+    A service in the projects map is read as that project, never searched: the map is the
+    operator's word, and a mapped project that is gone is a gap naming it."""
     if project:
         return get_one(gl.projects, project, f"project {project}"), []
+    mapped = target.project_of(service)
+    if mapped is not None:
+        return get_one(gl.projects, mapped, f"project {mapped} (mapped for {service})"), []
     wanted = str(service)
     items, complete = read_all(target, gl.projects, f"project search {wanted}", search=wanted)
     exact = [

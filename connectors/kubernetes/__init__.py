@@ -1,9 +1,10 @@
 """Kubernetes connector: read-only tools over the official `kubernetes` client.
 
 Tools: k8s.inventory, k8s.workload_status, k8s.events, k8s.endpoints, k8s.node_health,
-k8s.pod_logs, k8s.quotas, k8s.audit_trail. One `ApiClient` per environment, built from an
-explicit `Configuration` (URL, bearer token, TLS settings); never from a kubeconfig or the
-SDK's global default. Only GET requests are ever sent.
+k8s.pod_logs, k8s.quotas, k8s.audit_trail. One `ApiClient` per environment, built from a
+`Configuration` of its own (URL and credentials, a kubeconfig context, or the pod's
+ServiceAccount: see `_access`); never from the SDK's global default. Only GET requests are
+ever sent.
 
 Errors (policy.errors), each raised `from` the SDK exception; no SDK exception escapes:
 
@@ -34,7 +35,18 @@ Decisions:
 - Events expire (about an hour): `k8s.events` never proves absence.
 """
 
-from connectors.kubernetes._settings import KubernetesTarget
+from connectors.kubernetes._settings import (
+    SERVICEACCOUNT_DIR,
+    KubernetesTarget,
+    ServiceAddress,
+    in_cluster_address,
+)
 from connectors.kubernetes._tools import build_tools
 
-__all__ = ["KubernetesTarget", "build_tools"]
+__all__ = [
+    "SERVICEACCOUNT_DIR",
+    "KubernetesTarget",
+    "ServiceAddress",
+    "build_tools",
+    "in_cluster_address",
+]

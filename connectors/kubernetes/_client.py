@@ -19,9 +19,9 @@ from typing import Any
 import structlog
 import urllib3
 from kubernetes.client.api_client import ApiClient
-from kubernetes.client.configuration import Configuration
 from kubernetes.client.exceptions import ApiException
 
+from connectors.kubernetes._access import build_access
 from connectors.kubernetes._settings import KubernetesTarget
 from policy.errors import (
     SourceError,
@@ -103,23 +103,16 @@ def status_message(exc: ApiException) -> tuple[str, dict[str, Any]]:
 
 class KubeReader:
     """One ApiClient (so one urllib3 connection pool) per environment, kept for the life
-    of the process and closed by `aclose`."""
+    of the process and closed by `aclose`. Its configuration is the target's own
+    (`_access`: URL, kubeconfig context or in-cluster ServiceAccount)."""
 
     def __init__(self, target: KubernetesTarget) -> None:
         self.target = target
         self.env = target.env
         self.source = f"kubernetes/{target.env}"
-        config = Configuration(
-            host=target.url,
-            retries=False,
-            verify_ssl=target.verify_tls,
-            ssl_ca_cert=target.ca_cert_path,
-            connection_pool_maxsize=POOL_SIZE,
-        )
-        if target.token is not None:
-            config.api_key = {"BearerToken": target.token.get_secret_value()}
-            config.api_key_prefix = {"BearerToken": "Bearer"}
-        self._client = ApiClient(config)
+        access = build_access(target, pool_size=POOL_SIZE)
+        self.home_namespace = access.home_namespace  # the credentials' own namespace
+        self._client = ApiClient(access.config)
         self._client.user_agent = "infrabot/0.1 (read-only)"
         self._threads = SourceThreads(f"k8s-{target.env}", max_workers=POOL_SIZE)
 

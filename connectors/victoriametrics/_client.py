@@ -12,12 +12,14 @@ import functools
 import math
 import ssl
 import time
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import structlog
+from pydantic import SecretStr
 
 from connectors.victoriametrics._settings import MetricsTarget
 from policy.errors import (
@@ -85,6 +87,19 @@ class QueryResult:
         }
 
 
+def _tls_reason(exc: BaseException) -> str:
+    """Why the TLS handshake failed, when that is why we could not connect: a private CA
+    not given (`ca_cert_path`) reads very differently from a server that is down."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return f": its TLS certificate was not verified ({seen.verify_message})"
+        if isinstance(seen, ssl.SSLError):
+            return f": TLS handshake failed ({seen.reason or type(seen).__name__})"
+        seen = seen.__cause__ or seen.__context__
+    return ""
+
+
 def _ts(value: Any) -> datetime:
     return datetime.fromtimestamp(float(value), tz=UTC)
 
@@ -140,7 +155,7 @@ class PromClient:
             ) from exc
         except httpx.ConnectError as exc:
             raise SourceUnavailable(
-                self.source, f"cannot connect to VictoriaMetrics in {env}"
+                self.source, f"cannot connect to VictoriaMetrics in {env}{_tls_reason(exc)}"
             ) from exc
         except httpx.HTTPError as exc:
             raise SourceUnavailable(
@@ -264,21 +279,34 @@ class ClientPool:
             await asyncio.gather(*(c.http.aclose() for c in clients.values()))
 
 
+class BearerAuth(httpx.Auth):
+    """`Authorization: Bearer <token>` on every request; the token stays a SecretStr until
+    the header is written, so no repr of the client or its settings shows it."""
+
+    def __init__(self, token: SecretStr) -> None:
+        self._token = token
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = f"Bearer {self._token.get_secret_value()}"
+        yield request
+
+
+def _auth(target: MetricsTarget) -> httpx.Auth | None:
+    if target.bearer_token is not None:
+        return BearerAuth(target.bearer_token)
+    if target.username is not None and target.password is not None:
+        return httpx.BasicAuth(target.username, target.password.get_secret_value())
+    return None
+
+
 def _http_client(
     target: MetricsTarget, transport: httpx.AsyncBaseTransport | None
 ) -> httpx.AsyncClient:
-    headers = {"Accept": "application/json"}
-    auth: httpx.BasicAuth | None = None
-    if target.bearer_token is not None:
-        headers["Authorization"] = f"Bearer {target.bearer_token.get_secret_value()}"
-    elif target.username is not None:
-        password = target.password.get_secret_value() if target.password else ""
-        auth = httpx.BasicAuth(target.username, password)
     return httpx.AsyncClient(
         base_url=target.url.rstrip("/"),
         timeout=target.timeout_s,
-        headers=headers,
-        auth=auth,
+        headers={"Accept": "application/json"},
+        auth=_auth(target),
         verify=_tls(target),
         transport=transport,
     )
@@ -288,9 +316,11 @@ def _tls(target: MetricsTarget) -> ssl.SSLContext | bool:
     """What httpx verifies with. httpx builds a TLS context (loading the CA bundle, 20-40
     ms) for every client, even a plain-HTTP one that never uses it: for an http:// target
     none is built. Redirects are not followed, so a plain target cannot turn into TLS."""
-    if httpx.URL(target.url).scheme != "https":
+    if httpx.URL(target.url).scheme != "https" or not target.verify_tls:
         return False
-    return _verified_context() if target.verify_tls else False
+    if target.ca_cert_path is not None:
+        return _ca_context(target.ca_cert_path)
+    return _verified_context()
 
 
 @functools.cache
@@ -298,3 +328,9 @@ def _verified_context() -> ssl.SSLContext:
     """httpx's own default (certifi, or SSL_CERT_FILE), loaded once per process: a
     context is safe to share between clients."""
     return httpx.create_ssl_context()
+
+
+@functools.cache
+def _ca_context(path: str) -> ssl.SSLContext:
+    """A context that trusts this CA bundle only (a private CA), loaded once per path."""
+    return ssl.create_default_context(cafile=path)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import ssl
 import string
 from datetime import UTC, datetime
-from urllib.parse import quote
+from pathlib import Path
+from urllib.parse import quote, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 LINK_PLACEHOLDERS = ("query", "start_ms", "end_ms", "env", "left")
 
@@ -19,9 +22,15 @@ class MetricsTarget(BaseModel):
     with the placeholders {query} (URL-encoded PromQL), {start_ms}, {end_ms}, {env} and
     {left} (URL-encoded Grafana Explore state); literal braces are written `{{` `}}`.
     Without it, links point at the VictoriaMetrics UI (vmui) under `url`.
+
+    Authentication is one of: basic auth (`username` + `password`, as vmauth or a proxy in
+    front asks) or a `bearer_token`; neither for an open API. `ca_cert_path` is the CA bundle
+    an https server's certificate is verified with (default: the system's); `verify_tls:
+    false` verifies nothing. Secrets are `SecretStr` and the URL may not carry credentials,
+    so none of them reaches a repr, a log, a link or a validation error.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
     env: str = Field(min_length=1)
     url: str = Field(pattern=r"^https?://")
@@ -31,10 +40,49 @@ class MetricsTarget(BaseModel):
     max_points: int = Field(
         default=300, ge=10, le=11_000, description="most points per series in a range read"
     )
-    bearer_token: SecretStr | None = None
-    username: str | None = None
-    password: SecretStr | None = None
+    bearer_token: SecretStr | None = Field(default=None, description="Authorization: Bearer")
+    username: str | None = Field(default=None, min_length=1, description="basic auth user")
+    password: SecretStr | None = Field(default=None, description="basic auth password")
+    ca_cert_path: str | None = Field(default=None, description="CA bundle (PEM) for https")
     verify_tls: bool = True
+
+    @field_validator("url")
+    @classmethod
+    def _no_credentials(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.username is not None or parts.password is not None:
+            raise ValueError("put credentials in username/password or bearer_token, not in the URL")
+        return value
+
+    @field_validator("ca_cert_path")
+    @classmethod
+    def _ca_file(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        path = Path(value).expanduser()
+        if not path.is_file():
+            raise ValueError(f"no such file: {path}")
+        if not os.access(path, os.R_OK):
+            raise ValueError(f"cannot read {path}")
+        try:
+            ssl.create_default_context(cafile=str(path))
+        except (ssl.SSLError, ValueError) as exc:
+            raise ValueError(f"{path} is not a PEM CA bundle ({type(exc).__name__})") from None
+        return str(path)
+
+    @model_validator(mode="after")
+    def _one_way_to_authenticate(self) -> MetricsTarget:
+        if (self.username is None) != (self.password is None):
+            raise ValueError("username and password: give both for basic auth, or neither")
+        if self.username is not None and self.bearer_token is not None:
+            raise ValueError(
+                "bearer_token and username/password: give one way to authenticate, not both"
+            )
+        if self.ca_cert_path is not None and not self.verify_tls:
+            raise ValueError(
+                "ca_cert_path with verify_tls: false: a CA bundle is used only to verify"
+            )
+        return self
 
     @field_validator("grafana_url")
     @classmethod
