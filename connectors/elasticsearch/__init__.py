@@ -1,9 +1,10 @@
 """Elasticsearch logs: edge access and error logs, application logs.
 
-Tools: `logs.request_trace`, `logs.edge_errors`, `logs.app_logs`, `logs.search`. Reads go
-through the official synchronous client (`elasticsearch` 9.x) in a worker thread, with
-`request_timeout` on every call, no retries, `track_total_hits: true`, and search_after
-paging up to the target's `max_hits`. A read is complete for a negative only when
+Tools: `logs.request_trace`, `logs.edge_errors`, `logs.app_logs`, `logs.search`, and
+`k8s.audit_log` (Kubernetes audit events) for a target that names its `audit_index`.
+Reads go through the official synchronous client (`elasticsearch` 9.x) in a worker
+thread, with `request_timeout` on every call, no retries, `track_total_hits: true`, and
+search_after paging up to the target's `max_hits`. A read is complete for a negative only when
 `hits.total.relation` is `eq` and every hit was read; a capped read says "read N of >= M".
 
 Error tree (no SDK exception leaves this package; each is raised `from` the original):
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from connectors.elasticsearch import _apperrors, _applogs, _edge, _search, _trace
+from connectors.elasticsearch import _apperrors, _applogs, _audit, _edge, _search, _trace
 from connectors.elasticsearch._reader import LogReader
 from connectors.elasticsearch._settings import DEFAULT_DISCOVER_URL_TEMPLATE, ElasticsearchTarget
 from policy.errors import ConfigError
@@ -53,10 +54,18 @@ def build_tools(targets: Sequence[ElasticsearchTarget]) -> list[Tool]:
         return run
 
     held = tuple(readers.values())
+    # Kubernetes audit events only where the operator says which index holds them
+    audited = [t.env for t in targets if t.audit_index]
+    audit = (
+        [FunctionTool(_audit.contract(audited), bind(_audit.audit_log), resources=held)]
+        if audited
+        else []
+    )
     return [
         FunctionTool(_trace.contract(envs), bind(_trace.request_trace), resources=held),
         FunctionTool(_edge.contract(envs), bind(_edge.edge_errors), resources=held),
         FunctionTool(_applogs.contract(envs), bind(_applogs.app_logs), resources=held),
         FunctionTool(_apperrors.contract(envs), bind(_apperrors.app_errors), resources=held),
         FunctionTool(_search.contract(envs, patterns), bind(_search.log_search), resources=held),
+        *audit,
     ]

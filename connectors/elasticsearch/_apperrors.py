@@ -22,8 +22,8 @@ from connectors.elasticsearch._common import (
     window,
 )
 from connectors.elasticsearch._errorlog import parse_time, scalar
-from connectors.elasticsearch._facts import POD_FIELDS
-from connectors.elasticsearch._layout import DEFAULT, LogField
+from connectors.elasticsearch._facts import POD_FIELDS, error_detail
+from connectors.elasticsearch._layout import LogField
 from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from connectors.elasticsearch._settings import iso_utc
 from policy.contracts import ToolContract
@@ -77,7 +77,8 @@ async def app_errors(
     reader = reader_for(readers, args.env)
     t = await reader.resolved()
     start, end = window(args, ctx)
-    filters, lucene = app_filters(args)
+    layout = await reader.layout(t.app_index, start, end)
+    filters, lucene = app_filters(args, layout)
     query = {"bool": {"filter": [*filters, _error_filter(), time_range(start, end)]}}
     limit = min(MAX_READ, t.max_hits)
     ((read, err),) = await attempt_all(reader.search(t.app_index, query, limit=limit, order="desc"))
@@ -89,8 +90,10 @@ async def app_errors(
             undated += 1  # not placed in time: said, and the read is not complete
             continue
         origin = str(scalar(src, *POD_FIELDS) or t.app_index)
-        level = level_name(scalar(src, *_LEVEL_FIELDS))
-        text = str(DEFAULT.value(src, LogField.MESSAGE) or "")
+        level = level_name(layout.value(src, LogField.LEVEL) or scalar(src, *_LEVEL_FIELDS))
+        text = str(layout.value(src, LogField.MESSAGE) or "")
+        raised = error_detail(src, layout)
+        text = f"{text}\n{raised}" if raised and raised not in text else text
         # the stated level leads the record, as the program meant it
         docs.append((at, origin, f"{level} {text}" if level else text))
     templates, records, errors = error_templates([], records=document_records(docs))

@@ -15,9 +15,8 @@ from connectors.elasticsearch._common import (
     reader_for,
     window,
 )
-from connectors.elasticsearch._errorlog import REQUEST_ID_FIELDS
 from connectors.elasticsearch._facts import NAMESPACE_FIELDS, POD_FIELDS, SERVICE_FIELDS, app_facts
-from connectors.elasticsearch._layout import EVERY_NAME, LogField
+from connectors.elasticsearch._layout import DEFAULT, Layout, LogField, term_on
 from connectors.elasticsearch._reader import (
     SOURCE,
     LogReader,
@@ -71,7 +70,9 @@ def contract(envs: list[str]) -> ToolContract:
     )
 
 
-def app_filters(args: AppLogsArgs) -> tuple[list[dict[str, Any]], list[str]]:
+def app_filters(
+    args: AppLogsArgs, layout: Layout = DEFAULT
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Filters, and the same in Lucene syntax for the Discover link."""
     filters: list[dict[str, Any]] = []
     lucene: list[str] = []
@@ -89,16 +90,18 @@ def app_filters(args: AppLogsArgs) -> tuple[list[dict[str, Any]], list[str]]:
         filters.append(any_of(*(kw_term(f, args.service) for f in SERVICE_FIELDS), by_pod))
         lucene.append(f'service:"{args.service}"')
     if args.request_id:
-        filters.append(any_of(*(kw_term(f, args.request_id) for f in REQUEST_ID_FIELDS)))
+        filters.append(term_on(layout, LogField.REQUEST_ID, args.request_id))
         lucene.append(f'request_id:"{args.request_id}"')
     if args.level:
         names = _LEVELS.get(args.level, [args.level])
         spelled = sorted({v for n in names for v in (n, n.upper(), n.capitalize())})
-        filters.append(any_of(*({"terms": {n: spelled}} for n in EVERY_NAME[LogField.LEVEL])))
+        filters.append(any_of(*({"terms": {n: spelled}} for n in layout.names(LogField.LEVEL))))
         lucene.append(f"level:{args.level}")
     if args.text:
         text = args.text
-        filters.append(any_of(*({"match_phrase": {n: text}} for n in EVERY_NAME[LogField.MESSAGE])))
+        filters.append(
+            any_of(*({"match_phrase": {n: text}} for n in layout.names(LogField.MESSAGE)))
+        )
         lucene.append(f'message:"{args.text}"')
     return filters, lucene
 
@@ -109,7 +112,8 @@ async def app_logs(
     reader = reader_for(readers, args.env)
     t = await reader.resolved()
     start, end = window(args, ctx)
-    filters, lucene = app_filters(args)
+    layout = await reader.layout(t.app_index, start, end)
+    filters, lucene = app_filters(args, layout)
     query = {"bool": {"filter": [*filters, time_range(start, end)]}}
     limit = min(args.limit, t.max_hits)
     ((read, err),) = await attempt_all(reader.search(t.app_index, query, limit=limit))
@@ -118,13 +122,13 @@ async def app_logs(
     link = t.discover_link(t.app_index, " AND ".join(lucene) or "*", start, end)
     hits = read.hits if read else []
     for hit in hits:
-        facts.extend(app_facts(hit, link, graph))
+        facts.extend(app_facts(hit, link, graph, layout))
     warnings = []
     if read is not None and not read.complete:
         warnings.append(f"showing the first {len(hits)} lines in time order; {read.describe()}")
     sub = SubRead("app.log", f"application log ({t.app_index})", read, err, found=bool(hits))
     if args.service and read is not None and not hits:
-        others, _ = app_filters(args.model_copy(update={"service": None}))
+        others, _ = app_filters(args.model_copy(update={"service": None}), layout)
         probe = {"bool": {"filter": [*others, time_range(start, end), lacks_all(SERVICE_FIELDS)]}}
         ((unplaced, _err),) = await attempt_all(reader.search(t.app_index, probe, limit=0))
         if unplaced is None or unplaced.total:

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 from connectors.elasticsearch._facts import POD_FIELDS
-from connectors.elasticsearch._layout import EVERY_NAME, LogField
+from connectors.elasticsearch._layout import EVERY_NAME, LogField, unwrapped
 
 _AUDIT = ("auditID", "verb", "objectRef.resource", "objectRef.name", "user.username")
 
@@ -49,11 +49,15 @@ _EDGE_MARKS = _names(
     LogField.UPSTREAM_STATUS,
     LogField.REQUEST_TIME,
 ) | {"vhost", "http_host", "server_name", "url.domain", "edge_node"}
+_WRAPPABLE = {n for n in _STATUS | _MESSAGE | _EDGE_MARKS if "." not in n}
+# every name the roles are read from, and the plain ones under any wrapper object
+# (log_processed.status); the list stays short enough for a request line
 WANTED = sorted(
     {n for names in EVERY_NAME.values() for n in names}
     | set(POD_FIELDS)
     | set(_AUDIT)
     | {"nginx.error.connection_id", "service", "kubernetes.namespace", "kubernetes.labels.app"}
+    | {f"*.{n}" for n in _WRAPPABLE}
 )
 
 _DATED = re.compile(r"^(?P<base>.+?)[-_.]\d{4}[.\-_]?\d{2}[.\-_]?\d{2}(?:[-_.]\d+)?$")
@@ -74,6 +78,7 @@ def pattern_of(index: str) -> str:
 
 
 def roles_of(pattern: str, fields: set[str]) -> set[IndexRole]:
+    fields = unwrapped(fields)
     roles: set[IndexRole] = set()
     name = pattern.lower()
     if {"auditID", "verb"} <= fields or {"objectRef.resource", "verb"} <= fields:

@@ -175,7 +175,28 @@ SERVICE_FIELDS = (
 )
 
 
-def app_facts(hit: dict[str, Any], link: str, graph: Findings) -> list[ResultFact]:
+def error_detail(src: dict[str, Any], layout: Layout = DEFAULT) -> str | None:
+    """The exception an application logged beside its message (ECS error.type and
+    error.message, a JSON encoder's stack_trace, pino's err.stack), as lines of text: the
+    cause is often there and not in the message."""
+    parts: list[str] = []
+    for name in layout.candidates.get(LogField.ERROR, ()):
+        value = lookup(src, name)
+        if isinstance(value, dict):  # {type, message, stack_trace} under one object
+            value = " ".join(str(value[k]) for k in ("type", "message") if value.get(k))
+        if value and not isinstance(value, list) and str(value) not in " ".join(parts):
+            parts.append(str(value))
+    if not parts:
+        return None
+    # ECS splits the exception: "type: message", then the stack
+    if len(parts) >= 2 and "\n" not in parts[0] and "\n" not in parts[1]:
+        parts[:2] = [f"{parts[0]}: {parts[1]}"]
+    return "\n".join(parts)
+
+
+def app_facts(
+    hit: dict[str, Any], link: str, graph: Findings, layout: Layout = DEFAULT
+) -> list[ResultFact]:
     """An app.log fact per line; an app.response fact too when the line has a status."""
     src = hit.get("_source") or {}
     when = parse_time(src.get("@timestamp"))
@@ -183,9 +204,14 @@ def app_facts(hit: dict[str, Any], link: str, graph: Findings) -> list[ResultFac
     node = scalar(src, *NODE_FIELDS)
     namespace = scalar(src, *NAMESPACE_FIELDS)
     service = scalar(src, *SERVICE_FIELDS)
-    rid = request_id_of(src)
-    level = scalar(src, "log.level", "level")
-    message = str(DEFAULT.value(src, LogField.MESSAGE) or "")
+    rid = layout.value(src, LogField.REQUEST_ID) or request_id_of(src)
+    level = layout.value(src, LogField.LEVEL)
+    message = str(layout.value(src, LogField.MESSAGE) or "")
+    raised = error_detail(src, layout)
+    if raised:  # the first line of a stack and its root cause say what failed
+        lines = raised.splitlines()
+        causes = [x.strip() for x in lines if x.strip().startswith("Caused by:")]
+        message += " | " + " / ".join(dict.fromkeys([lines[0].strip(), *causes[-1:]]))
     status = _num(lookup(src, "http.status", "http.response.status_code", "status"))
     words, response = _response_details(src)
     where = _join([f"pod {pod}" if pod else None, f"node {node}" if node else None])

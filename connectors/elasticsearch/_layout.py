@@ -19,7 +19,7 @@ preset and/or puts their own names first.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -59,6 +59,7 @@ class LogField(StrEnum):
     REQUEST_TIME = "request_time"
     MESSAGE = "message"
     LEVEL = "level"
+    ERROR = "error"  # an exception logged beside the message: its type, text or stack
 
 
 class Preset(StrEnum):
@@ -67,6 +68,9 @@ class Preset(StrEnum):
     ECS = "ecs"  # Elastic Common Schema: Filebeat's nginx module, Elastic Agent
     FILEBEAT_INGRESS = "filebeat-ingress-controller"  # Filebeat nginx ingress_controller
     FLUENT_BIT = "fluent-bit"  # Fluent Bit's kubernetes filter, the raw line in `log`
+    # applications' own JSON encoders: logstash-logback-encoder, pino, zap, structlog,
+    # python-json-logger
+    APP_JSON = "app-json"
 
 
 F = LogField
@@ -111,6 +115,7 @@ PRESETS: dict[Preset, dict[LogField, tuple[str, ...]]] = {
         F.EDGE_NODE: ("host.name", "host.hostname", "agent.hostname"),
         F.MESSAGE: ("message",),
         F.LEVEL: ("log.level",),
+        F.ERROR: ("error.type", "error.message", "error.stack_trace"),
     },
     Preset.FILEBEAT_INGRESS: {
         F.STATUS: ("http.response.status_code",),
@@ -131,6 +136,12 @@ PRESETS: dict[Preset, dict[LogField, tuple[str, ...]]] = {
         F.MESSAGE: ("log", "message", "msg"),
         F.LEVEL: ("level", "severity"),
     },
+    Preset.APP_JSON: {
+        F.MESSAGE: ("message", "msg", "event"),
+        F.LEVEL: ("level", "severity", "lvl"),
+        F.REQUEST_ID: ("requestId", "request_id", "traceId", "trace_id"),
+        F.ERROR: ("stack_trace", "stacktrace", "exception", "exc_info", "err.stack", "error"),
+    },
 }
 # the field whose presence says an index is written in a preset (what `doctor` reports)
 _MARKS: dict[Preset, tuple[str, ...]] = {
@@ -139,6 +150,7 @@ _MARKS: dict[Preset, tuple[str, ...]] = {
     Preset.INGRESS_NGINX: ("proxy_upstream_name", "vhost", "req_id"),
     Preset.NGINX: ("upstream_addr", "request_id", "status"),
     Preset.FLUENT_BIT: ("kubernetes.pod_name", "log"),
+    Preset.APP_JSON: ("stack_trace", "logger_name", "msg"),
 }
 
 
@@ -151,6 +163,39 @@ def _union(presets: list[Preset]) -> dict[LogField, tuple[str, ...]]:
 
 
 EVERY_NAME = _union(list(Preset))
+_KNOWN = {n for names in EVERY_NAME.values() for n in names}
+# the first part of a known dotted name is a schema's object, never a shipper's wrapper
+_SCHEMA_HEADS = {n.split(".")[0] for n in _KNOWN if "." in n}
+
+
+def merge_prefixes(fields: Iterable[str]) -> list[str]:
+    """Objects a shipper wraps a parsed line in: Fluent Bit's Merge_Log_Key
+    (`log_processed.status`), Filebeat's `json.*` without keys_under_root. A prefix is one
+    under which at least two names some layout knows appear."""
+    under: dict[str, set[str]] = {}
+    for name in fields:
+        head, _, rest = name.partition(".")
+        if rest in _KNOWN and head not in _SCHEMA_HEADS:
+            under.setdefault(head, set()).add(rest)
+    return sorted(head for head, names in under.items() if len(names) >= 2)
+
+
+def unwrapped(fields: Iterable[str]) -> set[str]:
+    """The field names with a shipper's wrapper taken off as well."""
+    names = set(fields)
+    for prefix in merge_prefixes(names):
+        names |= {n[len(prefix) + 1 :] for n in names if n.startswith(prefix + ".")}
+    return names
+
+
+def wrapped(
+    candidates: Mapping[LogField, tuple[str, ...]], prefixes: list[str]
+) -> dict[LogField, tuple[str, ...]]:
+    """Every field's names, then the same under each wrapper."""
+    return {
+        name: (*names, *(f"{p}.{n}" for p in prefixes for n in names))
+        for name, names in candidates.items()
+    }
 
 
 class LayoutOverride(BaseModel):
@@ -302,10 +347,10 @@ def status_range(layout: Layout, name: LogField, low: int, high: int) -> dict[st
 
 
 def terms_aggs(layout: Layout, name: LogField, label: str, size: int) -> dict[str, Any]:
-    return {
-        f"{label}__{i}": {"terms": {"field": n, "size": size}}
-        for i, n in enumerate(layout.agg_fields(name))
-    }
+    """Counts by the field's first aggregatable name: a document holding it under two
+    names (ECS `url.domain` and `destination.domain`) is counted once."""
+    fields = layout.agg_fields(name)[:1]
+    return {f"{label}__{i}": {"terms": {"field": n, "size": size}} for i, n in enumerate(fields)}
 
 
 def merged_buckets(aggs: dict[str, Any], label: str) -> list[tuple[Any, int]]:

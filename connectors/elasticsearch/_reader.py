@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from connectors.elasticsearch._discovery import WANTED, IndexRole, discover, fields_by_index
-from connectors.elasticsearch._layout import EVERY_NAME, Layout
+from connectors.elasticsearch._layout import EVERY_NAME, Layout, merge_prefixes, wrapped
 from connectors.elasticsearch._needs import unmet, window_of
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.errors import (
@@ -294,7 +294,8 @@ class LogReader:
         pinned = override.preset if override else None
         if not caps or not caps[0]:  # unknown, or no document in the window: assume nothing
             return Layout(candidates=candidates, pinned=pinned)
-        return Layout(candidates=candidates, types=caps[0], pinned=pinned)
+        prefixes = merge_prefixes(caps[0])
+        return Layout(candidates=wrapped(candidates, prefixes), types=caps[0], pinned=pinned)
 
     def _fields(self, index: str, window: tuple[str, str] | None) -> Caps | None:
         """(field -> types in any index the window covers, the same for the fields every

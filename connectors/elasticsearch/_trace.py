@@ -79,15 +79,16 @@ def contract(envs: list[str]) -> ToolContract:
     )
 
 
-def _rid_query(request_id: str) -> tuple[dict[str, Any], str]:
-    """The id in any field a shipper may have used (request_id, req_id, http.request.id...)."""
+def _rid_query(request_id: str, layout: Layout) -> tuple[dict[str, Any], str]:
+    """The id in any field the index's layout keeps it under (request_id, req_id,
+    http.request.id, a wrapped log_processed.requestId...)."""
+    names = tuple(dict.fromkeys([*layout.names(LogField.REQUEST_ID), *REQUEST_ID_FIELDS]))
+    if layout.types is not None and layout.has(LogField.REQUEST_ID):
+        names = layout.names(LogField.REQUEST_ID)
     if len(request_id) >= 32:
-        return (
-            any_of(*(kw_term(f, request_id) for f in REQUEST_ID_FIELDS)),
-            f'"{request_id}"',
-        )
+        return any_of(*(kw_term(f, request_id) for f in names)), f'"{request_id}"'
     prefix = any_of(
-        *({"prefix": {name: request_id}} for f in REQUEST_ID_FIELDS for name in (f, f"{f}.keyword"))
+        *({"prefix": {name: request_id}} for f in names for name in (f, f"{f}.keyword"))
     )
     return prefix, f"{request_id}*"
 
@@ -192,20 +193,23 @@ async def request_trace(
     reader = reader_for(readers, args.env)
     t = await reader.resolved()
     start, end = window(args, ctx)
-    rid_query, rid_lucene = _rid_query(args.request_id)
-    scoped = {"bool": {"filter": [rid_query, time_range(start, end)]}}
-    access_layout, error_layout = await asyncio.gather(
+    access_layout, error_layout, app_layout = await asyncio.gather(
         reader.layout(t.edge_access_index, start, end),
         reader.layout(
             t.edge_error_index,
             start - MAX_REQUEST_SPAN - CORRELATION_SLACK,
             end + CORRELATION_SLACK,
         ),
+        reader.layout(t.app_index, start, end),
     )
     layouts = (access_layout, error_layout)
+    rid_query, rid_lucene = _rid_query(args.request_id, access_layout)
+    scoped = {"bool": {"filter": [rid_query, time_range(start, end)]}}
+    app_rid, _ = _rid_query(args.request_id, app_layout)
+    app_scoped = {"bool": {"filter": [app_rid, time_range(start, end)]}}
     (access, access_err), (app, app_err) = await attempt_all(
         reader.search(t.edge_access_index, scoped, limit=MAX_ACCESS),
-        reader.search(t.app_index, scoped, limit=min(t.max_hits, MAX_APP)),
+        reader.search(t.app_index, app_scoped, limit=min(t.max_hits, MAX_APP)),
     )
     graph = Findings(SOURCE, env=args.env)
     facts: list[ResultFact] = []
@@ -274,7 +278,7 @@ async def request_trace(
     app_hits = app.hits if app else []
     app_link = t.discover_link(t.app_index, rid_lucene, start, end)
     for hit in app_hits:
-        facts.extend(app_facts(hit, app_link, graph))
+        facts.extend(app_facts(hit, app_link, graph, app_layout))
     subs.append(
         SubRead("app.log", f"application log ({t.app_index})", app, app_err, found=bool(app_hits))
     )

@@ -74,8 +74,12 @@ def ecs() -> tuple[World, dict[str, Any]]:
         "host": {"name": "edge-1"},
         "message": LINE,
     }
-    other = {"@timestamp": "2026-07-20T11:10:00.000Z", "host": {"name": "edge-1"},
-             "http": {"response": {"status_code": 200}}, "url": {"domain": "www.example.com"}}  # fmt: skip
+    other = {
+        "@timestamp": "2026-07-20T11:10:00.000Z",
+        "host": {"name": "edge-1"},
+        "http": {"response": {"status_code": 200}},
+        "url": {"domain": "www.example.com"},
+    }
     logs = {"filebeat-8.14.3-2026.07.20": [access, error, other]}
     world = world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": logs}})
     return world, {"edge_access_index": "filebeat-*", "edge_error_index": "filebeat-*"}
@@ -177,8 +181,8 @@ async def test_the_healthy_host_has_no_5xx_and_it_is_a_complete_read_in_the_ecs_
 
 def _house_layout() -> World:
     access = {"@timestamp": WHEN, "resp": {"code": 502}, "vh": HOST, "req": {"uid": RID}}
-    logs = {"edge-access-2026.07.20": [access], "edge-error-2026.07.20": [
-        {"@timestamp": WHEN, "message": f"2026/07/20 11:11:04 [error] 31#31: *884213 {LINE}"}]}  # fmt: skip
+    error = {"@timestamp": WHEN, "message": f"2026/07/20 11:11:04 [error] 31#31: *884213 {LINE}"}
+    logs = {"edge-access-2026.07.20": [access], "edge-error-2026.07.20": [error]}
     return world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": logs}})
 
 
@@ -239,7 +243,7 @@ def _shipped_world() -> World:
                     "name": "service-a",
                     "namespace": "payments",
                 },
-            }  # fmt: skip
+            }
         ],
         ".kibana_8.14.3_001": [{"@timestamp": WHEN, "type": "config", "message": "x"}],
     }
@@ -282,3 +286,47 @@ async def test_a_configured_pattern_is_never_second_guessed() -> None:
     assert found.edge_access_index == "logstash-*"
     assert "edge_access_index" not in found.discovered
     assert "filebeat-8.14.3-*" in found.edge_error_index
+
+
+async def test_a_record_holding_the_host_under_two_names_is_counted_once() -> None:
+    world, target = ecs()
+    data = world.model_dump(mode="json")
+    for doc in data["logs"]["dc-a"]["filebeat-8.14.3-2026.07.20"]:
+        if "url" in doc:
+            doc["destination"] = {"domain": doc["url"]["domain"]}
+    with gate_for(World.model_validate(data), **target) as gate:
+        result = await gate.call("logs.edge_errors", {"env": "dc-a", "host": HOST}, ctx())
+    by_host = [a for a in of(result, "edge.access") if a.count is not None and a.host]
+    assert [(a.host, a.count) for a in by_host] == [(HOST, 1)]
+
+
+def _app_world() -> World:
+    """Fluent Bit with Merge_Log_Key (the parsed JSON under log_processed) and Filebeat ECS
+    with the exception in error.* fields beside a message that does not name it."""
+    pod = {"pod_name": "payout-api-6f9b7c8d4-zr5wq", "namespace_name": "payouts"}
+    wrapped = {"@timestamp": WHEN, "log": "{...}", "kubernetes": pod, "log_processed": {
+        "message": "Ledger unavailable, rejecting payout", "level": "WARN", "requestId": RID,
+        "stack_trace": "io.github.resilience4j.circuitbreaker.CallNotPermittedException: "
+                       "CircuitBreaker 'ledger' is OPEN\n\tat x.y(Z.java:1)"}}  # fmt: skip
+    other = {**wrapped, "log_processed": {"message": "ok", "level": "INFO", "requestId": "1"}}
+    ecs_doc = {"@timestamp": WHEN, "message": "Failed to publish item batch",
+               "log": {"level": "ERROR"}, "kubernetes": {"pod": {"name": "sync-1"},
+               "namespace": "merch"}, "error": {"type": "org.apache.kafka.common.errors."
+               "RecordTooLargeException", "message": "The message is 1350000 bytes"}}  # fmt: skip
+    logs = {"k8s-2026.07.20": [wrapped, other], "ecs-apps-2026.07.20": [ecs_doc]}
+    return world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": logs}})
+
+
+async def test_a_wrapped_request_id_is_found_and_the_logged_exception_is_read() -> None:
+    with gate_for(_app_world(), app_index="k8s-*") as gate:
+        result = await gate.call("logs.app_logs", {"env": "dc-a", "request_id": RID}, ctx())
+    (line,) = of(result, "app.log")
+    assert line.request_id == RID and line.level == "WARN"
+    assert "CircuitBreaker 'ledger' is OPEN" in line.message
+
+
+async def test_an_ecs_error_type_makes_the_template_of_an_error_line() -> None:
+    with gate_for(_app_world(), app_index="ecs-apps-*") as gate:
+        result = await gate.call("logs.app_errors", {"env": "dc-a", "namespace": "merch"}, ctx())
+    (template,) = of(result, "log.template")
+    assert "RecordTooLargeException" in template.example, template.example
