@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import Any
 
 from bot.settings import InfrabotConfig, parse_config
+from evals.simulators.elasticsearch._store import AUDIT_PATTERN
 from evals.simulators.host import WorldEndpoints
 from evals.world import World
 
@@ -22,6 +24,16 @@ def _index_patterns(indices: dict[str, Any]) -> list[str]:
         if pattern not in fixed and pattern not in out:
             out.append(pattern)
     return out
+
+
+def _audit_served(world: World, env: str) -> bool:
+    """The env's log simulator holds Kubernetes audit events, so its configuration names
+    the audit index (as an operator whose shipper indexes the audit log would): the world
+    writes an audit index of its own. Its `audit:` events are filed as one by the store
+    (`Store(..., audit=...)`) once the simulator's app hands them over; until then they
+    are served by the Kubernetes simulator only, and naming an index that holds nothing
+    would make every audit read a gap."""
+    return any(fnmatch.fnmatchcase(name, AUDIT_PATTERN) for name in world.logs.get(env, {}))
 
 
 def config_for_world(
@@ -48,6 +60,8 @@ def config_for_world(
                     "timeout_s": timeout_s,
                     "search_indices": _index_patterns(world.logs.get(env, {})),
                 }
+                if _audit_served(world, env):
+                    entry["logs"]["audit_index"] = AUDIT_PATTERN
         envs[env] = entry
     data: dict[str, Any] = {
         "timezone": timezone,

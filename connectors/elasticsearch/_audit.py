@@ -246,9 +246,13 @@ def spec_query(namespace: str, service: str) -> dict[str, Any]:
 
 
 def _spec_of(event: dict[str, Any]) -> dict[str, Any] | None:
+    """The workload object an event carries whole, if it does."""
     for key in ("responseObject", "requestObject"):
         body = event.get(key)
-        if isinstance(body, dict) and ((body.get("spec") or {}).get("template") or {}).get("spec"):
+        node: Any = body
+        for part in ("spec", "template", "spec"):
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(body, dict) and isinstance(node, dict):
             return body
     return None
 
