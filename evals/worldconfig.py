@@ -28,12 +28,11 @@ def _index_patterns(indices: dict[str, Any]) -> list[str]:
 
 def _audit_served(world: World, env: str) -> bool:
     """The env's log simulator holds Kubernetes audit events, so its configuration names
-    the audit index (as an operator whose shipper indexes the audit log would): the world
-    writes an audit index of its own. Its `audit:` events are filed as one by the store
-    (`Store(..., audit=...)`) once the simulator's app hands them over; until then they
-    are served by the Kubernetes simulator only, and naming an index that holds nothing
-    would make every audit read a gap."""
-    return any(fnmatch.fnmatchcase(name, AUDIT_PATTERN) for name in world.logs.get(env, {}))
+    the audit index (as an operator whose shipper indexes the audit log would): the world's
+    `audit:` events, filed by the store as daily indices, or an audit index it writes."""
+    return bool(world.audit.get(env)) or any(
+        fnmatch.fnmatchcase(name, AUDIT_PATTERN) for name in world.logs.get(env, {})
+    )
 
 
 def config_for_world(

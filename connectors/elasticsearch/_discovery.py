@@ -41,6 +41,10 @@ def _names(*fields: LogField) -> set[str]:
 _STATUS = _names(LogField.STATUS)
 _MESSAGE = _names(LogField.MESSAGE)
 _SERVICE = _names(LogField.SERVICE) - {"service"}
+_METHOD = _names(LogField.METHOD)
+_PATH = _names(LogField.PATH)
+# how operators name a proxy's access log; read only beside a status field
+_EDGE_NAME = re.compile(r"access|nginx|ingress|edge|proxy|haproxy|traefik|envoy")
 # only an edge proxy logs these beside a status
 _EDGE_MARKS = _names(
     LogField.UPSTREAM,
@@ -49,7 +53,7 @@ _EDGE_MARKS = _names(
     LogField.UPSTREAM_STATUS,
     LogField.REQUEST_TIME,
 ) | {"vhost", "http_host", "server_name", "url.domain", "edge_node"}
-_WRAPPABLE = {n for n in _STATUS | _MESSAGE | _EDGE_MARKS if "." not in n}
+_WRAPPABLE = {n for n in _STATUS | _MESSAGE | _EDGE_MARKS | _METHOD | _PATH if "." not in n}
 # every name the roles are read from, and the plain ones under any wrapper object
 # (log_processed.status); the list stays short enough for a request line
 WANTED = sorted(
@@ -84,7 +88,14 @@ def roles_of(pattern: str, fields: set[str]) -> set[IndexRole]:
     if {"auditID", "verb"} <= fields or {"objectRef.resource", "verb"} <= fields:
         return {IndexRole.AUDIT}
     has_status = bool(fields & _STATUS)
-    if has_status and (fields & _EDGE_MARKS or "access" in name):
+    has_pod = bool(fields & set(POD_FIELDS))
+    request_line = bool(fields & _METHOD and fields & _PATH)
+    if has_status and (
+        fields & _EDGE_MARKS
+        or _EDGE_NAME.search(name)
+        # a request's method, path and status with no pod behind it: a proxy's log
+        or (request_line and not has_pod)
+    ):
         roles.add(IndexRole.EDGE_ACCESS)
     has_message = bool(fields & _MESSAGE)
     if (
@@ -94,7 +105,6 @@ def roles_of(pattern: str, fields: set[str]) -> set[IndexRole]:
         or (IndexRole.EDGE_ACCESS in roles and has_message)
     ):
         roles.add(IndexRole.EDGE_ERROR)
-    has_pod = bool(fields & set(POD_FIELDS))
     if has_message and (
         has_pod or (not roles and (fields & _SERVICE or "service" in fields or "app" in name))
     ):

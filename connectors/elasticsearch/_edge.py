@@ -33,6 +33,7 @@ from connectors.elasticsearch._errorlog import (
 )
 from connectors.elasticsearch._facts import SRC_ACCESS, SRC_ERROR, access_fact
 from connectors.elasticsearch._layout import (
+    PLACEHOLDERS,
     Layout,
     LogField,
     merged_buckets,
@@ -122,6 +123,25 @@ def service_clauses(layout: Layout, service: str) -> list[dict[str, Any]]:
     return clauses
 
 
+def host_clause(layout: Layout, host: str) -> dict[str, Any]:
+    """Records of one virtual host: a field naming it, or the per-host log file they were
+    read from (/var/log/nginx/<host>-access.log, as a shipper records the path)."""
+    files = [
+        {"wildcard": {layout.exact(n): f"*/{host}{sep}*"}}
+        for n in layout.names(LogField.LOG_FILE)
+        for sep in ("-", ".", "_")
+    ]
+    return any_of(term_on(layout, LogField.HOST, host), *files)
+
+
+def hostless(layout: Layout) -> dict[str, Any]:
+    """Records that name no virtual host: none of its fields, or a placeholder ("-")."""
+    return any_of(
+        lacks_all(layout.names(LogField.HOST)),
+        *(term_on(layout, LogField.HOST, p) for p in sorted(PLACEHOLDERS) if p),
+    )
+
+
 def service_names(layout: Layout) -> tuple[str, ...]:
     return layout.names(LogField.SERVICE) + layout.names(LogField.UPSTREAM_NAME)
 
@@ -143,7 +163,7 @@ def _access_query(
     else:
         filters.append(status_range(layout, LogField.STATUS, 500, 599))
     if args.host:
-        filters.append(term_on(layout, LogField.HOST, args.host))
+        filters.append(host_clause(layout, args.host))
     placed: list[dict[str, Any]] = []
     if args.service:
         placed += service_clauses(layout, args.service)
@@ -363,6 +383,18 @@ async def edge_errors(
                 f"no edge record names service {args.service}, but {count} matching edge "
                 "records in the window carry no service field at all, so absence is not "
                 "proven: the edge log may not name services; filter by host instead"
+            )
+    if args.host and access is not None and not access.total:
+        probe = _access_query(args.model_copy(update={"host": None}), start, end, access_layout)
+        probe["bool"]["filter"].append(hostless(access_layout))
+        ((unplaced, _err),) = await attempt_all(reader.search(t.edge_access_index, probe, limit=0))
+        if unplaced is None or unplaced.total:
+            access_sub.complete_override = False
+            count = unplaced.total if unplaced is not None else "some"
+            warnings.append(
+                f"no edge record names host {args.host}, but {count} matching edge records in "
+                "the window name no host at all (the field is missing or '-'), so absence is "
+                "not proven: the edge log may not record the virtual host"
             )
     error_sub = SubRead(
         "edge.error_log", f"edge error log ({t.edge_error_index})", errors, errors_err

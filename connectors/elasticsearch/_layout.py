@@ -60,6 +60,7 @@ class LogField(StrEnum):
     MESSAGE = "message"
     LEVEL = "level"
     ERROR = "error"  # an exception logged beside the message: its type, text or stack
+    LOG_FILE = "log_file"  # the file a line was read from (a per-vhost access log names it)
 
 
 class Preset(StrEnum):
@@ -68,6 +69,7 @@ class Preset(StrEnum):
     ECS = "ecs"  # Elastic Common Schema: Filebeat's nginx module, Elastic Agent
     FILEBEAT_INGRESS = "filebeat-ingress-controller"  # Filebeat nginx ingress_controller
     FLUENT_BIT = "fluent-bit"  # Fluent Bit's kubernetes filter, the raw line in `log`
+    FLUENT_BIT_NGINX = "fluent-bit-nginx"  # Fluent Bit's stock `nginx` parser (combined)
     # applications' own JSON encoders: logstash-logback-encoder, pino, zap, structlog,
     # python-json-logger
     APP_JSON = "app-json"
@@ -116,6 +118,7 @@ PRESETS: dict[Preset, dict[LogField, tuple[str, ...]]] = {
         F.MESSAGE: ("message",),
         F.LEVEL: ("log.level",),
         F.ERROR: ("error.type", "error.message", "error.stack_trace"),
+        F.LOG_FILE: ("log.file.path",),
     },
     Preset.FILEBEAT_INGRESS: {
         F.STATUS: ("http.response.status_code",),
@@ -136,6 +139,14 @@ PRESETS: dict[Preset, dict[LogField, tuple[str, ...]]] = {
         F.MESSAGE: ("log", "message", "msg"),
         F.LEVEL: ("level", "severity"),
     },
+    # its `host` is the ident column ("-"), not a virtual host
+    Preset.FLUENT_BIT_NGINX: {
+        F.STATUS: ("code",),
+        F.PATH: ("path",),
+        F.METHOD: ("method",),
+        F.EDGE_NODE: ("hostname",),
+        F.LOG_FILE: ("filename",),
+    },
     Preset.APP_JSON: {
         F.MESSAGE: ("message", "msg", "event"),
         F.LEVEL: ("level", "severity", "lvl"),
@@ -149,6 +160,7 @@ _MARKS: dict[Preset, tuple[str, ...]] = {
     Preset.ECS: ("http.response.status_code", "nginx.error.connection_id", "ecs.version"),
     Preset.INGRESS_NGINX: ("proxy_upstream_name", "vhost", "req_id"),
     Preset.NGINX: ("upstream_addr", "request_id", "status"),
+    Preset.FLUENT_BIT_NGINX: ("remote", "referer"),
     Preset.FLUENT_BIT: ("kubernetes.pod_name", "log"),
     Preset.APP_JSON: ("stack_trace", "logger_name", "msg"),
 }
@@ -346,6 +358,9 @@ def status_range(layout: Layout, name: LogField, low: int, high: int) -> dict[st
     return any_name(layout, name, build)
 
 
+PLACEHOLDERS = frozenset({"-", ""})  # what a log writes for a value it does not have
+
+
 def terms_aggs(layout: Layout, name: LogField, label: str, size: int) -> dict[str, Any]:
     """Counts by the field's first aggregatable name: a document holding it under two
     names (ECS `url.domain` and `destination.domain`) is counted once."""
@@ -362,5 +377,7 @@ def merged_buckets(aggs: dict[str, Any], label: str) -> list[tuple[Any, int]]:
         for bucket in agg.get("buckets") or []:
             key = bucket.get("key_as_string", bucket.get("key"))
             key = int(key) if isinstance(key, str) and key.isdigit() else key
+            if key in PLACEHOLDERS:
+                continue
             counts[key] = counts.get(key, 0) + int(bucket.get("doc_count", 0))
     return sorted(counts.items(), key=lambda kv: -kv[1])

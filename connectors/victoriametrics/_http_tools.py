@@ -1,7 +1,10 @@
-"""HTTP traffic from ingress-nginx: request rate, 5xx rate, latency quantiles."""
+"""HTTP traffic at the edge or in the mesh: request rate, error counts, latency quantiles.
+
+Read through whichever layout holds the service's series (see _http_layouts)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Annotated, Any
 
@@ -17,13 +20,11 @@ from connectors.victoriametrics._common import (
     max_point,
     optional_k8s_name,
     selector,
-    status_matcher,
 )
+from connectors.victoriametrics._http_layouts import LAYOUTS, HttpLayout, Variant
 from policy.facts import HttpLatency, HttpRate
 from policy.results import Entity, Relation, ResultFact, ToolResult
 
-REQUESTS = "nginx_ingress_controller_requests"
-BUCKETS = "nginx_ingress_controller_request_duration_seconds_bucket"
 APP_BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("http_server_requests_seconds_bucket", ("application", "service", "app", "job")),
     ("http_request_duration_seconds_bucket", ("service", "app", "job")),
@@ -75,65 +76,103 @@ async def resolve_scope(
     labels: tuple[str, ...] = ("service", "ingress"),
     fronts: list[str] | None = None,
 ) -> list[Matcher] | None:
-    """Matchers that find the service in `metric` during the window (by its `service`
-    label, else its `ingress` label; then by the names of the Services and Ingresses in
-    front of it), or None when the metric has no series for the scope: then there is no
-    data, which is not the same as zero."""
+    """Matchers that find the service in an application's own `metric` (by the first of
+    `labels` naming it), or None when it has no series for the scope."""
+    names = [service, *(fronts or [])] if service else []
+    tries = [[*base, (label, "=", name)] for name in names for label in labels] or [base]
+    found = await _first(run, [(metric, m) for m in tries])
+    return None if found is None else tries[found]
+
+
+async def _first(run: Run, tries: list[tuple[str, list[Matcher]]]) -> int | None:
+    """The index of the first selector with series in the window: all in one query."""
     w = run.window.seconds
-    # as the exporter labels them, then as kube-prometheus relabels them when the scrape
-    # target's own labels collide (the ingress's namespace becomes exported_namespace)
-    layouts = [base, [(RELABELLED.get(k, k), op, v) for k, op, v in base]]
-    if service is None:
-        tries: list[list[Matcher]] = layouts if base else [base]
-    else:
-        names = [service, *(fronts or [])]
-        # the object's own name first, then each name in front of it; under each name its
-        # Service label (either spelling) before an Ingress, which may route to others too
-        tries = [
-            [*scope, (RELABELLED.get(label, label) if scope is not base else label, "=", name)]
-            for name in names
-            for label in labels
-            for scope in layouts
-        ]
     parts = [
         f'label_replace(count(last_over_time({selector(metric, m)}[{w}s])), "via", "{i}", "", "")'
-        for i, m in enumerate(tries)
+        for i, (metric, m) in enumerate(tries)
     ]
     read = await run.instant(" or ".join(parts))
     found = {s.labels.get("via") for s in read.series if s.value > 0}
-    return next((m for i, m in enumerate(tries) if str(i) in found), None)
+    return next((i for i in range(len(tries)) if str(i) in found), None)
 
 
-# the labels kube-prometheus renames on a collision with the scrape target's own
-RELABELLED = {"namespace": "exported_namespace", "service": "exported_service"}
-# grouping that keeps both spellings; plain() reads the metric's own
-BY_SCOPE = "namespace, exported_namespace, ingress, service, exported_service"
+@dataclass(frozen=True)
+class Resolved:
+    """The layout whose series hold the scope, and the selector that found them."""
+
+    layout: HttpLayout
+    matchers: list[Matcher]
+    variant: Variant
+
+    def said(self) -> str:
+        return self.layout.name + (f", {self.variant.said}" if self.variant.said else "")
 
 
-def plain(labels: dict[str, str]) -> dict[str, str]:
-    """A series' labels as the exporter wrote them: exported_* over the scrape target's."""
-    out = dict(labels)
-    for own, renamed in RELABELLED.items():
-        if out.get(renamed):
-            out[own] = out.pop(renamed)
-    return out
+def _metric(layout: HttpLayout, histogram: bool) -> str | None:
+    return layout.buckets if histogram else layout.requests
 
 
-def via(matchers: list[Matcher], service: str | None) -> str:
-    """', labelled ingress=<ingress>' when the series were found under a name in front of
-    the workload rather than its own."""
-    named = [(k, v) for k, _, v in matchers if k in ("service", "ingress", "exported_service")]
-    return "".join(f", labelled {k}={v}" for k, v in named if v != service)
+async def resolve_layout(
+    run: Run,
+    namespace: str | None,
+    service: str | None,
+    fronts: list[str] | None = None,
+    *,
+    histogram: bool = False,
+) -> Resolved | None:
+    """The first layout (ingress-nginx, Traefik, Istio, HAProxy, ...) with series for the
+    service, or for the namespace or env when no service is named."""
+    names = [service, *(fronts or [])] if service else None
+    tries: list[tuple[HttpLayout, str, list[Matcher], Variant]] = []
+    for layout in LAYOUTS:
+        metric = _metric(layout, histogram)
+        if metric is not None:
+            tries += [(layout, metric, m, v) for m, v in layout.tries(namespace, names)]
+    found = await _first(run, [(metric, m) for _, metric, m, _ in tries])
+    if found is None:
+        return None
+    layout, _, matchers, variant = tries[found]
+    return Resolved(layout, matchers, variant)
 
 
-def _no_data(run: Run, metric: str, meaning: str, matchers: list[Matcher]) -> ToolResult:
-    where = ", ".join(f"{k}={v}" for k, _, v in matchers) or "this environment"
+def looked_for(*, histogram: bool = False) -> str:
+    """Every metric a layout would have, for a "no data" that says what was looked for."""
+    named = [(_metric(lay, histogram), lay.name) for lay in LAYOUTS]
+    return ", ".join(f"{m} ({name})" for m, name in named if m)
+
+
+def via(found: Resolved, service: str | None) -> str:
+    """The layout that counted, and the name in front of the workload the series were
+    found under when it was not the workload's own."""
+    named = [
+        (k, v)
+        for k, op, v in found.matchers
+        if op == "=" and k not in ("reporter",) and not k.endswith("namespace")
+    ]
+    shown = "".join(f", labelled {k}={v}" for k, v in named if v != service)
+    return f"{found.said()}{shown}"
+
+
+def _no_data(
+    run: Run, meaning: str, where: list[Matcher], *, histogram: bool = False
+) -> ToolResult:
+    scope = ", ".join(f"{k}={v}" for k, _, v in where) or "this environment"
     return run.result(
         found=False,
         exists=False,
-        warnings=[f"{metric} has no series for {where} in {run.env} {run.span()}: {meaning}"],
+        warnings=[
+            f"no series for {scope} in {run.env} {run.span()} in any known layout "
+            f"(looked for {looked_for(histogram=histogram)}): {meaning}"
+        ],
         note="no data for the scope",
     )
+
+
+def _scope(namespace: str | None, service: str | None) -> list[Matcher]:
+    return [
+        *([("namespace", "=", namespace)] if namespace else []),
+        *([("service", "=", service)] if service else []),
+    ]
 
 
 def _entities(run: Run, labels: list[dict[str, str]]) -> tuple[list[Entity], list[Relation]]:
@@ -143,7 +182,7 @@ def _entities(run: Run, labels: list[dict[str, str]]) -> tuple[list[Entity], lis
         ns, ing, svc = item.get("namespace"), item.get("ingress"), item.get("service")
         if ing:
             entities[f"ingress/{ing}"] = Entity(kind="ingress", name=ing, env=run.env, namespace=ns)
-        if svc:
+        if svc and "@" not in svc:
             entities[f"service/{svc}"] = Entity(kind="service", name=svc, env=run.env, namespace=ns)
         if ing and svc:
             relations[f"{ing}>{svc}"] = Relation(
@@ -153,17 +192,13 @@ def _entities(run: Run, labels: list[dict[str, str]]) -> tuple[list[Entity], lis
 
 
 async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
-    base = _base(args.namespace)
-    matchers = await resolve_scope(run, REQUESTS, base, args.service, fronts=args.fronts)
-    if matchers is None:
-        return _no_data(
-            run,
-            REQUESTS,
-            "no data, which does not mean zero requests",
-            [*base, ("service", "=", args.service)],
-        )
-    sel, w = selector(REQUESTS, matchers), run.window.seconds
-    total_expr = f"sum by ({BY_SCOPE}) (increase({sel}[{w}s]))"
+    found = await resolve_layout(run, args.namespace, args.service, args.fronts)
+    if found is None:
+        meaning = "no data, which does not mean zero requests"
+        return _no_data(run, meaning, _scope(args.namespace, args.service))
+    layout = found.layout
+    sel, w = selector(layout.requests, found.matchers), run.window.seconds
+    total_expr = f"sum by ({', '.join(layout.group_labels)}) (increase({sel}[{w}s]))"
     range_expr = f"sum(rate({sel}[{run.window.rate_s}s]))"
     totals, curve = await gather(run.instant(total_expr), run.range(range_expr))
     count = sum(s.value for s in totals.series)
@@ -171,7 +206,10 @@ async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
     points = curve.series[0].points if curve.series else []
     lo = min(points, key=lambda p: p[1]) if points else None
     hi = max_point(points)
-    namespaces = sorted({plain(s.labels).get("namespace", "") for s in totals.series} - {""})
+    rows = [layout.plain(s.labels, found.variant) for s in totals.series]
+    namespaces = sorted({r.get("namespace", "") for r in rows} - {""}) or (
+        [args.namespace] if args.namespace else []
+    )
     extremes = (
         f" (per-{run.window.rate_s}s rate between {fmt_num(lo[1])} and {fmt_num(hi[1])} req/s)"
         if lo and hi
@@ -180,7 +218,7 @@ async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
     text = (
         f"{args.service} ({', '.join(namespaces) or 'any namespace'}) in {run.env}: "
         f"{fmt_num(avg)} req/s on average {run.span()}{extremes}; "
-        f"{fmt_num(round(count))} requests in total (ingress-nginx{via(matchers, args.service)})"
+        f"{fmt_num(round(count))} requests in total ({via(found, args.service)})"
     )
     fact = run.fact(
         text,
@@ -198,7 +236,7 @@ async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
         range_expr,
         points[-1][0] if points else None,
     )
-    entities, relations = _entities(run, [plain(s.labels) for s in totals.series])
+    entities, relations = _entities(run, rows)
     return run.result(found=True, exists=True, facts=[fact], entities=entities, relations=relations)
 
 
@@ -206,19 +244,67 @@ def _first_above_zero(points: list[tuple[datetime, float]]) -> datetime | None:
     return next((t for t, v in points if v > 0), None)
 
 
-async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
-    base = _base(args.namespace)
-    matchers = await resolve_scope(run, REQUESTS, base, args.service, fronts=args.fronts)
-    if matchers is None:
-        scope = [*base, *([("service", "=", args.service)] if args.service else [])]
-        meaning = f"no data, which does not mean zero {args.status} responses"
-        return _no_data(run, REQUESTS, meaning, scope)
+def _error_fact(
+    run: Run, args: HttpErrorsArgs, row: dict[str, Any], requests: float, range_expr: str
+) -> ResultFact:
+    labels, total, points = row["labels"], row["total"], row["points"]
     w, r = run.window.seconds, run.window.rate_s
-    err_sel = selector(REQUESTS, [*matchers, status_matcher(args.status)])
-    by = f"{BY_SCOPE}, status"
-    total_expr = f"sum by ({by}) (increase({err_sel}[{w}s]))"
-    range_expr = f"sum by ({by}) (rate({err_sel}[{r}s]))"
-    all_expr = f"sum(increase({selector(REQUESTS, matchers)}[{w}s]))"
+    name = labels.get("ingress") or labels.get("name") or args.service or "?"
+    peak, started = max_point(points), _first_above_zero(points)
+    share = f"; {total / requests:.1%} of {fmt_num(round(requests))} requests" if requests else ""
+    peak_text = f", peak {fmt_num(peak[1])}/s (per {r}s) at {run.time(peak[0])}" if peak else ""
+    ongoing = (
+        started is not None
+        and started == points[0][0]
+        and points[0][0] <= (run.window.start + timedelta(seconds=run.window.step_s))
+    )
+    start_text = f", first seen at {run.time(started)}" if started else ""
+    if ongoing:
+        start_text = ", already above zero when the window starts"
+    flags = labels.get("response_flags")
+    flag_text = f", response flags {flags}" if flags else ""
+    namespace = labels.get("namespace") or args.namespace or "?"
+    text = (
+        f"{name} ({namespace}) in {run.env}: {fmt_num(round(total))} "
+        f"responses with status {labels.get('status', args.status)}{flag_text} {run.span()} "
+        f"({fmt_num(total / w)}/s on average{peak_text}{start_text}){share}"
+    )
+    return run.fact(
+        text,
+        HttpRate(
+            what="errors",
+            value=total / w,
+            status=labels.get("status"),
+            total=total,
+            peak=peak[1] if peak else None,
+            peak_at=peak[0].isoformat() if peak else None,
+            started_at=started.isoformat() if started else None,
+            started_before_window=ongoing,
+            share=total / requests if requests else None,
+            ingress=labels.get("ingress"),
+            service=labels.get("service")
+            if "@" not in labels.get("service", "@")
+            else args.service,
+            namespace=labels.get("namespace") or args.namespace,
+            window_s=w,
+        ),
+        range_expr,
+        started or (peak[0] if peak else None),
+    )
+
+
+async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
+    found = await resolve_layout(run, args.namespace, args.service, args.fronts)
+    if found is None:
+        meaning = f"no data, which does not mean zero {args.status} responses"
+        return _no_data(run, meaning, _scope(args.namespace, args.service))
+    layout = found.layout
+    w, r = run.window.seconds, run.window.rate_s
+    status, caveat = layout.status(args.status)
+    err_sel = selector(layout.requests, [*found.matchers, status])
+    total_expr = f"sum by ({layout.by()}) (increase({err_sel}[{w}s]))"
+    range_expr = f"sum by ({layout.by()}) (rate({err_sel}[{r}s]))"
+    all_expr = f"sum(increase({selector(layout.requests, found.matchers)}[{w}s]))"
     totals, curves, everything = await gather(
         run.instant(total_expr), run.range(range_expr), run.instant(all_expr)
     )
@@ -229,61 +315,49 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
         points = by_key.get(tuple(sorted(series.labels.items())), [])
         if series.value <= 0 and not any(v > 0 for _, v in points):
             continue
-        rows.append({"labels": plain(series.labels), "total": series.value, "points": points})
+        labels = layout.plain(series.labels, found.variant)
+        rows.append({"labels": labels, "total": series.value, "points": points})
     rows.sort(key=lambda row: -row["total"])
-    facts: list[ResultFact] = []
-    for row in rows[:10]:
-        labels, total, points = row["labels"], row["total"], row["points"]
-        name = labels.get("ingress") or labels.get("service") or "?"
-        peak, started = max_point(points), _first_above_zero(points)
-        share = ""
-        if requests:
-            share = f"; {total / requests:.1%} of {fmt_num(round(requests))} requests"
-        peak_text = f", peak {fmt_num(peak[1])}/s (per {r}s) at {run.time(peak[0])}" if peak else ""
-        ongoing = (
-            started is not None
-            and started == points[0][0]
-            and points[0][0] <= (run.window.start + timedelta(seconds=run.window.step_s))
+    facts = [_error_fact(run, args, row, requests, range_expr) for row in rows[:10]]
+    warnings = [f"{len(rows) - 10} more error series not shown"] if len(rows) > 10 else []
+    warnings += [caveat] if caveat else []
+    statuses = {row["labels"].get("status") for row in rows}
+    if len(statuses) > 1:  # a class asked for: its total first, with what it is made of
+        total = sum(row["total"] for row in rows)
+        parts = ", ".join(
+            f"{fmt_num(round(row['total']))} {row['labels'].get('status')}" for row in rows[:10]
         )
-        start_text = f", first seen at {run.time(started)}" if started else ""
-        if ongoing:
-            start_text = ", already above zero when the window starts"
-        text = (
-            f"{name} ({labels.get('namespace', '?')}) in {run.env}: {fmt_num(round(total))} "
-            f"responses with status {labels.get('status', args.status)} {run.span()} "
-            f"({fmt_num(total / w)}/s on average{peak_text}{start_text}){share}"
+        target = args.service or args.namespace or run.env
+        share = (
+            f"; {total / requests:.1%} of {fmt_num(round(requests))} requests" if requests else ""
         )
-        facts.append(
+        facts.insert(
+            0,
             run.fact(
-                text,
+                f"{target} in {run.env}: {fmt_num(round(total))} responses with status "
+                f"{args.status} in total {run.span()} ({parts}){share} "
+                f"({via(found, args.service)})",
                 HttpRate(
                     what="errors",
                     value=total / w,
-                    status=labels.get("status"),
+                    status=args.status,
                     total=total,
-                    peak=peak[1] if peak else None,
-                    peak_at=peak[0].isoformat() if peak else None,
-                    started_at=started.isoformat() if started else None,
-                    started_before_window=ongoing,
                     share=total / requests if requests else None,
-                    ingress=labels.get("ingress"),
-                    service=labels.get("service") or args.service,
-                    namespace=labels.get("namespace"),
+                    service=args.service,
+                    namespace=args.namespace,
                     window_s=w,
                 ),
-                range_expr,
-                started or (peak[0] if peak else None),
-            )
+                total_expr,
+                run.window.end,
+            ),
         )
     entities, relations = _entities(run, [row["labels"] for row in rows])
-    warnings = [f"{len(rows) - 10} more error series not shown"] if len(rows) > 10 else []
     if not facts:
         target = args.service or args.namespace or run.env
         facts.append(
             run.fact(
                 f"{target} in {run.env}: no responses with status {args.status} {run.span()} "
-                f"({fmt_num(round(requests))} requests counted by ingress-nginx"
-                f"{via(matchers, args.service)})",
+                f"({fmt_num(round(requests))} requests counted by {via(found, args.service)})",
                 HttpRate(
                     what="errors",
                     value=0.0,
@@ -297,7 +371,7 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
                 run.window.end,
             )
         )
-        return run.result(found=False, exists=True, facts=facts)
+        return run.result(found=False, exists=True, facts=facts, warnings=warnings)
     return run.result(
         found=True,
         exists=True,
@@ -309,30 +383,36 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
 
 
 async def _latency_source(
-    run: Run, base: list[Matcher], service: str, fronts: list[str] | None = None
-) -> tuple[str, list[Matcher], str] | None:
-    """The ingress histogram, else an application one (Micrometer, Prometheus client):
-    a service behind no ingress still has a latency."""
-    matchers = await resolve_scope(run, BUCKETS, base, service, fronts=fronts)
-    if matchers is not None:
-        return BUCKETS, matchers, "ingress-nginx request duration histogram"
+    run: Run, namespace: str | None, service: str, fronts: list[str] | None = None
+) -> tuple[str, list[Matcher], str, float] | None:
+    """An edge or mesh histogram, else an application one (Micrometer, Prometheus
+    client): a service behind no proxy still has a latency. (metric, matchers, what it
+    is, seconds per bucket unit)."""
+    found = await resolve_layout(run, namespace, service, fronts, histogram=True)
+    if found is not None and found.layout.buckets:
+        layout = found.layout
+        what = f"{found.said()} request duration histogram"
+        return layout.buckets or "", found.matchers, what, layout.bucket_unit_s
+    base: list[Matcher] = [("namespace", "=", namespace)] if namespace else []
     for metric, labels in APP_BUCKETS:
         for scope in [base, []] if base else [base]:
             matchers = await resolve_scope(run, metric, scope, service, labels)
             if matchers is not None:
-                return metric, matchers, f"application histogram {metric}"
+                return metric, matchers, f"application histogram {metric}", 1.0
     return None
 
 
 async def latency(run: Run, args: LatencyArgs) -> ToolResult:
-    base = _base(args.namespace)
-    found = await _latency_source(run, base, args.service, args.fronts)
+    found = await _latency_source(run, args.namespace, args.service, args.fronts)
     if found is None:
-        return _no_data(run, BUCKETS, "no latency data", [*base, ("service", "=", args.service)])
-    metric, matchers, source_text = found
+        return _no_data(
+            run, "no latency data", _scope(args.namespace, args.service), histogram=True
+        )
+    metric, matchers, source_text, unit = found
     sel, w, r, q = selector(metric, matchers), run.window.seconds, run.window.rate_s, args.quantile
-    whole_expr = f"histogram_quantile({q}, sum by (le) (increase({sel}[{w}s])))"
-    range_expr = f"histogram_quantile({q}, sum by (le) (rate({sel}[{r}s])))"
+    scale = "" if unit == 1.0 else f" * {unit:g}"
+    whole_expr = f"histogram_quantile({q}, sum by (le) (increase({sel}[{w}s]))){scale}"
+    range_expr = f"histogram_quantile({q}, sum by (le) (rate({sel}[{r}s]))){scale}"
     whole, curve = await gather(run.instant(whole_expr), run.range(range_expr))
     value = whole.scalar()
     label = f"p{fmt_num(q * 100)}"

@@ -96,7 +96,7 @@ def _json(body: Any, status: int, compat: int | None) -> Response:
 
 def build_app(world: World, env: str, faults: FaultPlan, log: QueryLog) -> Starlette:
     """The Elasticsearch search API over `world.logs[env]`, mounted at /logs/<env>."""
-    store = Store(world.logs.get(env, {}))
+    store = Store(world.logs.get(env, {}), audit=world.audit.get(env, []))
 
     def relative_path(request: Request) -> str:
         path, root = request.scope.get("path", ""), request.scope.get("root_path", "")
