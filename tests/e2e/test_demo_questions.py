@@ -66,7 +66,7 @@ def test_what_changed_reads_releases_of_every_project_and_the_cluster_audit(
     )
     reports = {o.id: o for o in answer.objectives}
     assert reports["changes.env"].status == "resolved"
-    assert {"kubernetes", "gitlab"} <= set(reports["changes.env"].sources)
+    assert {"elasticsearch", "gitlab"} <= set(reports["changes.env"].sources)
 
 
 def test_the_image_version_asked_for_leads_and_a_stuck_rollout_shows_both(
