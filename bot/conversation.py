@@ -116,7 +116,7 @@ def _own_hosts(config: InfrabotConfig) -> frozenset[str]:
     for env in config.environments.values():
         for src in (env.kubernetes, env.metrics, env.logs):
             if src is not None:
-                urls.append(src.url)
+                urls.append(src.url or "")
                 urls += [
                     getattr(src, a) or ""
                     for a in ("grafana_url", "discover_url_template", "kibana_url", "link_template")

@@ -30,17 +30,47 @@ class _Strict(BaseModel):
 
 
 class KubernetesSourceSettings(_Strict):
-    url: str
+    """One way to reach the API server: `url` (+ token, CA, client certificate), a
+    kubeconfig `context`, or `in_cluster` (the pod's ServiceAccount)."""
+
+    url: str | None = None
     token_env: str | None = None
     verify_tls: bool = True
+    ca_cert_path: str | None = None
+    client_cert_path: str | None = None
+    client_key_path: str | None = None
+    kubeconfig_path: str | None = None
+    context: str | None = None
+    in_cluster: bool = False
+    serviceaccount_dir: str | None = None  # default: where the kubelet mounts it
     timeout_s: float = Field(default=10.0, gt=0, le=120)
     link_template: str | None = None
+
+    @model_validator(mode="after")
+    def _one_way(self) -> KubernetesSourceSettings:
+        ways = [self.url is not None, self.kubeconfig_path is not None, self.in_cluster]
+        if sum(ways) != 1:
+            raise ValueError("give exactly one of url, kubeconfig_path (with context), in_cluster")
+        return self
 
 
 class MetricsSourceSettings(_Strict):
     url: str
     grafana_url: str | None = None
     timeout_s: float = Field(default=10.0, gt=0, le=120)
+    username: str | None = None  # basic auth, with the password read from password_env
+    password_env: str | None = None
+    bearer_token_env: str | None = None
+    ca_cert_path: str | None = None
+    verify_tls: bool = True
+
+    @model_validator(mode="after")
+    def _one_auth(self) -> MetricsSourceSettings:
+        if (self.username is None) != (self.password_env is None):
+            raise ValueError("username and password_env: give both for basic auth, or neither")
+        if self.username is not None and self.bearer_token_env is not None:
+            raise ValueError("bearer_token_env and username: give one way to authenticate")
+        return self
 
 
 class LayoutOverrideSettings(_Strict):
@@ -94,6 +124,10 @@ class GitLabSettings(_Strict):
     env_job_pattern: str = Field(
         default="{env}",
         description="how an environment appears in a deploy job name: '{env}', 'deploy:{env}'",
+    )
+    projects: dict[str, str] = Field(
+        default_factory=dict,
+        description="service -> GitLab project path; others are found by a name search",
     )
 
 

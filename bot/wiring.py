@@ -6,7 +6,9 @@ connector targets. Connectors never see the YAML or os.environ.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from bot.settings import InfrabotConfig, secret_from_env
 from connectors import elasticsearch, gitlab, kubernetes, netcheck, victoriametrics
@@ -17,7 +19,17 @@ from policy.toolset import Tool, ToolSet
 _INDEX_FIELDS = ("edge_access_index", "edge_error_index", "app_index", "audit_index")
 
 
-def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None) -> list[Tool]:
+@dataclass(frozen=True)
+class Targets:
+    """Every configured source as its connector's target, secrets resolved."""
+
+    kubernetes: list[kubernetes.KubernetesTarget]
+    metrics: list[victoriametrics.MetricsTarget]
+    logs: list[elasticsearch.ElasticsearchTarget]
+    gitlab: gitlab.GitLabTarget | None
+
+
+def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = None) -> Targets:
     env_vars = dict(environ) if environ is not None else None
     k8s_targets = []
     metric_targets = []
@@ -25,12 +37,27 @@ def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None
     for name, env in config.environments.items():
         if env.kubernetes is not None:
             k = env.kubernetes
+            address = (
+                kubernetes.in_cluster_address(env_vars if env_vars is not None else os.environ)
+                if k.in_cluster
+                else None
+            )
             k8s_targets.append(
                 kubernetes.KubernetesTarget(
                     env=name,
                     url=k.url,
                     token=secret_from_env(k.token_env, env_vars),
                     verify_tls=k.verify_tls,
+                    ca_cert_path=k.ca_cert_path,
+                    client_cert_path=k.client_cert_path,
+                    client_key_path=k.client_key_path,
+                    kubeconfig_path=k.kubeconfig_path,
+                    context=k.context,
+                    in_cluster=k.in_cluster,
+                    **(address._asdict() if address is not None else {}),
+                    **(
+                        {"serviceaccount_dir": k.serviceaccount_dir} if k.serviceaccount_dir else {}
+                    ),
                     timeout_s=k.timeout_s,
                     link_template=k.link_template,
                 )
@@ -43,6 +70,11 @@ def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None
                     url=m.url,
                     grafana_url=m.grafana_url,
                     timeout_s=m.timeout_s,
+                    username=m.username,
+                    password=secret_from_env(m.password_env, env_vars),
+                    bearer_token=secret_from_env(m.bearer_token_env, env_vars),
+                    ca_cert_path=m.ca_cert_path,
+                    verify_tls=m.verify_tls,
                 )
             )
         if env.logs is not None:
@@ -82,12 +114,18 @@ def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None
             ssl_verify=g.ssl_verify,
             max_projects=g.max_projects,
             env_job_pattern=g.env_job_pattern,
+            projects=g.projects,
         )
+    return Targets(k8s_targets, metric_targets, log_targets, gitlab_target)
+
+
+def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None) -> list[Tool]:
+    t = build_targets(config, environ)
     tools: list[Tool] = []
-    tools += kubernetes.build_tools(k8s_targets) if k8s_targets else []
-    tools += victoriametrics.build_tools(metric_targets) if metric_targets else []
-    tools += elasticsearch.build_tools(log_targets) if log_targets else []
-    tools += gitlab.build_tools(gitlab_target, list(config.environments)) if gitlab_target else []
+    tools += kubernetes.build_tools(t.kubernetes) if t.kubernetes else []
+    tools += victoriametrics.build_tools(t.metrics) if t.metrics else []
+    tools += elasticsearch.build_tools(t.logs) if t.logs else []
+    tools += gitlab.build_tools(t.gitlab, list(config.environments)) if t.gitlab else []
     tools += netcheck.build_tools()
     return tools
 

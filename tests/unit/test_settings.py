@@ -37,7 +37,19 @@ def test_good_config_loads_and_roles_come_from_admins() -> None:
             {"environments": {"dc-a": {"metrics": {"url": "x", "timeout_s": -1}}}},
             "environments.dc-a.metrics.timeout_s",
         ),
-        ({"environments": {"dc-a": {"kubernetes": {}}}}, "environments.dc-a.kubernetes.url"),
+        ({"environments": {"dc-a": {"kubernetes": {}}}}, "environments.dc-a.kubernetes"),
+        (
+            {"environments": {"dc-a": {"kubernetes": {"url": "https://k", "in_cluster": True}}}},
+            "environments.dc-a.kubernetes",
+        ),
+        (
+            {"environments": {"dc-a": {"metrics": {"url": "https://m", "username": "u"}}}},
+            "environments.dc-a.metrics",
+        ),
+        (
+            {"environments": {"dc-a": {"logs": {"url": "https://e", "layouts": {"x": 1}}}}},
+            "environments.dc-a.logs.layouts.x",
+        ),
         ({"admin": ["bob"]}, "admin"),
     ],
 )
@@ -98,3 +110,47 @@ def test_gitlab_settings_reach_the_connector() -> None:
     assert "gitlab.env_releases" in {c.name for c in gate.contracts(ctx)}
     with pytest.raises(ConfigFileError, match=r"gitlab\.max_projects"):
         parse_config({**GOOD, "gitlab": {"url": "https://gl.example", "max_projects": 0}})
+
+
+def test_access_settings_reach_every_connector(tmp_path: Path) -> None:
+    """What an operator writes for real cluster access arrives in each target, with the
+    secrets read from the named variables only."""
+    from bot.wiring import build_targets
+
+    sa = tmp_path / "sa"
+    sa.mkdir()
+    for name, text in (("token", "t0k"), ("ca.crt", "x"), ("namespace", "infrabot")):
+        (sa / name).write_text(text)
+    cfg = parse_config(
+        {
+            **GOOD,
+            "environments": {
+                "dc-a": {
+                    "kubernetes": {"in_cluster": True, "serviceaccount_dir": str(sa)},
+                    "metrics": {"url": "https://vm.a", "username": "ro", "password_env": "VM_PW"},
+                    "logs": {
+                        "url": "https://es.a",
+                        "username": "reader",
+                        "password_env": "ES_PW",
+                        "edge_access_index": "filebeat-*",
+                        "layouts": {"filebeat-*": {"preset": "ecs"}},
+                    },
+                },
+            },
+        }
+    )
+    environ = {"KUBERNETES_SERVICE_HOST": "10.0.0.1", "KUBERNETES_SERVICE_PORT": "443",
+               "VM_PW": "s3cret", "ES_PW": "pw"}  # fmt: skip
+    targets = build_targets(cfg, environ)
+    (metrics,) = targets.metrics
+    assert metrics.username == "ro" and metrics.password.get_secret_value() == "s3cret"
+    (logs,) = targets.logs
+    assert logs.edge_access_index == "filebeat-*" and logs.configured("edge_access_index")
+    assert not logs.configured("app_index")  # left out: found by discovery
+    assert logs.layouts["filebeat-*"].preset == "ecs"
+    assert logs.password is not None and logs.password.get_secret_value() == "pw"
+    (k8s,) = targets.kubernetes
+    assert k8s.in_cluster and k8s.service_host == "10.0.0.1" and k8s.service_port == 443
+    with pytest.raises(ConfigFileError, match="in_cluster"):
+        parse_config({**GOOD, "environments": {"dc-a": {"kubernetes": {
+            "in_cluster": True, "kubeconfig_path": "/k"}}}})  # fmt: skip
