@@ -195,6 +195,32 @@ def cmd_tools(args: argparse.Namespace) -> int:
     return show(load_config(path))
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Probe every configured source (the demo world's simulators without a config);
+    exit 1 when one does not answer."""
+    from bot.doctor import diagnose, render
+    from policy.probe import ProbeStatus
+
+    async def run(config: InfrabotConfig, now: datetime, environ: dict[str, str] | None) -> int:
+        probes = await diagnose(config, now, environ)
+        if args.json:
+            shown = [{**p.model_dump(mode="json"), "status": p.status.value} for p in probes]
+            print(json.dumps(shown, indent=2, ensure_ascii=False))
+        else:
+            print(render(probes, config))
+        return 1 if any(p.status is ProbeStatus.FAILED for p in probes) else 0
+
+    path = _config_path(args.config)
+    if path is None:
+        from evals.session import WorldSession
+
+        wf = _world_file(args.world)
+        with WorldSession(wf.world, timezone=wf.timezone, now=wf.now) as session:
+            assert session.config is not None
+            return asyncio.run(run(session.config, session.clock(), {}))
+    return asyncio.run(run(load_config(path), datetime.now().astimezone(), None))
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from evals.runner import main as eval_main
 
@@ -304,6 +330,15 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--world")
     tools.add_argument("--json", action="store_true")
     tools.set_defaults(fn=cmd_tools)
+
+    doctor = sub.add_parser(
+        "doctor",
+        help="which sources answer, which layouts were detected, what is missing",
+    )
+    doctor.add_argument("--config", help="configuration file (default: $INFRABOT_CONFIG)")
+    doctor.add_argument("--world", help="world file to probe (simulated; default: the demo)")
+    doctor.add_argument("--json", action="store_true", help="print the probes as JSON")
+    doctor.set_defaults(fn=cmd_doctor)
     return p
 
 

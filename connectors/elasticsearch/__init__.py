@@ -29,12 +29,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from connectors.elasticsearch import _apperrors, _applogs, _audit, _edge, _search, _trace
+from connectors.elasticsearch._layout import LayoutOverride, Preset
+from connectors.elasticsearch._probe import probe
 from connectors.elasticsearch._reader import LogReader
 from connectors.elasticsearch._settings import DEFAULT_DISCOVER_URL_TEMPLATE, ElasticsearchTarget
 from policy.errors import ConfigError
 from policy.toolset import CallContext, FunctionTool, Tool
 
-__all__ = ["DEFAULT_DISCOVER_URL_TEMPLATE", "ElasticsearchTarget", "build_tools"]
+__all__ = [
+    "DEFAULT_DISCOVER_URL_TEMPLATE",
+    "ElasticsearchTarget",
+    "LayoutOverride",
+    "Preset",
+    "build_tools",
+    "probe",
+]
 
 
 def build_tools(targets: Sequence[ElasticsearchTarget]) -> list[Tool]:

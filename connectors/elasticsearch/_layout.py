@@ -294,14 +294,17 @@ class Layout:
                 return found
         return None
 
-    def preset(self) -> Preset | None:
-        """The preset the index is written in, by the field that marks it."""
+    def preset(self, among: tuple[Preset, ...] = tuple(Preset)) -> Preset | None:
+        """The preset the index is written in, by the field that marks it (only `among`
+        those that describe its role: an application log is not an nginx layout because
+        it logs a status)."""
         if self.pinned is not None:
             return self.pinned
         if self.types is None:
             return None
+        names = unwrapped(self.types)  # Fluent Bit's log_processed.vhost is still vhost
         for preset, marks in _MARKS.items():
-            if any(m in self.types for m in marks):
+            if preset in among and any(m in names for m in marks):
                 return preset
         return None
 
@@ -310,6 +313,14 @@ class Layout:
 
 
 DEFAULT = Layout()
+EDGE_PRESETS = (
+    Preset.FILEBEAT_INGRESS,
+    Preset.ECS,
+    Preset.INGRESS_NGINX,
+    Preset.FLUENT_BIT_NGINX,
+    Preset.NGINX,
+)
+APP_PRESETS = (Preset.ECS, Preset.FLUENT_BIT, Preset.APP_JSON)
 
 
 def any_name(layout: Layout, name: LogField, build: Any) -> dict[str, Any]:

@@ -231,6 +231,22 @@ class LogReader:
         """Up to `limit` docs by @timestamp (then index order), paged with search_after."""
         return await self._threads.run(self._search, index, query, limit, order, aggs)
 
+    async def version(self) -> str:
+        """ "Elasticsearch 9.1.0" (or what the server calls itself); a SourceError when it
+        does not answer."""
+        return await self._threads.run(self._version)
+
+    def _version(self) -> str:
+        try:
+            body = self._client().options(request_timeout=self.target.timeout_s).info().body
+        except Exception as exc:
+            if not _client_failure(exc):
+                raise
+            raise map_error(exc, self.target, "/") from exc
+        version = (body.get("version") or {}) if isinstance(body, dict) else {}
+        flavor = "OpenSearch" if version.get("distribution") == "opensearch" else "Elasticsearch"
+        return f"{flavor} {version.get('number', '?')} at {self.target.url}"
+
     async def resolved(self) -> ElasticsearchTarget:
         """The target with every index field the operator left unset filled by discovery
         (kept DISCOVERY_TTL_S); a role discovery finds no index for keeps its default, so

@@ -20,10 +20,18 @@ from __future__ import annotations
 from connectors.gitlab._client import GitLabSession, GitLabTarget
 from connectors.gitlab._env_releases import EnvReleasesArgs, env_releases
 from connectors.gitlab._job import JobArgs, job
+from connectors.gitlab._probe import probe
 from connectors.gitlab._timeline import ReleaseTimelineArgs, release_timeline
 from policy import AgentMeta, CallContext, FunctionTool, Tool, ToolContract, ToolResult
 
-__all__ = ["EnvReleasesArgs", "GitLabTarget", "JobArgs", "ReleaseTimelineArgs", "build_tools"]
+__all__ = [
+    "EnvReleasesArgs",
+    "GitLabTarget",
+    "JobArgs",
+    "ReleaseTimelineArgs",
+    "build_tools",
+    "probe",
+]
 
 
 def build_tools(target: GitLabTarget | None, envs: list[str]) -> list[Tool]:

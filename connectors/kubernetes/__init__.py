@@ -35,6 +35,7 @@ Decisions:
 - Events expire (about an hour): `k8s.events` never proves absence.
 """
 
+from connectors.kubernetes._probe import probe
 from connectors.kubernetes._settings import (
     SERVICEACCOUNT_DIR,
     KubernetesTarget,
@@ -49,4 +50,5 @@ __all__ = [
     "ServiceAddress",
     "build_tools",
     "in_cluster_address",
+    "probe",
 ]

@@ -50,13 +50,14 @@ from connectors.victoriametrics._http_tools import (
     latency,
 )
 from connectors.victoriametrics._node_tools import NodeNetworkArgs, node_network
+from connectors.victoriametrics._probe import probe
 from connectors.victoriametrics._promql_tool import PromqlArgs, promql
 from connectors.victoriametrics._settings import MetricsTarget
 from connectors.victoriametrics._workload_tools import PodScopeArgs, resource_usage, restarts
 from policy.errors import ConfigError
 from policy.toolset import Tool
 
-__all__ = ["MetricsTarget", "build_tools"]
+__all__ = ["MetricsTarget", "build_tools", "probe"]
 
 _SPECS = (
     (

@@ -1,0 +1,80 @@
+"""`infrabot doctor`: which configured sources answer, what layouts they hold, what is missing.
+
+Every source is probed at once (each within its own timeout), through the same targets
+the bot reads with, so what doctor says works is what a question will read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Mapping
+from datetime import datetime
+
+from bot.settings import InfrabotConfig
+from bot.wiring import build_targets
+from connectors import elasticsearch, gitlab, kubernetes, victoriametrics
+from policy.probe import Probe, ProbeStatus
+
+GRACE_S = 5.0  # beyond a source's own timeout, before doctor gives up on it
+
+
+async def _bounded(
+    source: str, env: str | None, probe: Awaitable[Probe], timeout_s: float
+) -> Probe:
+    try:
+        return await asyncio.wait_for(probe, timeout_s + GRACE_S)
+    except TimeoutError:
+        return Probe(
+            source=source,
+            env=env,
+            answered=False,
+            detail=f"no answer within {timeout_s + GRACE_S:g} s",
+        )
+
+
+async def diagnose(
+    config: InfrabotConfig, now: datetime, environ: Mapping[str, str] | None = None
+) -> list[Probe]:
+    targets = build_targets(config, environ)
+    probes: list[Awaitable[Probe]] = []
+    for k in targets.kubernetes:
+        probes.append(_bounded("kubernetes", k.env, kubernetes.probe(k), k.timeout_s))
+    for m in targets.metrics:
+        probes.append(_bounded("metrics", m.env, victoriametrics.probe(m, now), m.timeout_s))
+    for lg in targets.logs:
+        # discovery, then a field check per role: a few reads in a row
+        probes.append(_bounded("logs", lg.env, elasticsearch.probe(lg, now), lg.timeout_s * 4))
+    if targets.gitlab is not None:
+        g = targets.gitlab
+        probes.append(_bounded("gitlab", None, gitlab.probe(g), g.timeout_s * 2))
+    return list(await asyncio.gather(*probes))
+
+
+def render(probes: list[Probe], config: InfrabotConfig) -> str:
+    """Per environment, each source: its status, what it is, what the tools will read and
+    what was looked for and is missing."""
+    lines: list[str] = []
+    by_env: dict[str | None, list[Probe]] = {}
+    for p in probes:
+        by_env.setdefault(p.env, []).append(p)
+    for env in [*config.environments, None]:
+        got = by_env.get(env, [])
+        if env is not None:
+            lines.append(env)
+        indent = "  " if env is not None else ""
+        for p in got:
+            lines.append(f"{indent}{p.source:<11} {p.status.value:<10} {p.detail}")
+            lines += [f"{indent}{'':<11} + {item}" for item in p.found]
+            lines += [f"{indent}{'':<11} - {item}" for item in p.missing]
+        if env is not None:
+            configured = {p.source for p in got}
+            for source in ("kubernetes", "metrics", "logs"):
+                if source not in configured:
+                    lines.append(f"  {source:<11} {'-':<10} not configured")
+    failed = sum(p.status is ProbeStatus.FAILED for p in probes)
+    incomplete = sum(p.status is ProbeStatus.INCOMPLETE for p in probes)
+    lines.append(
+        f"{len(probes)} source(s): {len(probes) - failed - incomplete} ok, "
+        f"{incomplete} incomplete, {failed} not answering"
+    )
+    return "\n".join(lines)
