@@ -24,6 +24,8 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from connectors.elasticsearch import LayoutOverride
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -73,13 +75,6 @@ class MetricsSourceSettings(_Strict):
         return self
 
 
-class LayoutOverrideSettings(_Strict):
-    """How one index pattern names its fields: a preset and/or field names first."""
-
-    preset: str | None = None  # nginx, ingress-nginx, ecs, filebeat-ingress-controller, fluent-bit
-    fields: dict[str, list[str]] = Field(default_factory=dict)
-
-
 class LogsSourceSettings(_Strict):
     url: str
     api_key_env: str | None = None
@@ -90,7 +85,8 @@ class LogsSourceSettings(_Strict):
     edge_error_index: str = "edge-error-*"
     app_index: str = "app-*"
     audit_index: str | None = None  # Kubernetes audit events shipped to Elasticsearch
-    layouts: dict[str, LayoutOverrideSettings] = Field(default_factory=dict)
+    # index pattern -> {preset: NAME} and/or {fields: {LOGICAL: [names]}} (docs/connecting.md)
+    layouts: dict[str, LayoutOverride] = Field(default_factory=dict)
     discover_url_template: str | None = None
     kibana_url: str | None = None  # Kibana / OpenSearch Dashboards base for Discover links
     search_indices: list[str] = Field(default_factory=list)  # more patterns for logs.search

@@ -96,7 +96,7 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
                     max_hits=lg.max_hits,
                     kibana_url=lg.kibana_url,
                     search_indices=lg.search_indices,
-                    layouts={k: v.model_dump(exclude_unset=True) for k, v in lg.layouts.items()},
+                    layouts=lg.layouts,
                     **(
                         {"discover_url_template": lg.discover_url_template}
                         if lg.discover_url_template

@@ -68,23 +68,13 @@ class ElasticsearchTarget(BaseModel):
 
     layouts: dict[str, LayoutOverride] = Field(
         default_factory=dict,
-        description="index pattern (one of the configured ones) -> its layout: a preset "
+        description="index pattern (configured or discovered) -> its layout: a preset "
         "and/or field names; default: detected from the index's fields",
     )
     search_indices: list[str] = Field(
         default_factory=list,
         description="more index patterns the generic logs.search may read (syslog-*, audit-*)",
     )
-
-    @model_validator(mode="after")
-    def _layout_patterns(self) -> ElasticsearchTarget:
-        unknown = sorted(set(self.layouts) - set(self.patterns()))
-        if unknown:
-            raise ValueError(
-                f"layouts: {', '.join(unknown)} is not a configured index pattern "
-                f"({', '.join(self.patterns())})"
-            )
-        return self
 
     discovered: frozenset[str] = Field(
         default_factory=frozenset,
@@ -97,7 +87,11 @@ class ElasticsearchTarget(BaseModel):
         return role in self.model_fields_set and role not in self.discovered
 
     def override(self, index: str) -> LayoutOverride | None:
-        return self.layouts.get(index)
+        """The operator's layout for an index pattern, or for one of the patterns of a
+        comma-joined (discovered) list."""
+        if index in self.layouts:
+            return self.layouts[index]
+        return next((self.layouts[p] for p in index.split(",") if p in self.layouts), None)
 
     def patterns(self) -> list[str]:
         fixed = [self.edge_access_index, self.edge_error_index, self.app_index]

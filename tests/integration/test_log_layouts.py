@@ -201,9 +201,9 @@ async def test_a_house_layout_is_a_gap_naming_what_was_looked_for_until_it_is_co
     assert {a.host for a in of(known, "edge.access") if a.host} == {HOST}
 
 
-def test_a_layout_for_a_pattern_that_is_not_configured_is_refused_by_name() -> None:
-    with pytest.raises(ValueError, match="layouts: nginx-\\*"):
-        ElasticsearchTarget(env="dc-a", url="http://h", layouts={"nginx-*": {"preset": "ecs"}})
+def test_a_layout_override_with_an_unknown_preset_or_field_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"fields\.stat"):
+        ElasticsearchTarget(env="dc-a", url="http://h", layouts={"x-*": {"fields": {"stat": []}}})
     with pytest.raises(ValueError, match="preset"):
         ElasticsearchTarget(
             env="dc-a", url="http://h", layouts={"app-*": {"preset": "no-such-layout"}}

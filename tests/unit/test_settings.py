@@ -50,6 +50,14 @@ def test_good_config_loads_and_roles_come_from_admins() -> None:
             {"environments": {"dc-a": {"logs": {"url": "https://e", "layouts": {"x": 1}}}}},
             "environments.dc-a.logs.layouts.x",
         ),
+        (
+            {
+                "environments": {
+                    "dc-a": {"logs": {"url": "https://e", "layouts": {"x": {"preset": "nginxx"}}}}
+                }
+            },
+            "environments.dc-a.logs.layouts.x.preset",
+        ),
         ({"admin": ["bob"]}, "admin"),
     ],
 )
