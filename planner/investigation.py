@@ -121,6 +121,39 @@ def _named_workloads(
                 discovered.add_object(env, item.name, item.namespace)
 
 
+def _subjects_of(
+    records: list[CallRecord],
+    context: ContextState,
+    inventory: list[InventoryItem],
+    discovered: Discovered,
+) -> None:
+    """When the question names no workload ("shop.example.com returned 502"): the
+    workloads whose pods the failing requests went to (an upstream address placed on a
+    pod), found by the pod's name in the env's inventory: the symptom's owner, to be read
+    as the question's object would be."""
+    if context.scope.object is not None:
+        return
+    for rec in records:
+        env = rec.result.scope.env or rec.call.env
+        if env is None:
+            continue
+        for fact in rec.result.facts:
+            a = fact.attrs
+            if not isinstance(a, K8sPlacement) or not a.pod or a.created_after_moment:
+                continue
+            owners = [
+                item
+                for item in inventory
+                if item.env == env
+                and item.kind in _WORKLOADS - {EntityKind.SERVICE}
+                and (item.namespace is None or a.namespace is None or item.namespace == a.namespace)
+                and a.pod.startswith(item.name + "-")
+            ]
+            if owners:  # the longest name that prefixes the pod's is its workload
+                owner = max(owners, key=lambda item: len(item.name))
+                discovered.add_subject(env, owner.name, owner.namespace or a.namespace)
+
+
 def _whole_names(text: str) -> set[str]:
     """Every name the text could be naming as a whole: each run of name characters, and
     each of its parts up to a dot ("<svc>.<ns>.svc" names <svc>, "x-<svc>"
@@ -418,6 +451,7 @@ async def investigate(
             new = await executor.run(calls, on_progress=functools.partial(read_ahead, round_no))
             _discover(new, discovered)
             _named_workloads(new, context, inventory or [], discovered)
+            _subjects_of(new, context, inventory or [], discovered)
 
     free = FreePlanOutcome()
 

@@ -92,6 +92,14 @@ class Discovered:
     pods: dict[str, list[tuple[str, str | None, PodState]]] = field(default_factory=dict)
     # workloads other than the question's that the evidence names (name, namespace)
     objects: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
+    # when the question names no workload: the ones the evidence puts behind the symptom
+    # (the pods the failing requests went to), read as the question's object
+    subjects: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
+
+    def add_subject(self, env: str, name: str, namespace: str | None) -> None:
+        lst = self.subjects.setdefault(env, [])
+        if all(o[0] != name for o in lst) and len(lst) < MAX_OBJECTS:
+            lst.append((name, namespace))
 
     def add_object(self, env: str, name: str, namespace: str | None) -> None:
         lst = self.objects.setdefault(env, [])
@@ -239,6 +247,18 @@ def bind_arguments(
         base.pop("namespace", None)  # an address may belong to any namespace
         base.pop("service", None)
     fan: list[dict[str, Any]] = [base]
+    if scope.object is None and "object" in objective.needs and discovered.subjects.get(env):
+        # no workload asked about: the ones the evidence put behind the symptom
+        name_of = next((n for n in ("service", "object", "deployment") if n in props), None)
+        if name_of is not None:
+            fan = [
+                {
+                    **base,
+                    name_of: name,
+                    **({"namespace": ns} if ns and "namespace" in props else {}),
+                }
+                for name, ns in discovered.subjects[env]
+            ]
     # the names in front of the question's object are its own: never another object's
     other = {k: v for k, v in base.items() if k != "fronts"}
     if "service" in props and len(context.objects) > 1:
@@ -331,7 +351,10 @@ def needs_missing(
     ids = context.identifiers
     asked = {
         "request_id": (bool(ids.request_ids), "no request_id in the question"),
-        "object": (bool(scope.object), "the question names no service or workload"),
+        "object": (
+            bool(scope.object) or bool(discovered.subjects.get(env)),
+            "the question names no service or workload, and the evidence points at none",
+        ),
         "namespace": (bool(scope.namespace), "no namespace is known for the question"),
         "promql": (bool(ids.promql), "no PromQL expression in the question"),
         "log_query": (bool(ids.log_query), "no search text in the question"),
