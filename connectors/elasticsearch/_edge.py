@@ -70,6 +70,13 @@ class EdgeErrorsArgs(WindowArgs):
         description="virtual host (Host header / server_name)",
     )
     service: str | None = Field(default=None, max_length=253, description=ARGUMENT_NAMES["service"])
+    namespace: str | None = Field(
+        default=None,
+        max_length=63,
+        pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+        description=ARGUMENT_NAMES["namespace"] + " (places records by ingress-nginx's "
+        "<namespace>-<service>-<port> upstream name)",
+    )
     status: int | None = Field(
         default=None, ge=400, le=599, description="one HTTP status; default: every 5xx"
     )
@@ -111,13 +118,15 @@ def _interval(start: datetime, end: datetime) -> tuple[str, str]:
     return "1d", "day"
 
 
-def service_clauses(layout: Layout, service: str) -> list[dict[str, Any]]:
+def service_clauses(layout: Layout, service: str, namespace: str | None) -> list[dict[str, Any]]:
     """Records placed at a service: a field naming it, or ingress-nginx's upstream name
-    `<namespace>-<service>-<port>` (the port part has no dash)."""
+    `<namespace>-<service>-<port>`, read only with the namespace known: without it,
+    `payments-api-80` could be service `api` of namespace `payments` or `payments-api` of
+    another, and a port may be named with dashes (`http-web`)."""
     clauses = [term_on(layout, LogField.SERVICE, service)]
-    if _DNS_LABEL.match(service):
+    if namespace and _DNS_LABEL.match(service) and _DNS_LABEL.match(namespace):
         clauses += [
-            {"regexp": {layout.exact(n): f".+-{service}-[^-]+"}}
+            {"regexp": {layout.exact(n): f"{namespace}-{service}-[a-z0-9].*"}}
             for n in layout.names(LogField.UPSTREAM_NAME)
         ]
     return clauses
@@ -142,8 +151,11 @@ def hostless(layout: Layout) -> dict[str, Any]:
     )
 
 
-def service_names(layout: Layout) -> tuple[str, ...]:
-    return layout.names(LogField.SERVICE) + layout.names(LogField.UPSTREAM_NAME)
+def service_names(layout: Layout, namespace: str | None) -> tuple[str, ...]:
+    """The fields a record names its service by here (the upstream name only when it
+    can be read: see service_clauses)."""
+    upstream = layout.names(LogField.UPSTREAM_NAME) if namespace else ()
+    return layout.names(LogField.SERVICE) + upstream
 
 
 def _buckets(read_aggs: dict[str, Any], name: str) -> list[tuple[Any, int]]:
@@ -166,7 +178,7 @@ def _access_query(
         filters.append(host_clause(layout, args.host))
     placed: list[dict[str, Any]] = []
     if args.service:
-        placed += service_clauses(layout, args.service)
+        placed += service_clauses(layout, args.service, args.namespace)
     for addr in args.upstreams or []:
         # an upstream is "ip:port" (or "ip:port, ip:port" after a retry), or the ip alone
         pattern = f"*{addr}:*" if ":" not in addr else f"*{addr}*"
@@ -205,6 +217,7 @@ def _access_facts(
         ("by_status", "status", "status"),
         ("by_host", "host", "host"),
         ("by_upstream", "upstream_addr", "upstream"),
+        ("by_upstream_name", "upstream_name", "upstream name"),
     ):
         for key, count in merged_buckets(read.aggs, name):
             facts.append(
@@ -330,6 +343,7 @@ async def edge_errors(
         **terms_aggs(access_layout, LogField.STATUS, "by_status", 10),
         **terms_aggs(access_layout, LogField.HOST, "by_host", 10),
         **terms_aggs(access_layout, LogField.UPSTREAM, "by_upstream", 10),
+        **terms_aggs(access_layout, LogField.UPSTREAM_NAME, "by_upstream_name", 10),
         "last_seen": {"max": {"field": "@timestamp"}},
         "timeline": {
             "date_histogram": {
@@ -372,9 +386,15 @@ async def edge_errors(
                 f"counts cover all {access.total} matching access records; "
                 f"{min(args.limit, len(access.hits))} are shown as examples"
             )
+    names = [k for k, _ in merged_buckets(access.aggs, "by_upstream_name")] if access else []
+    if args.service and len(names) > 1:
+        warnings.append(
+            f"the records placed at service {args.service} carry {len(names)} upstream names "
+            f"({', '.join(map(str, names[:5]))}): a similarly named service may be counted in"
+        )
     if args.service and not args.upstreams and access is not None and not access.total:
         probe = _access_query(args.model_copy(update={"service": None}), start, end, access_layout)
-        probe["bool"]["filter"].append(lacks_all(service_names(access_layout)))
+        probe["bool"]["filter"].append(lacks_all(service_names(access_layout, args.namespace)))
         ((unplaced, _err),) = await attempt_all(reader.search(t.edge_access_index, probe, limit=0))
         if unplaced is None or unplaced.total:
             access_sub.complete_override = False

@@ -277,7 +277,7 @@ class LogReader:
                 .options(request_timeout=min(self.target.timeout_s, DISCOVERY_TIMEOUT_S))
                 .field_caps(
                     index="*",
-                    fields=",".join(WANTED),
+                    fields=list(WANTED),  # a list: a string in the body is one pattern
                     include_unmapped=True,
                     ignore_unavailable=True,
                     allow_no_indices=True,

@@ -54,6 +54,9 @@ class HttpLayout:
     buckets: str | None = None  # request duration histogram
     bucket_unit_s: float = 1.0
     detail_labels: tuple[str, ...] = ()  # shown beside the status (Istio response_flags)
+    # where another reporter counts the failures that never reached the service: read
+    # beside the chosen variant's (Istio: the callers' sidecars, by their response flags)
+    unreached: Variant | None = None
     group_labels: tuple[str, ...] = ()  # the labels a per-series answer keeps
 
     def label(self, variant: Variant, name: str) -> str:
@@ -67,7 +70,9 @@ class HttpLayout:
         out: list[tuple[list[Matcher], Variant]] = []
         for variant in self.variants:
             if names is None:
-                out.append((self._base(variant, namespace), variant))
+                scoped = self._namespace_only(variant, namespace)
+                if scoped is not None:
+                    out.append((scoped, variant))
         for name in names or []:
             for label, naming in self.service_labels:
                 for variant in self.variants:
@@ -75,6 +80,17 @@ class HttpLayout:
                     if matcher is not None:
                         out.append(([*self._base(variant, namespace), matcher], variant))
         return out
+
+    def _namespace_only(self, variant: Variant, namespace: str | None) -> list[Matcher] | None:
+        """A whole namespace (or env): by its label, by the namespace a Traefik service
+        name begins with, or not at all (a HAProxy backend says no namespace: reading every
+        backend would answer for other namespaces)."""
+        if not namespace or self.namespace_label:
+            return self._base(variant, namespace)
+        for label, naming in self.service_labels:
+            if naming is Naming.TRAEFIK:
+                return [*variant.extra, (label, "=~", f"{re.escape(namespace)}-.+@.+")]
+        return None
 
     def _base(self, variant: Variant, namespace: str | None) -> list[Matcher]:
         scoped: list[Matcher] = list(variant.extra)
@@ -134,10 +150,12 @@ def _name_matcher(label: str, naming: Naming, name: str, namespace: str | None) 
     if naming is Naming.TRAEFIK:
         ns = f"({re.escape(namespace)}-)?" if namespace else "(.+-)?"
         return (label, "=~", f"{ns}{re.escape(name)}-[^-@]+@.+")
-    # the name's words, whole, among others (a prefix like be_ or a suffix like _backend)
-    return (label, "=~", f"(?i)(.*[-_.])?{_words(name)}([-_.].*)?")
+    # the name's words, whole, after any prefix (be_, bk_, a site name) and before only a
+    # word that says "backend": be_api_canary is another backend than api's
+    return (label, "=~", f"(?i)(.*[-_.])?{_words(name)}([-_.]{_BACKEND_WORDS})?")
 
 
+_BACKEND_WORDS = "(backend|backends|be|bk|back|svc|service|servers?|pool|cluster|http|https)"
 RELABELLED = {"namespace": "exported_namespace", "service": "exported_service"}
 
 INGRESS_NGINX = HttpLayout(
@@ -178,11 +196,17 @@ ISTIO = HttpLayout(
         ("destination_canonical_service", Naming.EXACT),
     ),
     namespace_label="destination_service_namespace",
-    # the caller's sidecar counts what never reached the callee (UF, URX); one reporter
-    # only, or every request that did arrive is counted twice
+    # one reporter, or every request that arrived is counted twice: the service's own
+    # sidecar (it sees every caller, with a sidecar or not), then the callers'; what never
+    # reached the service (no healthy upstream, connect failure, retries exhausted,
+    # overflow, no route) only the callers' sidecars count, by their response flags
     variants=(
-        Variant(extra=(("reporter", "=", "source"),), said="as the callers' sidecars report"),
         Variant(extra=(("reporter", "=", "destination"),), said="as the service's sidecar reports"),
+        Variant(extra=(("reporter", "=", "source"),), said="as the callers' sidecars report"),
+    ),
+    unreached=Variant(
+        extra=(("reporter", "=", "source"), ("response_flags", "=~", ".*(UH|UF|URX|UO|NR).*")),
+        said="never reached the service, as the callers' sidecars report",
     ),
     buckets="istio_request_duration_milliseconds_bucket",
     bucket_unit_s=0.001,

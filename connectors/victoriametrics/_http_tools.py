@@ -245,7 +245,12 @@ def _first_above_zero(points: list[tuple[datetime, float]]) -> datetime | None:
 
 
 def _error_fact(
-    run: Run, args: HttpErrorsArgs, row: dict[str, Any], requests: float, range_expr: str
+    run: Run,
+    args: HttpErrorsArgs,
+    row: dict[str, Any],
+    requests: float,
+    range_expr: str,
+    counted_by: str,
 ) -> ResultFact:
     labels, total, points = row["labels"], row["total"], row["points"]
     w, r = run.window.seconds, run.window.rate_s
@@ -263,6 +268,7 @@ def _error_fact(
         start_text = ", already above zero when the window starts"
     flags = labels.get("response_flags")
     flag_text = f", response flags {flags}" if flags else ""
+    flag_text += f" ({labels.get('via') or counted_by})"
     namespace = labels.get("namespace") or args.namespace or "?"
     text = (
         f"{name} ({namespace}) in {run.env}: {fmt_num(round(total))} "
@@ -305,27 +311,53 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
     total_expr = f"sum by ({layout.by()}) (increase({err_sel}[{w}s]))"
     range_expr = f"sum by ({layout.by()}) (rate({err_sel}[{r}s]))"
     all_expr = f"sum(increase({selector(layout.requests, found.matchers)}[{w}s]))"
-    totals, curves, everything = await gather(
-        run.instant(total_expr), run.range(range_expr), run.instant(all_expr)
+    reads = [(found.variant, total_expr, range_expr)]
+    other = layout.unreached
+    if other is not None and found.variant.extra != other.extra[: len(found.variant.extra)]:
+        keep = [m for m in found.matchers if m not in found.variant.extra]
+        sel = selector(layout.requests, [*keep, *other.extra, status])
+        reads.append(
+            (
+                other,
+                f"sum by ({layout.by()}) (increase({sel}[{w}s]))",
+                f"sum by ({layout.by()}) (rate({sel}[{r}s]))",
+            )
+        )
+    results = await gather(
+        run.instant(all_expr),
+        *(q for _, t, g in reads for q in (run.instant(t), run.range(g))),
     )
-    requests = everything.scalar(0) or 0.0
-    by_key = {tuple(sorted(s.labels.items())): s.points for s in curves.series}
+    requests = results[0].scalar(0) or 0.0
     rows: list[dict[str, Any]] = []
-    for series in totals.series:
-        points = by_key.get(tuple(sorted(series.labels.items())), [])
-        if series.value <= 0 and not any(v > 0 for _, v in points):
-            continue
-        labels = layout.plain(series.labels, found.variant)
-        rows.append({"labels": labels, "total": series.value, "points": points})
+    for i, (variant, _t, _g) in enumerate(reads):
+        totals, curves = results[1 + 2 * i], results[2 + 2 * i]
+        by_key = {tuple(sorted(s.labels.items())): s.points for s in curves.series}
+        for series in totals.series:
+            points = by_key.get(tuple(sorted(series.labels.items())), [])
+            if series.value <= 0 and not any(v > 0 for _, v in points):
+                continue
+            labels = layout.plain(series.labels, variant)
+            if variant is not found.variant:
+                labels["via"] = variant.said
+            rows.append({"labels": labels, "total": series.value, "points": points})
     rows.sort(key=lambda row: -row["total"])
-    facts = [_error_fact(run, args, row, requests, range_expr) for row in rows[:10]]
+    facts = [_error_fact(run, args, row, requests, range_expr, found.said()) for row in rows[:10]]
     warnings = [f"{len(rows) - 10} more error series not shown"] if len(rows) > 10 else []
     warnings += [caveat] if caveat else []
-    statuses = {row["labels"].get("status") for row in rows}
-    if len(statuses) > 1:  # a class asked for: its total first, with what it is made of
+    series_names = sorted({str(row["labels"].get("name")) for row in rows} - {"None"})
+    if args.service and len(series_names) > 1:
+        warnings.append(
+            f"{args.service} matched {len(series_names)} {layout.name} series names "
+            f"({', '.join(series_names[:5])}): the count covers all of them; name the "
+            "namespace to narrow it"
+        )
+    # one service's several statuses or sources: its total first, with what it is made of
+    if len(rows) > 1 and (args.service or len(series_names) <= 1):
         total = sum(row["total"] for row in rows)
         parts = ", ".join(
-            f"{fmt_num(round(row['total']))} {row['labels'].get('status')}" for row in rows[:10]
+            f"{fmt_num(round(row['total']))} {row['labels'].get('status')}"
+            + (f" {row['labels']['response_flags']}" if row["labels"].get("response_flags") else "")
+            for row in rows[:10]
         )
         target = args.service or args.namespace or run.env
         share = (

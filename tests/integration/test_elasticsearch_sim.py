@@ -461,3 +461,12 @@ def test_fault_timeout_stalls_then_answers_504():
         resp = httpx.post(running.endpoints.envs["dc-a"].logs + "/app-*/_search", timeout=5)
         assert resp.status_code == 504
         assert (datetime.now(UTC) - started).total_seconds() >= 0.2
+
+
+def test_field_caps_reads_a_body_string_as_one_pattern_and_a_list_as_many(es: Elasticsearch):
+    """The client sends `fields` in the body; Elasticsearch reads a string there as one
+    pattern (only the query-string parameter is split on commas)."""
+    joined = es.field_caps(index="app-*", fields="level,message")["fields"]
+    assert joined == {}
+    listed = es.field_caps(index="app-*", fields=["level", "message"])["fields"]
+    assert {"level", "message"} <= set(listed)

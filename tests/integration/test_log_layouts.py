@@ -330,3 +330,30 @@ async def test_an_ecs_error_type_makes_the_template_of_an_error_line() -> None:
         result = await gate.call("logs.app_errors", {"env": "dc-a", "namespace": "merch"}, ctx())
     (template,) = of(result, "log.template")
     assert "RecordTooLargeException" in template.example, template.example
+
+
+async def test_an_ingress_upstream_name_places_records_only_with_the_namespace_known() -> None:
+    """`payments-service-a-8080` is service-a of namespace payments; without the namespace
+    it could be another service's, so it proves nothing either way."""
+    world, target = ingress_nginx()
+    args = {"env": "dc-a", "service": "service-a", "status": 502}
+    with gate_for(world, **target) as gate:
+        unscoped = await gate.call("logs.edge_errors", args, ctx())
+        scoped = await gate.call("logs.edge_errors", {**args, "namespace": "payments"}, ctx())
+    assert not [a for a in of(unscoped, "edge.access") if a.count]
+    assert not unscoped.coverage.complete_for_negative  # records name no service field
+    counted = {(a.status, a.count) for a in of(scoped, "edge.access") if a.count is not None}
+    assert (502, 1) in counted, counted
+
+
+async def test_a_named_port_with_dashes_still_places_the_record() -> None:
+    world, target = ingress_nginx()
+    data = world.model_dump(mode="json")
+    for doc in data["logs"]["dc-a"]["logstash-2026.07.20"]:
+        if doc.get("proxy_upstream_name") == "payments-service-a-8080":
+            doc["proxy_upstream_name"] = "payments-service-a-http-web"
+    args = {"env": "dc-a", "service": "service-a", "namespace": "payments", "status": 502}
+    with gate_for(World.model_validate(data), **target) as gate:
+        result = await gate.call("logs.edge_errors", args, ctx())
+    counted = {(a.status, a.count) for a in of(result, "edge.access") if a.count is not None}
+    assert (502, 1) in counted, counted

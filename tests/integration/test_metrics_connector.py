@@ -703,3 +703,102 @@ async def test_discovery_of_a_name_no_series_carries_finds_nothing_and_proves_no
     result = await _gate(business).call("metrics.discover", args, _ctx("2026-07-20T14:18:00+03:00"))
     assert result.status == "empty" and not result.proves_absence
     assert "no series in the window has a label naming" in (result.coverage.note or "")
+
+
+# -- HTTP layouts: the same question over other proxies and meshes ------------------------
+
+
+def _flat(labels: dict[str, str], before: float, after: float) -> dict[str, Any]:
+    """A counter flat at `before` until 14:05 and at `after` from 14:10 (window 14:03-14:18
+    in Moscow time holds the whole rise)."""
+    values = [before] * 6 + [before + (after - before) * i / 5 for i in range(5)] + [after] * 9
+    return _series(labels, values)
+
+
+@pytest.fixture(scope="module")
+def proxies(vm: VictoriaMetrics) -> Iterator[MetricsSimulator]:
+    traefik = "traefik_service_requests_total"
+    istio = "istio_requests_total"
+    haproxy = "haproxy_backend_http_responses_total"
+    dest = {"destination_service_name": "inventory", "destination_service_namespace": "shop"}
+    metrics = {
+        "dc-a": [  # Traefik: the service in its name; a similarly named one as noise
+            _flat({"__name__": traefik, "service": "shop-thumbs-8080@kubernetes", "code": "502"},
+                  10, 45),
+            _flat({"__name__": traefik, "service": "shop-thumbs-8080@kubernetes", "code": "200"},
+                  1000, 5000),
+            _flat({"__name__": traefik, "service": "shop-thumbs-admin-80@kubernetes",
+                   "code": "502"}, 0, 500),
+        ],
+        "dc-b": [  # Istio: both reporters count what arrived; only the callers what did not
+            _flat({"__name__": istio, "reporter": "destination", **dest, "response_code": "200",
+                   "response_flags": "-"}, 100, 1100),
+            _flat({"__name__": istio, "reporter": "source", **dest, "response_code": "200",
+                   "response_flags": "-"}, 90, 1090),
+            _flat({"__name__": istio, "reporter": "destination", **dest, "response_code": "503",
+                   "response_flags": "-"}, 0, 7),
+            _flat({"__name__": istio, "reporter": "source", **dest, "response_code": "503",
+                   "response_flags": "-"}, 0, 7),
+            _flat({"__name__": istio, "reporter": "source", **dest, "response_code": "503",
+                   "response_flags": "UF,URX"}, 0, 30),
+        ],
+        "dc-c": [  # HAProxy: classes only; another backend and the frontend as noise
+            _flat({"__name__": haproxy, "proxy": "be_partner_api", "code": "5xx"}, 50, 193),
+            _flat({"__name__": haproxy, "proxy": "be_partner_api", "code": "2xx"}, 1e4, 2e4),
+            _flat({"__name__": haproxy, "proxy": "be_partner_api_canary", "code": "5xx"}, 0, 900),
+            _flat({"__name__": "haproxy_frontend_http_responses_total", "proxy": "fe_public",
+                   "code": "5xx"}, 0, 5000),
+        ],
+    }  # fmt: skip
+    world = world_from_data({"environments": {e: ["metrics"] for e in metrics}, "metrics": metrics})
+    with MetricsSimulator(world, vm, env_prefix="proxies:") as sim:
+        yield sim
+
+
+async def _errors(sim: MetricsSimulator, env: str, **args: Any) -> ToolResult:
+    return await _gate(sim).call(
+        "metrics.http_errors",
+        {"env": env, **INCIDENT, **args},
+        _ctx(INCIDENT_NOW),
+    )
+
+
+@vm_only
+async def test_traefik_counts_the_service_by_its_name_not_a_similar_one(proxies) -> None:
+    result = await _errors(proxies, "dc-a", service="thumbs", namespace="shop")
+    totals = [f.attrs.total for f in result.facts if f.kind == "http.rate"]
+    assert totals == [35.0], _texts(result)
+    assert "Traefik" in _texts(result)
+
+
+@vm_only
+async def test_istio_reads_one_reporter_and_adds_what_never_arrived(proxies) -> None:
+    result = await _errors(proxies, "dc-b", service="inventory", status="503")
+    texts = _texts(result)
+    totals = sorted(f.attrs.total for f in result.facts if f.kind == "http.rate")
+    assert totals == [7.0, 30.0, 37.0], texts  # 7 arrived, 30 never did, 37 in all
+    assert "UF,URX" in texts and "never reached the service" in texts
+
+
+@vm_only
+async def test_haproxy_counts_a_class_and_says_so_for_one_code(proxies) -> None:
+    klass = await _errors(proxies, "dc-c", service="partner-api")
+    assert [f.attrs.total for f in klass.facts if f.kind == "http.rate"] == [143.0]
+    code = await _errors(proxies, "dc-c", service="partner-api", status="502")
+    assert any("counts responses by class only" in w for w in code.warnings)
+
+
+@vm_only
+async def test_a_namespace_question_never_reads_a_proxy_that_cannot_scope_it(proxies) -> None:
+    result = await _errors(proxies, "dc-c", namespace="shop")
+    assert result.status == "empty" and not result.proves_absence
+    assert "haproxy_backend_http_responses_total (HAProxy)" in " ".join(result.warnings)
+
+
+@vm_only
+async def test_no_layout_with_series_is_no_data_naming_every_metric_looked_for(proxies) -> None:
+    result = await _errors(proxies, "dc-a", service="nowhere")
+    said = " ".join(result.warnings)
+    assert result.status == "empty" and not result.proves_absence
+    for metric in ("nginx_ingress_controller_requests", "istio_requests_total"):
+        assert metric in said

@@ -188,6 +188,16 @@ async def _fault_response(
     return _json(error.body(), error.status, None)
 
 
+def _field_patterns(param: str | None, body: Any) -> list[str]:
+    """As Elasticsearch reads them: the query-string parameter is split on commas; the
+    body's `fields` is a string array, and a single string is one pattern, never split."""
+    if param:
+        return [p.strip() for p in param.split(",") if p.strip()]
+    if isinstance(body, list):
+        return [str(p) for p in body]
+    return [str(body)] if body else ["*"]
+
+
 def _dispatch(
     method: str,
     path: str,
@@ -227,7 +237,7 @@ def _dispatch(
         return field_caps(
             store.docs(names),
             names,
-            params.get("fields") or body.get("fields"),
+            _field_patterns(params.get("fields"), body.get("fields")),
             index_filter=body.get("index_filter"),
             include_unmapped=str(params.get("include_unmapped", "false")).lower() == "true",
         )

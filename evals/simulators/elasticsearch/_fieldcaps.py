@@ -52,7 +52,7 @@ def _walk(node: Any, prefix: str, out: dict[str, set[str]]) -> None:
 def field_caps(
     docs: list[StoredDoc],
     names: list[str],
-    fields: str | None,
+    fields: list[str],
     *,
     index_filter: dict[str, Any] | None = None,
     include_unmapped: bool = False,
@@ -72,7 +72,7 @@ def field_caps(
             continue
         _walk(doc.source, "", per_index.setdefault(doc.index, {}))
     kept = sorted(per_index) if index_filter else names
-    patterns = [p.strip() for p in (fields or "*").split(",") if p.strip()]
+    patterns = fields or ["*"]
     every = sorted({f for found in per_index.values() for f in found})
     caps: dict[str, Any] = {}
     for name in every:
