@@ -23,7 +23,7 @@ from connectors.elasticsearch._common import (
 )
 from connectors.elasticsearch._errorlog import parse_time, scalar
 from connectors.elasticsearch._facts import POD_FIELDS, error_detail
-from connectors.elasticsearch._layout import LogField
+from connectors.elasticsearch._layout import Layout, LogField
 from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from connectors.elasticsearch._settings import iso_utc
 from policy.contracts import ToolContract
@@ -64,11 +64,20 @@ def contract(envs: list[str]) -> ToolContract:
     )
 
 
-def _error_filter() -> dict[str, Any]:
+def _error_filter(layout: Layout) -> dict[str, Any]:
     """Every line but those whose stated level is a word below WARN: the template rules
     decide the rest (a numeric level, a line with no level, a warning), so the filter
-    never drops an error the rules would see."""
-    return {"bool": {"must_not": [{"terms": {f: _BELOW_WARN}} for f in _LEVEL_FIELDS]}}
+    never drops an error the rules would see. A level mapped as a number (pino, bunyan)
+    takes no word: there the lines below WARN (under 40) are left out by range."""
+    names = dict.fromkeys([*_LEVEL_FIELDS, *layout.names(LogField.LEVEL)])
+    return {
+        "bool": {
+            "must_not": [
+                {"range": {f: {"lt": 40}}} if layout.numeric(f) else {"terms": {f: _BELOW_WARN}}
+                for f in names
+            ]
+        }
+    }
 
 
 async def app_errors(
@@ -79,7 +88,7 @@ async def app_errors(
     start, end = window(args, ctx)
     layout = await reader.layout(t.app_index, start, end)
     filters, lucene = app_filters(args, layout)
-    query = {"bool": {"filter": [*filters, _error_filter(), time_range(start, end)]}}
+    query = {"bool": {"filter": [*filters, _error_filter(layout), time_range(start, end)]}}
     limit = min(MAX_READ, t.max_hits)
     ((read, err),) = await attempt_all(reader.search(t.app_index, query, limit=limit, order="desc"))
     docs: list[tuple[datetime, str, str]] = []

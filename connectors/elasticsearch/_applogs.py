@@ -35,6 +35,9 @@ from policy.vocabulary import ARGUMENT_NAMES
 NAME = "logs.app_logs"
 Level = Literal["debug", "info", "warn", "warning", "error", "fatal", "critical"]
 _LEVELS: dict[str, list[str]] = {"warn": ["warn", "warning"], "warning": ["warn", "warning"]}
+# pino's and bunyan's numeric levels
+_PINO = {"trace": 10, "debug": 20, "info": 30, "warn": 40, "warning": 40, "error": 50,
+         "fatal": 60, "critical": 60}  # fmt: skip
 
 
 class AppLogsArgs(WindowArgs):
@@ -95,7 +98,16 @@ def app_filters(
     if args.level:
         names = _LEVELS.get(args.level, [args.level])
         spelled = sorted({v for n in names for v in (n, n.upper(), n.capitalize())})
-        filters.append(any_of(*({"terms": {n: spelled}} for n in layout.names(LogField.LEVEL))))
+        numbers = sorted({_PINO[n] for n in names if n in _PINO})
+        filters.append(
+            any_of(
+                *(
+                    {"terms": {n: numbers}} if layout.numeric(n) else {"terms": {n: spelled}}
+                    for n in layout.names(LogField.LEVEL)
+                    if numbers or not layout.numeric(n)
+                )
+            )
+        )
         lucene.append(f"level:{args.level}")
     if args.text:
         text = args.text

@@ -61,6 +61,7 @@ WANTED = sorted(
     | set(POD_FIELDS)
     | set(_AUDIT)
     | {"nginx.error.connection_id", "service", "kubernetes.namespace", "kubernetes.labels.app"}
+    | {"@timestamp"}
     | {f"*.{n}" for n in _WRAPPABLE}
 )
 
@@ -82,6 +83,8 @@ def pattern_of(index: str) -> str:
 
 
 def roles_of(pattern: str, fields: set[str]) -> set[IndexRole]:
+    if "@timestamp" not in fields:
+        return set()  # a window cannot be read from it: dated by another field
     fields = unwrapped(fields)
     roles: set[IndexRole] = set()
     name = pattern.lower()

@@ -24,12 +24,14 @@ from connectors.elasticsearch._errorlog import (
     MAX_REQUEST_SPAN,
     ErrorLine,
     RequestKey,
+    access_only,
     belongs,
     error_line,
     error_only,
     host_in_error_line,
     parse_line,
     request_key,
+    shared,
 )
 from connectors.elasticsearch._facts import SRC_ACCESS, SRC_ERROR, access_fact
 from connectors.elasticsearch._layout import (
@@ -167,9 +169,9 @@ def _buckets(read_aggs: dict[str, Any], name: str) -> list[tuple[Any, int]]:
 
 
 def _access_query(
-    args: EdgeErrorsArgs, start: datetime, end: datetime, layout: Layout
+    args: EdgeErrorsArgs, start: datetime, end: datetime, layout: Layout, with_apps: bool
 ) -> dict[str, Any]:
-    filters: list[dict[str, Any]] = [time_range(start, end)]
+    filters: list[dict[str, Any]] = [time_range(start, end), *access_only(layout, with_apps)]
     if args.status is not None:
         filters.append(term_on(layout, LogField.STATUS, args.status))
     else:
@@ -209,21 +211,23 @@ def _access_facts(
     if args.host:
         query += f' AND {layout.names(LogField.HOST)[0]}:"{args.host}"'
     link = t.discover_link(t.edge_access_index, query, start, end)
-    bound = "" if read.exact else "at least "
     last = (read.aggs.get("last_seen") or {}).get("value")
     last_seen = datetime.fromtimestamp(last / 1000, tz=UTC) if last else end
     facts = []
-    for name, attr, label in (
-        ("by_status", "status", "status"),
-        ("by_host", "host", "host"),
-        ("by_upstream", "upstream_addr", "upstream"),
-        ("by_upstream_name", "upstream_name", "upstream name"),
+    for name, attr, label, field_of in (
+        ("by_status", "status", "status", LogField.STATUS),
+        ("by_host", "host", "host", LogField.HOST),
+        ("by_upstream", "upstream_addr", "upstream", LogField.UPSTREAM),
+        ("by_upstream_name", "upstream_name", "upstream name", LogField.UPSTREAM_NAME),
     ):
+        # counted by the first of several names the window's indices use: the records
+        # holding it under another name are not in this count
+        exact = read.exact and layout.counts_all(field_of)
         for key, count in merged_buckets(read.aggs, name):
             facts.append(
                 ResultFact(
-                    text=f"edge access log {args.env} {span}: {bound}{count} {what} responses "
-                    f"with {label} {key}",
+                    text=f"edge access log {args.env} {span}: {'' if exact else 'at least '}"
+                    f"{count} {what} responses with {label} {key}",
                     source=SRC_ACCESS,
                     observed_at=last_seen,
                     link=link,
@@ -231,7 +235,7 @@ def _access_facts(
                         {
                             attr: key,
                             "count": count,
-                            "count_is_exact": read.exact,
+                            "count_is_exact": exact,
                             "window_start": iso_utc(start),
                             "window_end": iso_utc(end),
                         }
@@ -339,6 +343,8 @@ async def edge_errors(
         reader.layout(t.edge_access_index, start, end),
         reader.layout(t.edge_error_index, error_start, end + CORRELATION_SLACK),
     )
+    with_apps = shared(t.edge_access_index, t.app_index)
+    apps_in_errors = shared(t.edge_error_index, t.app_index)
     aggs = {
         **terms_aggs(access_layout, LogField.STATUS, "by_status", 10),
         **terms_aggs(access_layout, LogField.HOST, "by_host", 10),
@@ -362,7 +368,7 @@ async def edge_errors(
     (access, access_err), (errors, errors_err) = await attempt_all(
         reader.search(
             t.edge_access_index,
-            _access_query(args, start, end, access_layout),
+            _access_query(args, start, end, access_layout, with_apps),
             limit=t.max_hits if tied_mode else args.limit,
             aggs=aggs,
         ),
@@ -393,7 +399,9 @@ async def edge_errors(
             f"({', '.join(map(str, names[:5]))}): a similarly named service may be counted in"
         )
     if args.service and not args.upstreams and access is not None and not access.total:
-        probe = _access_query(args.model_copy(update={"service": None}), start, end, access_layout)
+        probe = _access_query(
+            args.model_copy(update={"service": None}), start, end, access_layout, with_apps
+        )
         probe["bool"]["filter"].append(lacks_all(service_names(access_layout, args.namespace)))
         ((unplaced, _err),) = await attempt_all(reader.search(t.edge_access_index, probe, limit=0))
         if unplaced is None or unplaced.total:
@@ -405,7 +413,9 @@ async def edge_errors(
                 "proven: the edge log may not name services; filter by host instead"
             )
     if args.host and access is not None and not access.total:
-        probe = _access_query(args.model_copy(update={"host": None}), start, end, access_layout)
+        probe = _access_query(
+            args.model_copy(update={"host": None}), start, end, access_layout, with_apps
+        )
         probe["bool"]["filter"].append(hostless(access_layout))
         ((unplaced, _err),) = await attempt_all(reader.search(t.edge_access_index, probe, limit=0))
         if unplaced is None or unplaced.total:
@@ -424,8 +434,12 @@ async def edge_errors(
         lines = [
             (error_line(h.get("_source") or {}, error_layout), h.get("_index")) for h in errors.hits
         ]
+        if apps_in_errors:  # applications log into the same index: nginx's lines only
+            lines = [(line, index) for line, index in lines if line.nginx]
     elif errors is not None and access is not None:
         lines, loose = _tie_lines(access, errors, (access_layout, error_layout))
+        if apps_in_errors:
+            lines = [(line, index) for line, index in lines if line.nginx]
         error_sub.complete_override = errors.complete and access.complete and access_sub.complete
         if loose:
             warnings.append(

@@ -60,6 +60,25 @@ _FIELD_RE = re.compile(
 )
 
 
+def edge_marks(layout: Layout) -> tuple[str, ...]:
+    """Fields only a proxy's access record carries (an upstream, its status or name)."""
+    marks = (LogField.UPSTREAM, LogField.UPSTREAM_NAME, LogField.UPSTREAM_STATUS)
+    return tuple(n for f in marks if layout.has(f) for n in layout.names(f))
+
+
+def shared(a: str, b: str) -> bool:
+    """Two index settings read a pattern in common (one shipper, one index for all)."""
+    return bool(set(a.split(",")) & set(b.split(",")))
+
+
+def access_only(layout: Layout, with_apps: bool) -> list[dict[str, Any]]:
+    """Where application logs share the access log's index, an access record is one
+    with a field only a proxy logs: an application's own `status 502` line is not one."""
+    marks = edge_marks(layout) if with_apps and layout.types is not None else ()
+    return [{"bool": {"should": [{"exists": {"field": n}} for n in marks],
+                      "minimum_should_match": 1}}] if marks else []  # fmt: skip
+
+
 def error_only(layout: Layout) -> list[dict[str, Any]]:
     """Where access records share the error log's index (Filebeat writes both to one), an
     error line is a document with no HTTP status."""
@@ -182,6 +201,7 @@ class RequestKey:
     host: str | None
     method: str | None
     path: str | None
+    upstreams: frozenset[str] = frozenset()  # the ip:port the edge sent it to (retries too)
 
     def window(self) -> tuple[datetime, datetime]:
         span = min(self.duration, MAX_REQUEST_SPAN)
@@ -206,7 +226,16 @@ def request_key(access: dict[str, Any], layout: Layout = DEFAULT) -> RequestKey 
         host=_str(layout.value(access, LogField.HOST)),
         method=_str(layout.value(access, LogField.METHOD)) or method,
         path=path_only(layout.value(access, LogField.PATH)) or path,
+        upstreams=addresses(layout.value(access, LogField.UPSTREAM)),
     )
+
+
+_ADDRESS_RE = re.compile(r"\[?[0-9A-Fa-f.:]+\]?:\d+")
+
+
+def addresses(value: Any) -> frozenset[str]:
+    """The ip:port addresses in an upstream field or an error line's upstream URL."""
+    return frozenset(_ADDRESS_RE.findall(str(value))) if value else frozenset()
 
 
 def _str(value: Any) -> str | None:
@@ -227,6 +256,9 @@ class ErrorLine:
     upstream: str | None
     client: str | None
     level: str | None
+    # written by nginx: its error-line header, its ", client: ..., server: ..." parts, or a
+    # shipper's nginx.error fields (an application's line in a shared index is not)
+    nginx: bool = False
 
 
 def error_line(doc: dict[str, Any], layout: Layout = DEFAULT) -> ErrorLine:
@@ -250,6 +282,9 @@ def error_line(doc: dict[str, Any], layout: Layout = DEFAULT) -> ErrorLine:
         upstream=_str(lookup(doc, "upstream") or parsed.get("upstream")),
         client=_str(lookup(doc, "client") or parsed.get("client")),
         level=_str(layout.value(doc, LogField.LEVEL) or parsed.get("level")),
+        nginx="pid" in parsed
+        or {"client", "server"} <= set(parsed)
+        or lookup(doc, "nginx.error") is not None,
     )
 
 
@@ -259,6 +294,11 @@ def belongs(key: RequestKey, line: ErrorLine) -> tuple[bool, list[str]]:
     if line.time is None or not start <= line.time <= end:
         return False, []
     tied = ["time"]
+    theirs = addresses(line.upstream)
+    if key.upstreams and theirs:
+        if not key.upstreams & theirs:
+            return False, []  # another upstream: another request
+        tied.append("upstream")
     for name in ("edge_node", "connection", "host", "path"):
         mine, theirs = getattr(key, name), getattr(line, name)
         if mine is None or theirs is None:
@@ -267,6 +307,10 @@ def belongs(key: RequestKey, line: ErrorLine) -> tuple[bool, list[str]]:
         if not same:
             return False, []
         tied.append(name)
-    if "connection" not in tied and not {"host", "path"} <= set(tied):
-        return False, []  # without a connection id, host and path must both agree
+    if "connection" not in tied and not (
+        {"host", "path"} <= set(tied) or {"edge_node", "path", "upstream"} <= set(tied)
+    ):
+        # without a connection id, host and path must both agree, or (a layout that logs
+        # no host) the same edge sent the same path to the same upstream address
+        return False, []
     return True, tied

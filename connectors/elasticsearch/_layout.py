@@ -282,6 +282,22 @@ class Layout:
                 out.append(exact)
         return out
 
+    def counts_all(self, name: LogField) -> bool:
+        """A terms aggregation by this field counts every record: one name holds it, and
+        that name is mapped one way (a `long` in one daily index and `text` in the next
+        is counted by neither spelling alone)."""
+        fields = self.agg_fields(name)
+        if self.types is None or len(fields) != 1:
+            return len(fields) <= 1
+        base = fields[0].removesuffix(".keyword")
+        kinds = self.types.get(base, frozenset()) - {"object", "nested"}
+        return not (kinds & {"text", "keyword"} and kinds - {"text", "keyword"})
+
+    def numeric(self, name: str) -> bool:
+        """Mapped only as a number here (pino's level 50): a word cannot be a term on it."""
+        kinds = (self.types or {}).get(name, frozenset()) - {"object", "nested"}
+        return bool(kinds) and not kinds & {"text", "keyword"}
+
     def value(self, doc: dict[str, Any], name: LogField) -> Any:
         """The first scalar the document holds under one of the field's names; a list of
         scalars (Filebeat's address lists) reads as its items joined by ", "."""
@@ -360,11 +376,16 @@ def status_range(layout: Layout, name: LogField, low: int, high: int) -> dict[st
     three-digit codes order the same as text."""
 
     def build(n: str) -> dict[str, Any]:
-        numeric = {"range": {n: {"gte": low, "lte": high}}}
         kinds = (layout.types or {}).get(n, frozenset())
-        if "text" in kinds or "keyword" in kinds:
-            return {"range": {layout.exact(n): {"gte": str(low), "lte": str(high)}}}
-        return numeric
+        textual = kinds & {"text", "keyword"}
+        clauses: list[dict[str, Any]] = []
+        if not textual or kinds - textual:  # a number in some index (or unknown)
+            clauses.append({"range": {n: {"gte": low, "lte": high}}})
+        if textual:  # a string in some index: its keyword, three digits ordered as text
+            clauses.append({"range": {layout.exact(n): {"gte": str(low), "lte": str(high)}}})
+        if len(clauses) == 1:
+            return clauses[0]
+        return {"bool": {"should": clauses, "minimum_should_match": 1}}
 
     return any_name(layout, name, build)
 

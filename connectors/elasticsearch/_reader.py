@@ -373,6 +373,14 @@ class LogReader:
     ) -> Read:
         read = Read(index=index)
         caps = self._fields(index, window_of(query))
+        if caps is not None and not caps[0] and window_of(query) is not None:
+            # nothing in the window, or nothing the window can find: documents dated by
+            # another field (Vector writes `timestamp`) never match an @timestamp range
+            every = self._fields(index, None)
+            if every and every[0] and "@timestamp" not in every[0]:
+                read.missing, read.total, read.exact = [["@timestamp"]], 0, False
+                log.info("es.no_timestamp", env=self.target.env, index=index)
+                return read
         if caps and caps[0]:  # no field at all: no documents in the window, the search says so
             anywhere, everywhere = caps
             read.missing = unmet(query, anywhere)

@@ -21,11 +21,13 @@ from connectors.elasticsearch._errorlog import (
     MAX_REQUEST_SPAN,
     REQUEST_ID_FIELDS,
     RequestKey,
+    access_only,
     belongs,
     error_line,
     error_only,
     request_id_of,
     request_key,
+    shared,
 )
 from connectors.elasticsearch._facts import access_fact, app_facts, error_fact
 from connectors.elasticsearch._layout import Layout, LogField, term_on
@@ -133,6 +135,7 @@ def _tie_errors(
     layouts: tuple[Layout, Layout],
 ) -> None:
     """Attach the error lines of one request; say so when none belongs to it."""
+    apps_too = shared(t.edge_error_index, t.app_index)
     source = hit.get("_source") or {}
     status = layouts[0].value(source, LogField.STATUS)
     rid = layouts[0].value(source, LogField.REQUEST_ID) or request_id_of(source)
@@ -155,6 +158,8 @@ def _tie_errors(
     matched, others = [], 0
     for ehit in sub.read.hits:
         line = error_line(ehit.get("_source") or {}, layouts[1])
+        if apps_too and not line.nginx:
+            continue  # an application's line in the same index
         ok, tied = belongs(key, line)
         if ok:
             matched.append(ehit.get("_id"))
@@ -204,7 +209,9 @@ async def request_trace(
     )
     layouts = (access_layout, error_layout)
     rid_query, rid_lucene = _rid_query(args.request_id, access_layout)
-    scoped = {"bool": {"filter": [rid_query, time_range(start, end)]}}
+    # an application's own line with the same request id is not an access record
+    only = access_only(access_layout, shared(t.edge_access_index, t.app_index))
+    scoped = {"bool": {"filter": [rid_query, time_range(start, end), *only]}}
     app_rid, _ = _rid_query(args.request_id, app_layout)
     app_scoped = {"bool": {"filter": [app_rid, time_range(start, end)]}}
     (access, access_err), (app, app_err) = await attempt_all(

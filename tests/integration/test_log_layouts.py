@@ -17,7 +17,7 @@ import pytest
 
 from connectors.elasticsearch import ElasticsearchTarget, build_tools
 from connectors.elasticsearch._discovery import pattern_of
-from connectors.elasticsearch._reader import LogReader
+from connectors.elasticsearch._reader import LogReader, time_range
 from evals.simulators.host import WorldSimulators
 from evals.world import World, world_from_data
 from policy.gate import PolicyGate
@@ -357,3 +357,108 @@ async def test_a_named_port_with_dashes_still_places_the_record() -> None:
         result = await gate.call("logs.edge_errors", args, ctx())
     counted = {(a.status, a.count) for a in of(result, "edge.access") if a.count is not None}
     assert (502, 1) in counted, counted
+
+
+def filebeat_ingress() -> tuple[World, dict[str, Any]]:
+    """Filebeat's nginx ingress_controller fileset: no host and no connection id on the
+    access record, so the error line is tied by controller pod, path and upstream."""
+    pod = {"pod": {"name": "ingress-nginx-controller-6b9f7d5c4-7hmzr"}, "namespace": "ingress"}
+    dataset = {"dataset": "nginx.ingress_controller"}
+    access = {"@timestamp": WHEN, "kubernetes": pod, "event": dataset,
+              "http": {"request": {"method": "POST"}, "response": {"status_code": 502}},
+              "url": {"original": "/checkout/confirm"},
+              "nginx": {"ingress_controller": {"http": {"request": {"id": RID, "time": 0.012}},
+                        "upstream": {"name": "payments-service-a-8080", "ip": "10.2.3.4",
+                                     "port": 8080, "response": {"status_code": 502}},
+                        "upstream_address_list": ["10.2.3.4:8080"]}}}  # fmt: skip
+    error = {"@timestamp": WHEN, "kubernetes": pod, "stream": "stderr",
+             "message": f"2026/07/20 11:11:04 [error] 31#31: *884213 {LINE}"}  # fmt: skip
+    decoy = {**error, "message": error["message"].replace("10.2.3.4:8080", "10.2.3.9:8080")}
+    logs = {"filebeat-8.14.3-2026.07.20": [access, error, decoy]}
+    world = world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": logs}})
+    return world, {"edge_access_index": "filebeat-*", "edge_error_index": "filebeat-*"}
+
+
+async def test_a_layout_without_host_or_connection_ties_by_pod_path_and_upstream() -> None:
+    world, target = filebeat_ingress()
+    with gate_for(world, **target) as gate:
+        result = await gate.call("logs.request_trace", {"env": "dc-a", "request_id": RID}, ctx())
+    (access,) = of(result, "edge.access")
+    assert access.upstream_addr == "10.2.3.4:8080" and access.upstream_name
+    (error,) = of(result, "edge.error")  # the line for another upstream is not this request's
+    assert error.error_class == "too_big_header"
+    assert "upstream" in (error.correlated_by or [])
+
+
+async def test_application_lines_in_a_shared_index_are_neither_access_records_nor_edge_errors():
+    """Fluent Bit writes every container's log into one index: an application's own
+    `status 502` line and its `Connection reset by peer` are not the edge's."""
+    world, target = ingress_nginx()
+    data = world.model_dump(mode="json")
+    app_pod = {"pod_name": "service-a-5d8f7c9b4-x2k9p", "namespace_name": "payments"}
+    data["logs"]["dc-a"]["logstash-2026.07.20"] += [
+        {"@timestamp": WHEN, "kubernetes": app_pod, "status": 502, "method": "POST",
+         "path": "/v1/pay", "log": "POST /v1/pay 502"},
+        {"@timestamp": WHEN, "kubernetes": app_pod, "log":
+         "java.net.SocketException: Connection reset by peer"},
+    ]  # fmt: skip
+    with gate_for(World.model_validate(data), **target, app_index="logstash-*") as gate:
+        result = await gate.call("logs.edge_errors", {"env": "dc-a"}, ctx())
+    counted = {(a.status, a.count) for a in of(result, "edge.access") if a.status is not None
+               and a.count is not None}  # fmt: skip
+    assert counted == {(502, 1)}, counted
+    assert {e.error_class for e in of(result, "edge.error")} == {"too_big_header"}
+
+
+async def test_documents_dated_by_another_field_are_never_a_complete_empty_read() -> None:
+    """Vector's Elasticsearch sink writes `timestamp`, not `@timestamp`: an @timestamp
+    range matches nothing there, which proves nothing. (The world format requires
+    @timestamp, so the index's field capabilities are injected.)"""
+
+    class VectorIndex(LogReader):
+        def _fields(self, index: str, window: Any) -> Any:
+            if window is None:  # the index has fields, none of them @timestamp
+                return ({"timestamp": frozenset({"date"}), "message": frozenset({"text"})}, {})
+            return ({}, {})  # and the window's range keeps no index
+
+    reader = VectorIndex(ElasticsearchTarget(env="dc-a", url="http://127.0.0.1:9"))
+    start, end = datetime(2026, 7, 20, 11, tzinfo=UTC), datetime(2026, 7, 20, 12, tzinfo=UTC)
+    try:
+        query = {"bool": {"filter": [time_range(start, end)]}}
+        read = await reader.search("vector-*", query, limit=10)
+    finally:
+        await reader.aclose()
+    assert not read.complete and read.missing == [["@timestamp"]]
+    assert "@timestamp" in read.describe()
+
+
+async def test_a_status_mapped_as_a_number_one_day_and_a_string_the_next_is_all_read() -> None:
+    """The hits are all found; the per-status count cannot be whole, and says so."""
+    one = {"@timestamp": "2026-07-20T11:10:00.000Z", "status": 502, "host": HOST,
+           "upstream_addr": "10.2.3.4:8080"}  # fmt: skip
+    two = {**one, "@timestamp": "2026-07-20T11:12:00.000Z", "status": "503"}
+    logs = {"edge-access-2026.07.19": [one], "edge-access-2026.07.20": [two]}
+    world = world_from_data({"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": logs}})
+    with gate_for(world) as gate:
+        result = await gate.call("logs.edge_errors", {"env": "dc-a", "host": HOST}, ctx())
+    assert len(result.raw["access"]["hits"]) == 2
+    by_status = [a for a in of(result, "edge.access") if a.status is not None and a.count]
+    assert by_status and not any(a.count_is_exact for a in by_status)
+
+
+async def test_numeric_levels_are_read_as_pino_writes_them() -> None:
+    pod = {"pod_name": "cart-7d9f-x1", "namespace_name": "shop"}
+    docs = [
+        {"@timestamp": "2026-07-20T11:10:00.000Z", "level": 30, "msg": "cart saved",
+         "kubernetes": pod},
+        {"@timestamp": "2026-07-20T11:11:00.000Z", "level": 50, "msg": "redis ECONNREFUSED",
+         "err": {"stack": "Error: connect ECONNREFUSED 10.0.0.5:6379"}, "kubernetes": pod},
+    ]  # fmt: skip
+    world = world_from_data(
+        {"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": {"app-shop-2026.07.20": docs}}}
+    )
+    with gate_for(world, app_index="app-*") as gate:
+        errors = await gate.call("logs.app_logs", {"env": "dc-a", "level": "error"}, ctx())
+        templates = await gate.call("logs.app_errors", {"env": "dc-a"}, ctx())
+    assert [a.message.split(" | ")[0] for a in of(errors, "app.log")] == ["redis ECONNREFUSED"]
+    assert any("ECONNREFUSED" in t.example for t in of(templates, "log.template"))
