@@ -297,7 +297,7 @@ def _link(reader: LogReader, index: str, event: dict[str, Any], at: datetime) ->
 
 async def audit_log(readers: dict[str, LogReader], args: AuditArgs, ctx: CallContext) -> ToolResult:
     reader = reader_for(readers, args.env)
-    index = reader.target.audit_index
+    index = (await reader.resolved()).audit_index  # configured, or found by its fields
     if index is None:
         raise SourceUnsupported(SOURCE, f"no audit index is configured for {args.env}")
     start, end = window(args, ctx)

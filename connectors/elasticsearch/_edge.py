@@ -60,6 +60,7 @@ from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
 
 NAME = "logs.edge_errors"
+_WITH_PORT = re.compile(r"^(\d{1,3}(\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]):\d+$")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 
 
@@ -183,9 +184,17 @@ def _access_query(
         placed += service_clauses(layout, args.service, args.namespace)
     for addr in args.upstreams or []:
         # an upstream is "ip:port" (or "ip:port, ip:port" after a retry), or the ip alone
-        pattern = f"*{addr}:*" if ":" not in addr else f"*{addr}*"
+        # the address whole: alone, first, last or inside a list ("a:80, b:80"), never a
+        # prefix of another (10.0.0.1:80 is not 10.0.0.1:8080, 10.0.0.1 not 10.0.0.12)
+        if _WITH_PORT.match(addr):  # ip:port, [v6]:port
+            patterns = [addr, f"* {addr}", f"{addr},*", f"* {addr},*"]
+        else:  # the ip alone (a v6 one in brackets): any port, first or later in a list
+            ip = f"[{addr}]" if ":" in addr and not addr.startswith("[") else addr
+            patterns = [f"{ip}:*", f"* {ip}:*"]
         placed += [
-            {"wildcard": {layout.exact(n): pattern}} for n in layout.names(LogField.UPSTREAM)
+            {"wildcard": {layout.exact(n): p}}
+            for n in layout.names(LogField.UPSTREAM)
+            for p in patterns
         ]
         if ":" not in addr and layout.has(LogField.UPSTREAM_IP):
             placed.append(term_on(layout, LogField.UPSTREAM_IP, addr))

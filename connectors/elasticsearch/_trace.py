@@ -234,7 +234,9 @@ async def request_trace(
     access_link = t.discover_link(t.edge_access_index, rid_lucene, start, end)
     facts.extend(access_fact(hit, access_link, graph, access_layout) for hit in access_hits)
     raw["access"] = access_hits
-    ids = {str(request_id_of(h.get("_source") or {})) for h in access_hits}
+    ids = {
+        str(access_layout.value(h.get("_source") or {}, LogField.REQUEST_ID)) for h in access_hits
+    }
     if len(ids) > 1:
         warnings.append(
             f"request_id prefix {args.request_id} matched {len(ids)} requests: "

@@ -30,6 +30,8 @@ from policy.errors import (
     SourceUnsupported,
 )
 
+MAX_GET_CHARS = 2000  # longer queries are POSTed (proxies cap a request line near 8 KB)
+
 log = structlog.get_logger(__name__)
 
 _QUERY_ERROR_TYPES = {"bad_data", "execution", "422", "400"}
@@ -147,7 +149,11 @@ class PromClient:
         env = self.target.env
         began = time.monotonic()
         try:
-            resp = await self.http.get(path, params=params)
+            # a long query goes in a form body: a request line has a length limit too
+            long = sum(len(v) for v in params.values()) > MAX_GET_CHARS
+            resp = await (
+                self.http.post(path, data=params) if long else self.http.get(path, params=params)
+            )
         except httpx.TimeoutException as exc:
             raise SourceTimeout(
                 self.source,

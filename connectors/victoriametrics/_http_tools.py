@@ -84,15 +84,24 @@ async def resolve_scope(
     return None if found is None else tries[found]
 
 
+MAX_QUERY_CHARS = 6000  # well under VictoriaMetrics' -search.maxQueryLen (16 KiB)
+
+
 async def _first(run: Run, tries: list[tuple[str, list[Matcher]]]) -> int | None:
-    """The index of the first selector with series in the window: all in one query."""
+    """The index of the first selector with series in the window: as few queries as
+    the query length allows, read at once."""
     w = run.window.seconds
     parts = [
         f'label_replace(count(last_over_time({selector(metric, m)}[{w}s])), "via", "{i}", "", "")'
         for i, (metric, m) in enumerate(tries)
     ]
-    read = await run.instant(" or ".join(parts))
-    found = {s.labels.get("via") for s in read.series if s.value > 0}
+    chunks: list[list[str]] = [[]]
+    for part in parts:
+        if chunks[-1] and sum(map(len, chunks[-1])) + len(part) > MAX_QUERY_CHARS:
+            chunks.append([])
+        chunks[-1].append(part)
+    reads = await gather(*(run.instant(" or ".join(chunk)) for chunk in chunks if chunk))
+    found = {s.labels.get("via") for read in reads for s in read.series if s.value > 0}
     return next((i for i in range(len(tries)) if str(i) in found), None)
 
 

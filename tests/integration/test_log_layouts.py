@@ -462,3 +462,26 @@ async def test_numeric_levels_are_read_as_pino_writes_them() -> None:
         templates = await gate.call("logs.app_errors", {"env": "dc-a"}, ctx())
     assert [a.message.split(" | ")[0] for a in of(errors, "app.log")] == ["redis ECONNREFUSED"]
     assert any("ECONNREFUSED" in t.example for t in of(templates, "log.template"))
+
+
+@pytest.mark.parametrize(
+    ("upstreams", "found"),
+    [
+        (["10.2.3.4"], True),
+        (["10.2.3.4:8080"], True),
+        (["10.2.3.4:80"], False),  # another port is another upstream
+        (["10.2.3.40"], False),  # not a prefix of another address
+        (["10.9.9.9:81"], True),  # the retried one, later in the list
+    ],
+)
+async def test_an_upstream_address_matches_whole(upstreams: list[str], found: bool) -> None:
+    world, _ = flat()
+    data = world.model_dump(mode="json")
+    for doc in data["logs"]["dc-a"]["edge-access-2026.07.20"]:
+        if doc.get("upstream_addr"):
+            doc["upstream_addr"] = "10.2.3.4:8080, 10.9.9.9:81"
+    args = {"env": "dc-a", "service": "service-a", "upstreams": upstreams}
+    with gate_for(World.model_validate(data)) as gate:
+        result = await gate.call("logs.edge_errors", args, ctx())
+    counted = [a for a in of(result, "edge.access") if a.count]
+    assert bool(counted) is found, counted

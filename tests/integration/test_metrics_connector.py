@@ -802,3 +802,13 @@ async def test_no_layout_with_series_is_no_data_naming_every_metric_looked_for(p
     assert result.status == "empty" and not result.proves_absence
     for metric in ("nginx_ingress_controller_requests", "istio_requests_total"):
         assert metric in said
+
+
+@vm_only
+async def test_a_service_with_many_names_in_front_is_still_found(proxies) -> None:
+    """Every layout x every name x every label: more than one query's length, split and
+    sent in form bodies, still one answer."""
+    fronts = [f"front-door-number-{i}-of-a-long-list" for i in range(6)]
+    result = await _errors(proxies, "dc-a", service="thumbs", namespace="shop", fronts=fronts)
+    totals = [f.attrs.total for f in result.facts if f.kind == "http.rate"]
+    assert totals == [35.0], _texts(result)
