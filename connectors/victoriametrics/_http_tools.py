@@ -260,6 +260,7 @@ def _error_fact(
     requests: float,
     range_expr: str,
     counted_by: str,
+    caveat: str | None = None,
 ) -> ResultFact:
     labels, total, points = row["labels"], row["total"], row["points"]
     w, r = run.window.seconds, run.window.rate_s
@@ -283,6 +284,7 @@ def _error_fact(
         f"{name} ({namespace}) in {run.env}: {fmt_num(round(total))} "
         f"responses with status {labels.get('status', args.status)}{flag_text} {run.span()} "
         f"({fmt_num(total / w)}/s on average{peak_text}{start_text}){share}"
+        + (f"; {caveat}" if caveat else "")
     )
     return run.fact(
         text,
@@ -350,7 +352,9 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
                 labels["via"] = variant.said
             rows.append({"labels": labels, "total": series.value, "points": points})
     rows.sort(key=lambda row: -row["total"])
-    facts = [_error_fact(run, args, row, requests, range_expr, found.said()) for row in rows[:10]]
+    facts = [
+        _error_fact(run, args, row, requests, range_expr, found.said(), caveat) for row in rows[:10]
+    ]
     warnings = [f"{len(rows) - 10} more error series not shown"] if len(rows) > 10 else []
     warnings += [caveat] if caveat else []
     series_names = sorted({str(row["labels"].get("name")) for row in rows} - {"None"})

@@ -564,6 +564,8 @@ def _unknown_layout_world() -> World:
         ("logs.request_trace", {"request_id": RID}, "request_id"),
         ("logs.edge_errors", {"status": 502}, "status"),
         ("logs.app_logs", {"service": "service-a"}, "service"),
+        ("logs.app_errors", {"service": "service-a"}, "service"),
+        ("logs.app_logs", {"request_id": RID}, "request_id"),
     ],
 )
 async def test_a_layout_without_the_field_a_tool_filters_on_is_a_named_gap(
