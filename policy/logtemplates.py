@@ -185,6 +185,20 @@ def _records(lines: Iterable[LogLine]) -> list[_Record]:
     return out
 
 
+def shipped_records(docs: Iterable[tuple[datetime, str, str]]) -> list[_Record]:
+    """Records from shipped documents: a document that holds several lines is a record
+    (the shipper joined them); one-line documents of the same origin are joined the way
+    a pod's log is (a shipper without multiline settings sends a traceback line by line)."""
+    whole: list[tuple[datetime, str, str]] = []
+    single: list[tuple[datetime, str, str]] = []
+    for doc in docs:
+        (whole if "\n" in doc[2].strip() else single).append(doc)
+    lines = [
+        LogLine(at, origin, text) for at, origin, text in sorted(single, key=lambda d: (d[1], d[0]))
+    ]
+    return sorted([*document_records(whole), *_records(lines)], key=lambda r: r.at)
+
+
 def _continues(current: list[LogLine], line: LogLine) -> bool:
     """A frame, a "Caused by:", or the exception itself on the line after the message that
     logged it (Java) or after a traceback's frames (Python), unindented; inside a Python

@@ -28,7 +28,7 @@ from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from connectors.elasticsearch._settings import iso_utc
 from policy.contracts import ToolContract
 from policy.findings import Findings
-from policy.logtemplates import document_records, error_templates, level_name, template_fact
+from policy.logtemplates import error_templates, level_name, shipped_records, template_fact
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 
@@ -105,7 +105,7 @@ async def app_errors(
         text = f"{text}\n{raised}" if raised and raised not in text else text
         # the stated level leads the record, as the program meant it
         docs.append((at, origin, f"{level} {text}" if level else text))
-    templates, records, errors = error_templates([], records=document_records(docs))
+    templates, records, errors = error_templates([], records=shipped_records(docs))
     link = t.discover_link(t.app_index, " AND ".join(lucene) or "*", start, end)
     facts: list[ResultFact] = []
     subject = args.service or args.namespace or "the application"

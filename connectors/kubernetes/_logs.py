@@ -106,6 +106,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
             found.warnings.append(f"no pod named {args.pod} in namespace {ns} of {reader.env}")
     else:
         pods = await _service_pods(reader, found, ns, args.service)
+    _replaced(found, pods, start)
     pattern = re.compile(args.grep) if args.grep else None
     jobs: list[Any] = []
     for pod in pods:
@@ -224,6 +225,23 @@ def _lines(
 MAX_TEMPLATES = 5
 
 
+def _replaced(found: Findings, pods: list[dict[str, Any]], start: datetime) -> None:
+    """No pod of the workload existed at the window's start: the ones that served it then
+    are gone, and the API holds no log of a deleted pod (a shipper's index may)."""
+    later = []
+    for pod in pods:
+        created = parse_time(meta(pod).get("creationTimestamp"))
+        if created is None or created <= start:
+            return  # one served from the start: its log covers it
+        later.append((name_of(pod), created))
+    if later:
+        shown = ", ".join(f"{name} (created {iso(at)})" for name, at in later[:3])
+        found.gap(
+            f"{shown}: created after the window start, so the pods that served the window "
+            "before them are gone and their logs cannot be read from the API"
+        )
+
+
 def _waiting_after_a_run(pod: dict[str, Any], container: str) -> bool:
     """Waiting to restart after a run that ended: that run's log says why."""
     for cs in (pod.get("status") or {}).get("containerStatuses") or []:
@@ -241,6 +259,7 @@ async def log_errors(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRes
     start, end = question_window(args, ctx)
     ns = args.namespace
     pods = await _service_pods(reader, found, ns, args.service)
+    _replaced(found, pods, start)
     jobs = [
         (pod, str(c.get("name")), _waiting_after_a_run(pod, str(c.get("name"))))
         for pod in pods

@@ -54,8 +54,8 @@ class HttpLayout:
     buckets: str | None = None  # request duration histogram
     bucket_unit_s: float = 1.0
     detail_labels: tuple[str, ...] = ()  # shown beside the status (Istio response_flags)
-    # where another reporter counts the failures that never reached the service: read
-    # beside the chosen variant's (Istio: the callers' sidecars, by their response flags)
+    # requests the chosen variant does not see, counted by another reporter: read beside
+    # it when the first variant was chosen (Istio: callers without a sidecar)
     unreached: Variant | None = None
     group_labels: tuple[str, ...] = ()  # the labels a per-series answer keeps
 
@@ -155,6 +155,42 @@ def _name_matcher(label: str, naming: Naming, name: str, namespace: str | None) 
     return (label, "=~", f"(?i)(.*[-_.])?{_words(name)}([-_.]{_BACKEND_WORDS})?")
 
 
+# Envoy's response flags, as its access-log documentation names them (Istio reports them)
+ENVOY_FLAGS = {
+    "UH": "no healthy upstream",
+    "UF": "upstream connection failure",
+    "UO": "upstream overflow (circuit breaking)",
+    "NR": "no route configured",
+    "URX": "upstream retry limit exceeded",
+    "NC": "upstream cluster not found",
+    "DT": "request or connection exceeded max duration",
+    "DC": "downstream connection termination",
+    "LH": "local service failed health check",
+    "UT": "upstream request timeout",
+    "LR": "connection local reset",
+    "UR": "upstream remote reset",
+    "UC": "upstream connection termination",
+    "DI": "delayed by fault injection",
+    "FI": "aborted by fault injection",
+    "RL": "rate limited locally",
+    "UAEX": "denied by the external authorization service",
+    "RLSE": "rate limit service error",
+    "IH": "strictly-checked header had an invalid value",
+    "SI": "stream idle timeout",
+    "DPE": "downstream protocol error",
+    "UPE": "upstream protocol error",
+    "UMSDR": "upstream request reached max stream duration",
+    "OM": "overload manager terminated the request",
+}
+
+
+def flags_said(flags: str) -> str:
+    """ "UF,URX" -> "UF (upstream connection failure), URX (upstream retry limit exceeded)"."""
+    return ", ".join(
+        f"{f} ({ENVOY_FLAGS[f]})" if f in ENVOY_FLAGS else f for f in flags.split(",") if f
+    )
+
+
 _BACKEND_WORDS = "(backend|backends|be|bk|back|svc|service|servers?|pool|cluster|http|https)"
 RELABELLED = {"namespace": "exported_namespace", "service": "exported_service"}
 
@@ -196,17 +232,17 @@ ISTIO = HttpLayout(
         ("destination_canonical_service", Naming.EXACT),
     ),
     namespace_label="destination_service_namespace",
-    # one reporter, or every request that arrived is counted twice: the service's own
-    # sidecar (it sees every caller, with a sidecar or not), then the callers'; what never
-    # reached the service (no healthy upstream, connect failure, retries exhausted,
-    # overflow, no route) only the callers' sidecars count, by their response flags
+    # each request once: as its caller's sidecar saw it (what the caller got, including
+    # what never reached the service or timed out on the way: UF, URX, UT...), and the
+    # requests of callers without a sidecar as the service's own sidecar saw them
+    # (source_workload="unknown"); with no caller in the mesh, the service's sidecar alone
     variants=(
-        Variant(extra=(("reporter", "=", "destination"),), said="as the service's sidecar reports"),
         Variant(extra=(("reporter", "=", "source"),), said="as the callers' sidecars report"),
+        Variant(extra=(("reporter", "=", "destination"),), said="as the service's sidecar reports"),
     ),
     unreached=Variant(
-        extra=(("reporter", "=", "source"), ("response_flags", "=~", ".*(UH|UF|URX|UO|NR).*")),
-        said="never reached the service, as the callers' sidecars report",
+        extra=(("reporter", "=", "destination"), ("source_workload", "=", "unknown")),
+        said="from callers without a sidecar, as the service's sidecar reports",
     ),
     buckets="istio_request_duration_milliseconds_bucket",
     bucket_unit_s=0.001,

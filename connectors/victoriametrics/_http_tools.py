@@ -21,7 +21,7 @@ from connectors.victoriametrics._common import (
     optional_k8s_name,
     selector,
 )
-from connectors.victoriametrics._http_layouts import LAYOUTS, HttpLayout, Variant
+from connectors.victoriametrics._http_layouts import LAYOUTS, HttpLayout, Variant, flags_said
 from policy.facts import HttpLatency, HttpRate
 from policy.results import Entity, Relation, ResultFact, ToolResult
 
@@ -277,7 +277,7 @@ def _error_fact(
     if ongoing:
         start_text = ", already above zero when the window starts"
     flags = labels.get("response_flags")
-    flag_text = f", response flags {flags}" if flags else ""
+    flag_text = f", response flags {flags_said(flags)}" if flags else ""
     flag_text += f" ({labels.get('via') or counted_by})"
     namespace = labels.get("namespace") or args.namespace or "?"
     text = (
@@ -324,7 +324,7 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
     all_expr = f"sum(increase({selector(layout.requests, found.matchers)}[{w}s]))"
     reads = [(found.variant, total_expr, range_expr)]
     other = layout.unreached
-    if other is not None and found.variant.extra != other.extra[: len(found.variant.extra)]:
+    if other is not None and found.variant == layout.variants[0]:
         keep = [m for m in found.matchers if m not in found.variant.extra]
         sel = selector(layout.requests, [*keep, *other.extra, status])
         reads.append(

@@ -60,6 +60,9 @@ FLAGS = (
     "-search.disableCache",
     "-loggerLevel=ERROR",
     "-http.maxGracefulShutdownDuration=1s",
+    # Istio's request series carry about 30 labels, and world_env comes on top: the
+    # default of 30 would drop labels (world_env among them) and hide the series
+    "-maxLabelsPerTimeseries=80",
 )
 _DEBIAN_PATH = Path("/usr/bin/victoria-metrics")
 _IMPORT_CHUNK = 500  # series per import request

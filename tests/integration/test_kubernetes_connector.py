@@ -1086,3 +1086,15 @@ async def test_the_inventory_relates_each_service_to_the_workloads_it_selects() 
         src == "service/storefront-http" and dst == "deployment/storefront-admin"
         for src, _, dst in edges
     )
+
+
+async def test_pods_all_younger_than_the_window_leave_its_start_unread() -> None:
+    """Every pod of service-a was created after the window began: the pods that served its
+    start are gone, so an empty read of the pods' logs proves nothing about it."""
+    world = _kube_only(load_world(EXAMPLES.parent / "worlds" / "demo.yaml"))
+    args = {"env": "dc-a", "namespace": "payments", "service": "service-a",
+            "start": "2026-07-01T00:00:00+03:00", "end": "2026-07-20T14:40:00+03:00"}  # fmt: skip
+    with gate_for(world) as (gate, _):
+        result = await gate.call("k8s.log_errors", args, now_ctx("dc-a"))
+    assert not result.coverage.complete_for_negative
+    assert "created after the window start" in (result.coverage.note or ""), result.coverage

@@ -777,7 +777,7 @@ async def test_istio_reads_one_reporter_and_adds_what_never_arrived(proxies) -> 
     texts = _texts(result)
     totals = sorted(f.attrs.total for f in result.facts if f.kind == "http.rate")
     assert totals == [7.0, 30.0, 37.0], texts  # 7 arrived, 30 never did, 37 in all
-    assert "UF,URX" in texts and "never reached the service" in texts
+    assert "UF,URX" in texts and "callers' sidecars" in texts
 
 
 @vm_only
