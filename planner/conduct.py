@@ -132,7 +132,10 @@ async def answer_turn(
         tz=settings.investigation.timezone,
         previous=previous,
         env_aliases=settings.env_aliases,
-        guess_names=bool(inventory.failed),
+        # listed nowhere (it failed, or no source lists the env: logs only): a
+        # workload-like name in the question is taken as the object rather than dropped
+        guess_names=bool(inventory.failed)
+        or not any(i.env in (named or settings.envs) for i in inventory.items),
     )
     if context.unknown_envs and "env" not in context.explicit:
         answer = _unknown_env_answer(turn, context, settings.envs)
@@ -229,16 +232,24 @@ async def _read_inventory(
         timezone=settings.timezone,
     )
     planned: list[PlannedCall] = []
-    for contract in gate.contracts(ctx):
-        if INVENTORY not in contract.agent.evidence:
-            continue
+    listers = [c for c in gate.contracts(ctx) if INVENTORY in c.agent.evidence]
+    # an env's objects from the source that keeps them (a live API) first; a source that
+    # only sees their names in passing (a log index) lists an env nothing else lists
+    listers.sort(key=lambda c: c.agent.freshness != "live")
+    covered: set[str | None] = set()
+    secondary: set[str] = set()
+    for contract in listers:
         source = contract.agent.sources[0]
         envs: list[str | None] = list(contract.enums.get("env", [None]))
         for env in envs:
-            if only and env is not None and env not in only:
+            if (only and env is not None and env not in only) or env in covered:
                 continue
+            covered.add(env)
             args = {"env": env} if env else {}
-            planned.append(PlannedCall(contract.name, canonical(args), env, source, (INVENTORY,)))
+            call = PlannedCall(contract.name, canonical(args), env, source, (INVENTORY,))
+            planned.append(call)
+            if contract.agent.freshness != "live":
+                secondary.add(call.key)
     kept: dict[str, tuple[ToolResult, datetime]] = {}
     if not fresh:
         for call in planned:
@@ -276,7 +287,9 @@ async def _read_inventory(
             cache.put(call.tool, call.env, result, turn.now)
             record |= {"status": result.status, "duration_ms": made.duration_ms}
         out.calls.append(record)
-        if result.status in ("error", "denied"):
+        if result.status in ("error", "denied") and call.key not in secondary:
+            # a lister that only sees names in passing failing says nothing of its source's
+            # other reads: only a live inventory's failure stands for the source's
             source = result.coverage.source.split("/")[0]
             note = GapNote(GapReason.SOURCE_FAILED, call.env, source, result.error or "")
             out.failed[(source, call.env)] = note

@@ -327,6 +327,8 @@ def _coerce(prop: dict[str, Any], value: Any) -> Any:
         return int(value)
     if "string" in types and isinstance(value, int):
         return str(value)
+    if types and "string" not in types and isinstance(value, str):
+        return None  # "5xx" for an argument that takes one number: left out, not refused
     enum = prop.get("enum") or next(
         (t.get("enum") for t in prop.get("anyOf", []) if t.get("enum")), None
     )

@@ -28,7 +28,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from connectors.elasticsearch import _apperrors, _applogs, _audit, _edge, _search, _trace
+from connectors.elasticsearch import (
+    _apperrors,
+    _applogs,
+    _audit,
+    _edge,
+    _inventory,
+    _search,
+    _trace,
+)
 from connectors.elasticsearch._layout import LayoutOverride, Preset
 from connectors.elasticsearch._probe import probe
 from connectors.elasticsearch._reader import LogReader
@@ -76,5 +84,6 @@ def build_tools(targets: Sequence[ElasticsearchTarget]) -> list[Tool]:
         FunctionTool(_applogs.contract(envs), bind(_applogs.app_logs), resources=held),
         FunctionTool(_apperrors.contract(envs), bind(_apperrors.app_errors), resources=held),
         FunctionTool(_search.contract(envs, patterns), bind(_search.log_search), resources=held),
+        FunctionTool(_inventory.contract(envs), bind(_inventory.inventory), resources=held),
         *audit,
     ]

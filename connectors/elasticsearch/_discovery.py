@@ -53,7 +53,7 @@ _EDGE_MARKS = _names(
     LogField.UPSTREAM_STATUS,
     LogField.REQUEST_TIME,
 ) | {"vhost", "http_host", "server_name", "url.domain", "edge_node"}
-_WRAPPABLE = {n for n in _STATUS | _MESSAGE | _EDGE_MARKS | _METHOD | _PATH if "." not in n}
+_WRAPPABLE = _STATUS | _MESSAGE | _EDGE_MARKS | _METHOD | _PATH
 # every name the roles are read from, and the plain ones under any wrapper object
 # (log_processed.status); the list stays short enough for a request line
 WANTED = sorted(

@@ -158,12 +158,20 @@ def _response_details(src: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
 # Where the shippers put a container's Kubernetes metadata: flat (kubernetes.pod),
 # Filebeat / ECS (kubernetes.pod.name, kubernetes.namespace), Fluent Bit's kubernetes
 # filter (kubernetes.pod_name, kubernetes.namespace_name, labels with or without dots)
+# Vector's kubernetes_logs source (kubernetes.pod_namespace, pod_node_name, pod_labels)
 POD_FIELDS = ("kubernetes.pod.name", "kubernetes.pod", "kubernetes.pod_name", "pod")
-NODE_FIELDS = ("kubernetes.node.name", "kubernetes.node", "kubernetes.host", "node")
+NODE_FIELDS = (
+    "kubernetes.node.name",
+    "kubernetes.node",
+    "kubernetes.host",
+    "kubernetes.pod_node_name",
+    "node",
+)
 NAMESPACE_FIELDS = (
     "kubernetes.namespace",
     "kubernetes.namespace_name",
     "kubernetes.namespace.name",
+    "kubernetes.pod_namespace",
     "namespace",
 )
 SERVICE_FIELDS = (
@@ -172,6 +180,9 @@ SERVICE_FIELDS = (
     "kubernetes.labels.app",
     "kubernetes.labels.app_kubernetes_io/name",
     "kubernetes.labels.app.kubernetes.io/name",
+    "kubernetes.pod_labels.app",
+    "kubernetes.pod_labels.app.kubernetes.io/name",
+    "kubernetes.deployment.name",
 )
 
 

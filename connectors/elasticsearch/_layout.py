@@ -77,16 +77,18 @@ class Preset(StrEnum):
 
 F = LogField
 PRESETS: dict[Preset, dict[LogField, tuple[str, ...]]] = {
+    # a log_format's JSON, flat or grouped by what it describes ({"request": {"id",
+    # "method", "uri"}, "response": {"status"}, "upstream": {"addr", "status"}})
     Preset.NGINX: {
-        F.STATUS: ("status",),
-        F.UPSTREAM_STATUS: ("upstream_status",),
+        F.STATUS: ("status", "response.status"),
+        F.UPSTREAM_STATUS: ("upstream_status", "upstream.status"),
         F.HOST: ("host", "http_host", "server_name"),
-        F.PATH: ("path", "request_uri", "uri"),
-        F.METHOD: ("method", "request_method"),
-        F.UPSTREAM: ("upstream_addr",),
+        F.PATH: ("path", "request_uri", "uri", "request.uri", "request.path"),
+        F.METHOD: ("method", "request_method", "request.method"),
+        F.UPSTREAM: ("upstream_addr", "upstream.addr", "upstream.address"),
         F.SERVICE: ("service", "upstream_name", "kubernetes.service"),
         F.REQUEST_ID: ("request_id", "x_request_id", "requestId", "request.id", "x-request-id"),
-        F.CONNECTION: ("connection", "connection_id"),
+        F.CONNECTION: ("connection", "connection_id", "conn.id", "connection.id"),
         F.EDGE_NODE: ("edge_node", "hostname"),
         F.REQUEST_TIME: ("request_time",),
         F.MESSAGE: ("message",),

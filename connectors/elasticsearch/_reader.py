@@ -338,9 +338,14 @@ class LogReader:
         except Exception as exc:
             if not _client_failure(exc):
                 raise
+            from elasticsearch import ApiError
+
             err = map_error(exc, self.target, index)
             log.info("es.field_caps_failed", env=self.target.env, index=index, kind=err.kind)
-            if isinstance(err, SourceTimeout | SourceUnavailable):
+            # no answer in time, or no connection (an error the server answered is quick)
+            if isinstance(err, SourceTimeout | SourceUnavailable) and not isinstance(
+                exc, ApiError
+            ):
                 with self._lock:
                     self._down[index] = (now, err)
                 raise err from exc  # not answering: the search would wait the same again

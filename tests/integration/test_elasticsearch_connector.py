@@ -505,6 +505,7 @@ async def test_contracts_are_valid_and_truthful():
         "logs.edge_errors",
         "logs.app_logs",
         "logs.app_errors",
+        "logs.inventory",
     }  # logs.search is admin-only: hidden from an engineer
     contracts = gate.contracts(ctx(role="admin"))
     assert {c.name for c in contracts} == {
@@ -512,6 +513,7 @@ async def test_contracts_are_valid_and_truthful():
         "logs.edge_errors",
         "logs.app_logs",
         "logs.app_errors",
+        "logs.inventory",
         "logs.search",
     }
     for contract in contracts:
