@@ -457,7 +457,12 @@ def _releases(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
     author wrote the change, the audit actor changed the object in the cluster."""
     # a job that ran is a release; one nobody played comes after, said as not run
     jobs = sorted((j for j in _of(facts, CiJob) if j.a.in_scope), key=lambda j: not j.a.ran)
-    audits = [a for a in _of(facts, K8sAudit) if not _is_controller(a.a.actor)]
+    # a request the API server refused (403, 409, 422...) changed nothing
+    audits = [
+        a
+        for a in _of(facts, K8sAudit)
+        if not _is_controller(a.a.actor) and not (a.a.code is not None and a.a.code >= 400)
+    ]
     if not jobs and not audits:
         return []
     parts = []

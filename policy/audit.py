@@ -276,6 +276,39 @@ class Selection:
         return owner if owner and key in self.mounted else None
 
 
+MAX_SET = 4  # the values of a patch a fact names
+_NOT_A_CHANGE = ("metadata.managedFields", "metadata.annotations.kubectl.kubernetes.io/")
+
+
+def patch_values(event: dict[str, Any]) -> list[str]:
+    """What a patch set, as `path=value` (a list item by its `name`: containers[app]):
+    "spec.template.spec.containers[app].resources.limits.memory=1Gi". Only a patch's own
+    body is read: an update carries the whole object, which says nothing of what moved."""
+    if event.get("verb") != "patch":
+        return []
+    out: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if len(out) >= MAX_SET or path.startswith(_NOT_A_CHANGE):
+            return
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if not str(key).startswith("$"):  # strategic merge directives
+                    walk(value, f"{path}.{key}" if path else str(key))
+        elif isinstance(node, list):
+            for item in node:
+                named = item.get("name") if isinstance(item, dict) else None
+                walk(
+                    {k: v for k, v in item.items() if k != "name"} if named else item,
+                    f"{path}[{named}]" if named else f"{path}[]",
+                )
+        else:
+            out.append(f"{path}={node}")
+
+    walk(event.get("requestObject"), "")
+    return out
+
+
 def audit_fact(
     event: dict[str, Any],
     at: datetime,
@@ -314,6 +347,11 @@ def audit_fact(
     changed = images(event)
     if changed:
         text += f"; image {', '.join(changed)}"
+    values = patch_values(event)
+    if values:
+        text += f"; set {', '.join(values)}"
+    if isinstance(code, int) and code >= 400:
+        text += "; refused: nothing was changed"
     entity_kind = "serviceaccount" if actor_type == "service_account" else actor_type
     found.entity(entity_kind, username, env, None)
     found.relate(f"{singular(resource)}/{name}", "changed_by", f"{entity_kind}/{username}", at)

@@ -367,11 +367,29 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
     # one service's several statuses or sources: its total first, with what it is made of
     if len(rows) > 1 and (args.service or len(series_names) <= 1):
         total = sum(row["total"] for row in rows)
-        parts = ", ".join(
-            f"{fmt_num(round(row['total']))} {row['labels'].get('status')}"
-            + (f" {row['labels']['response_flags']}" if row["labels"].get("response_flags") else "")
-            for row in rows[:10]
-        )
+
+        def made_of(group: list[dict[str, Any]]) -> str:
+            return ", ".join(
+                f"{fmt_num(round(row['total']))} {row['labels'].get('status')}"
+                + (
+                    f" {row['labels']['response_flags']}"
+                    if row["labels"].get("response_flags")
+                    else ""
+                )
+                for row in group[:10]
+            )
+
+        ingresses: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            ingresses.setdefault(str(row["labels"].get("ingress") or ""), []).append(row)
+        if len(ingresses) > 1:  # through several ingresses (classes): each one's own total
+            parts = "; ".join(
+                f"{fmt_num(round(sum(r['total'] for r in group)))} through ingress "
+                f"{name or '?'}: {made_of(group)}"
+                for name, group in sorted(ingresses.items(), key=lambda kv: -len(kv[1]))
+            )
+        else:
+            parts = made_of(rows)
         target = args.service or args.namespace or run.env
         share = (
             f"; {total / requests:.1%} of {fmt_num(round(requests))} requests" if requests else ""

@@ -251,3 +251,18 @@ def test_the_audit_log_in_the_index_is_read_before_the_audit_api() -> None:
     # an index no operator named: the audit API is the only audit source
     names = {c.name for c in _contracts(audit_index=None)}
     assert "k8s.audit_trail" in names and "k8s.audit_log" not in names
+
+
+def test_a_patch_says_what_it_set_and_a_refused_one_that_nothing_changed() -> None:
+    from policy.audit import patch_values
+
+    patch = {
+        "verb": "patch",
+        "requestObject": {"spec": {"template": {"spec": {"containers": [
+            {"name": "scorer", "resources": {"limits": {"memory": "1Gi"}}}]}}},
+            "metadata": {"managedFields": [{"manager": "kubectl"}]}},
+    }  # fmt: skip
+    assert patch_values(patch) == [
+        "spec.template.spec.containers[scorer].resources.limits.memory=1Gi"
+    ]
+    assert patch_values({**patch, "verb": "update"}) == []  # a whole object: no "what moved"
