@@ -45,6 +45,17 @@ _CAUSE = re.compile(
 )
 
 
+_COUNT = re.compile(
+    r"\bhow many\b|\bhow much\b|\bnumber of\b|\bcount\b|сколько|количеств\w*|число\b",
+    re.I,
+)
+
+
+def asks_count(message: str) -> bool:
+    """The question asks how many (of something), not only what or why."""
+    return _COUNT.search(message) is not None
+
+
 def asks_cause(message: str) -> bool:
     """The question asks why, not only what or how much."""
     return _CAUSE.search(message) is not None

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, tzinfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.asked import AskedValue, asked_value, asks_cause
+from planner.asked import AskedValue, asked_value, asks_cause, asks_count
 from planner.extract import Identifiers, extract_identifiers
 from planner.intent import Intent, classify_all
 from planner.names import find_name, normalise
@@ -149,6 +149,7 @@ class ContextState(BaseModel):
         default=None, description="a value of the object's state the question asks for"
     )
     asks_cause: bool = Field(default=False, description="the question asks why")
+    asks_count: bool = Field(default=False, description="the question asks how many")
     fronts: list[str] = Field(
         default_factory=list,
         description="the object's Services and Ingresses, named otherwise than it",
@@ -412,6 +413,7 @@ def build_context(
         onset=onset,
         asked=asked_value(message) or (previous.asked if follow_up and previous else None),
         asks_cause=asks_cause(message),
+        asks_count=asks_count(message),
         fronts=_fronts(inventory, obj, namespace, read_envs),
     )
 

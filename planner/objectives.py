@@ -77,6 +77,10 @@ class Variant(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     when_identifiers: list[str] = Field(default_factory=list)
+    when_counting: bool = Field(
+        default=False,
+        description="for a question that asks how many and not why: the count, not a cause",
+    )
     objectives: list[Objective]
 
 
@@ -219,5 +223,11 @@ def _variant(entry: IntentEntry, context: ContextState) -> tuple[str, Variant]:
         wanted = candidate.when_identifiers
         if wanted and all(getattr(context.identifiers, w) for w in wanted):
             return name, candidate
-    name = next((n for n, v in entry.variants.items() if not v.when_identifiers), "default")
+    for name, candidate in entry.variants.items():
+        if candidate.when_counting and context.asks_count and not context.asks_cause:
+            return name, candidate
+    name = next(
+        (n for n, v in entry.variants.items() if not v.when_identifiers and not v.when_counting),
+        "default",
+    )
     return name, entry.variants[name]

@@ -146,3 +146,16 @@ def test_a_weak_second_match_adds_nothing() -> None:
     """ "errors" alone does not make a latency question an error investigation."""
     ids = {o.id for o in plan("p99 latency of service-d, any errors?").objectives}
     assert "edge.error_log" not in ids
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how many 502s did service-c return in dc-b today?", "сколько 5xx отдал service-c в dc-b?"],
+)
+def test_a_question_for_a_number_reads_the_count_not_a_cause(question: str) -> None:
+    assert {o.id for o in plan(question).objectives} == {"http.error_rate", "edge.error_log"}
+
+
+def test_a_question_for_a_number_and_a_cause_reads_both() -> None:
+    ids = {o.id for o in plan("why did service-c return 502s in dc-b, and how many?").objectives}
+    assert {"http.error_rate", "k8s.restarts", "changes.before"} <= ids
