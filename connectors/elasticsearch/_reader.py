@@ -343,9 +343,7 @@ class LogReader:
             err = map_error(exc, self.target, index)
             log.info("es.field_caps_failed", env=self.target.env, index=index, kind=err.kind)
             # no answer in time, or no connection (an error the server answered is quick)
-            if isinstance(err, SourceTimeout | SourceUnavailable) and not isinstance(
-                exc, ApiError
-            ):
+            if isinstance(err, SourceTimeout | SourceUnavailable) and not isinstance(exc, ApiError):
                 with self._lock:
                     self._down[index] = (now, err)
                 raise err from exc  # not answering: the search would wait the same again
