@@ -407,34 +407,35 @@ async def edge_errors(
             f"the records placed at service {args.service} carry {len(names)} upstream names "
             f"({', '.join(map(str, names[:5]))}): a similarly named service may be counted in"
         )
-    if args.service and not args.upstreams and access is not None and not access.total:
+
+    async def unplaced(dropped: str, lacking: dict[str, Any]) -> int | str | None:
+        """How many records the same filters minus `dropped` match that name no value of
+        it at all (None: none, so the zero stands)."""
         probe = _access_query(
-            args.model_copy(update={"service": None}), start, end, access_layout, with_apps
+            args.model_copy(update={dropped: None}), start, end, access_layout, with_apps
         )
-        probe["bool"]["filter"].append(lacks_all(service_names(access_layout, args.namespace)))
-        ((unplaced, _err),) = await attempt_all(reader.search(t.edge_access_index, probe, limit=0))
-        if unplaced is None or unplaced.total:
-            access_sub.complete_override = False
-            count = unplaced.total if unplaced is not None else "some"
+        probe["bool"]["filter"].append(lacking)
+        ((read, _err),) = await attempt_all(reader.search(t.edge_access_index, probe, limit=0))
+        if read is not None and not read.total:
+            return None
+        access_sub.complete_override = False
+        return read.total if read is not None and read.total else "some"
+
+    zero = access is not None and not access.total
+    if args.service and not args.upstreams and zero:
+        lacking = lacks_all(service_names(access_layout, args.namespace))
+        if (count := await unplaced("service", lacking)) is not None:
             warnings.append(
                 f"no edge record names service {args.service}, but {count} matching edge "
                 "records in the window carry no service field at all, so absence is not "
                 "proven: the edge log may not name services; filter by host instead"
             )
-    if args.host and access is not None and not access.total:
-        probe = _access_query(
-            args.model_copy(update={"host": None}), start, end, access_layout, with_apps
+    if args.host and zero and (count := await unplaced("host", hostless(access_layout))):
+        warnings.append(
+            f"no edge record names host {args.host}, but {count} matching edge records in "
+            "the window name no host at all (the field is missing or '-'), so absence is "
+            "not proven: the edge log may not record the virtual host"
         )
-        probe["bool"]["filter"].append(hostless(access_layout))
-        ((unplaced, _err),) = await attempt_all(reader.search(t.edge_access_index, probe, limit=0))
-        if unplaced is None or unplaced.total:
-            access_sub.complete_override = False
-            count = unplaced.total if unplaced is not None else "some"
-            warnings.append(
-                f"no edge record names host {args.host}, but {count} matching edge records in "
-                "the window name no host at all (the field is missing or '-'), so absence is "
-                "not proven: the edge log may not record the virtual host"
-            )
     error_sub = SubRead(
         "edge.error_log", f"edge error log ({t.edge_error_index})", errors, errors_err
     )

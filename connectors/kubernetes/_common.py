@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,23 +11,6 @@ from connectors.kubernetes._client import ListRead
 from policy.findings import Findings as BaseFindings
 from policy.results import ToolResult
 from policy.toolset import CallContext, scope_of
-
-
-def parse_time(value: Any) -> datetime | None:
-    """RFC 3339 with any fraction length (kubelet and audit use nanoseconds)."""
-    if not value or not isinstance(value, str):
-        return None
-    text = value.strip().replace(" ", "T", 1)
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
-    frac = re.search(r"\.(\d+)", text)
-    if frac and len(frac[1]) > 6:
-        text = text.replace(frac[0], "." + frac[1][:6], 1)
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def iso(moment: datetime | None) -> str:

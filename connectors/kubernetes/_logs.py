@@ -15,8 +15,9 @@ from datetime import datetime
 from typing import Any
 
 from connectors.kubernetes._client import KubeReader, LogRead
-from connectors.kubernetes._common import Findings, belongs_to, iso, meta, name_of, parse_time
+from connectors.kubernetes._common import Findings, belongs_to, iso, meta, name_of
 from connectors.kubernetes._common import window as question_window
+from policy.audit import parse_time
 from policy.errors import SourceMalformed
 from policy.facts import K8sLog
 from policy.logtemplates import LogLine, error_templates, template_fact

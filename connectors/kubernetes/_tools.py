@@ -20,6 +20,7 @@ from connectors.kubernetes._quotas import quotas
 from connectors.kubernetes._settings import KubernetesTarget
 from connectors.kubernetes._sweep import health_sweep
 from connectors.kubernetes._workloads import inventory, workload_status
+from policy.audit import AuditArgs
 from policy.contracts import AgentMeta, Freshness, NegativeSemantics, OutputKind, ToolContract
 from policy.errors import ConfigError, SourceUnsupported
 from policy.results import ToolResult
@@ -151,20 +152,6 @@ class LogErrorsArgs(WindowArgs):
 
 class QuotaArgs(_Args):
     namespace: str | None = _every_namespace()
-
-
-class AuditArgs(WindowArgs):
-    namespace: str | None = _every_namespace()
-    service: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=253,
-        pattern=_NAME,
-        description="object name; objects it owns (service-*) match too; default: every "
-        "object changed by a person or a CI job (not Kubernetes' own controllers)",
-    )
-    include_reads: bool = Field(default=False, description="also get/list/watch")
-    limit: int = Field(default=100, ge=1, le=1000)
 
 
 def _meta(
