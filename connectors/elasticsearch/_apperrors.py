@@ -113,7 +113,8 @@ async def app_errors(
         template_fact(tpl, subject, source=SOURCE, link=link, service=args.service)
         for tpl in templates[:MAX_TEMPLATES]
     ]
-    label = f"application error lines ({t.app_index}): {records} record(s), {errors} error-like"
+    where = t.where("app_index")
+    label = f"application error lines ({where}): {records} record(s), {errors} error-like"
     if undated:
         label += f"; {undated} document(s) with no time this reader understands were left out"
     subs = [

@@ -138,7 +138,9 @@ async def app_logs(
     warnings = []
     if read is not None and not read.complete:
         warnings.append(f"showing the first {len(hits)} lines in time order; {read.describe()}")
-    sub = SubRead("app.log", f"application log ({t.app_index})", read, err, found=bool(hits))
+    sub = SubRead(
+        "app.log", f"application log ({t.where('app_index')})", read, err, found=bool(hits)
+    )
     if args.service and read is not None and not hits:
         others, _ = app_filters(args.model_copy(update={"service": None}), layout)
         probe = {"bool": {"filter": [*others, time_range(start, end), lacks_all(SERVICE_FIELDS)]}}

@@ -388,7 +388,7 @@ async def edge_errors(
     warnings: list[str] = []
     access_sub = SubRead(
         "edge.access_log",
-        f"edge access log ({t.edge_access_index})",
+        f"edge access log ({t.where('edge_access_index')})",
         access,
         access_err,
         found=bool(access and access.total),
@@ -437,7 +437,7 @@ async def edge_errors(
             "not proven: the edge log may not record the virtual host"
         )
     error_sub = SubRead(
-        "edge.error_log", f"edge error log ({t.edge_error_index})", errors, errors_err
+        "edge.error_log", f"edge error log ({t.where('edge_error_index')})", errors, errors_err
     )
     lines: list[tuple[ErrorLine, str | None]] = []
     if errors is not None and not tied_mode:

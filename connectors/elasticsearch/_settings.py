@@ -86,6 +86,12 @@ class ElasticsearchTarget(BaseModel):
         """The operator set this index field (discovery never second-guesses it)."""
         return role in self.model_fields_set and role not in self.discovered
 
+    def where(self, role: str) -> str:
+        """An index setting as a read's label says it: the pattern, and whether it was
+        found by its fields rather than configured."""
+        pattern = str(getattr(self, role))
+        return f"{pattern}, found by its fields" if role in self.discovered else pattern
+
     def override(self, index: str) -> LayoutOverride | None:
         """The operator's layout for an index pattern, or for one of the patterns of a
         comma-joined (discovered) list."""

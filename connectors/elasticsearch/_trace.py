@@ -226,7 +226,7 @@ async def request_trace(
     access_hits = access.hits if access else []
     access_sub = SubRead(
         "edge.access_log",
-        f"edge access log ({t.edge_access_index})",
+        f"edge access log ({t.where('edge_access_index')})",
         access,
         access_err,
         found=bool(access_hits),
@@ -249,7 +249,7 @@ async def request_trace(
         for h in access_hits[:MAX_CORRELATED]
     ]
     keyed = [(h, k) for h, k in found if k is not None]
-    label = f"edge error log ({t.edge_error_index})"
+    label = f"edge error log ({t.where('edge_error_index')})"
     if access_err is not None:
         subs.append(
             SubRead(
@@ -289,7 +289,13 @@ async def request_trace(
     for hit in app_hits:
         facts.extend(app_facts(hit, app_link, graph, app_layout))
     subs.append(
-        SubRead("app.log", f"application log ({t.app_index})", app, app_err, found=bool(app_hits))
+        SubRead(
+            "app.log",
+            f"application log ({t.where('app_index')})",
+            app,
+            app_err,
+            found=bool(app_hits),
+        )
     )
     raw["app"] = app_hits
     return build_result(
