@@ -24,6 +24,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.strict_yaml import DuplicateKeyError, load_strict
 from connectors.elasticsearch import LayoutOverride
 
 
@@ -250,7 +251,9 @@ def load_config(path: Path) -> InfrabotConfig:
     except OSError as exc:
         raise ConfigFileError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        data = yaml.safe_load(text)
+        data = load_strict(text)
+    except DuplicateKeyError as exc:
+        raise ConfigFileError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigFileError(f"{path}: invalid YAML: {exc}") from None
     return parse_config(data, str(path))

@@ -96,6 +96,8 @@ async def answer_turn(
     never hold a secret a source returned); whatever way the turn ends, the Answer leaves
     redacted (the question itself may carry one)."""
     keep = settings.investigation.keep_query_hosts
+    if len(turn.question) > MAX_QUESTION_CHARS:
+        return _leave(_too_long(turn), keep)
     gate = RedactingToolset(gate, keep)
     # a question that names its environments needs only their names listed
     named = envs_named(turn.question, settings.envs, settings.env_aliases)
@@ -349,6 +351,28 @@ def _future_answer(turn: Turn, context: ContextState, start: datetime) -> Answer
         gaps=[Gap.of("scope.time", GapNote(GapReason.FUTURE_TIME, detail=text))],
         final=True,
     )
+
+
+MAX_QUESTION_CHARS = 8000  # a question, and a paste of an alert or a log excerpt with it
+
+
+def _too_long(turn: Turn) -> TurnOutcome:
+    """A message past the cap is not read for a scope or a plan (the parse of any text is
+    linear, but a turn's work must stay bounded): it is answered at once, saying so."""
+    text = (
+        f"The message is {len(turn.question)} characters long; at most {MAX_QUESTION_CHARS} "
+        "are read. Ask about one thing (a service, an environment, a time) and paste only "
+        "the lines that matter."
+    )
+    context = ContextState(scope=Scope(), envs=[])
+    answer = Answer(
+        question=turn.question[:MAX_QUESTION_CHARS],
+        scope=context.scope,
+        summary=text,
+        gaps=[Gap.of("scope", GapNote(GapReason.NOT_BOUND, detail=text))],
+        final=True,
+    )
+    return TurnOutcome(answer, context, None, [])
 
 
 def _unknown_env_answer(turn: Turn, context: ContextState, envs: list[str]) -> Answer:

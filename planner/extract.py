@@ -46,11 +46,25 @@ RX_LOG_QUERY = re.compile(
 RX_IPV4 = re.compile(
     r"(?<![\d.])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(?![\d.])"
 )
-RX_PORT = re.compile(
-    r"(?:\bport\b|\bпорт\w*)\s*[:#]?\s*(\d{1,5})\b"
-    r"|(?:(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}):(\d{1,5})\b",
-    re.I,
-)
+RX_PORT_WORD = re.compile(r"(?:\bport\b|\bпорт\w*)\s*[:#]?\s*(\d{1,5})\b", re.I)
+# Bounded work on any input: a pattern with nested repetition (labels of a host name) is
+# only ever run on one run of host characters at most a host name long; the runs are
+# found by a pattern that starts only where a run starts, so each character is read once.
+_RUN = re.compile(r"(?<![a-z0-9.-])[a-z0-9.-]+", re.I)
+_HOST_PORT = re.compile(r"(?<![a-z0-9.-])([a-z0-9.-]{1,253}):(\d{1,5})\b", re.I)
+_A_HOST = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}", re.I)
+MAX_HOST = 253
+
+
+def _hosts(text: str) -> list[str]:
+    return [h for run in _RUN.findall(text) if len(run) <= MAX_HOST for h in RX_HOST.findall(run)]
+
+
+def _ports(text: str) -> list[str]:
+    """Ports as the text gives them, in order: "port 8080" and "<host or ip>:8080"."""
+    found = [(m.start(), m.group(1)) for m in RX_PORT_WORD.finditer(text)]
+    found += [(m.start(), m.group(2)) for m in _HOST_PORT.finditer(text) if _A_HOST.fullmatch(m[1])]
+    return [port for _, port in sorted(found)]
 
 
 class Identifiers(BaseModel):
@@ -87,12 +101,8 @@ def extract_identifiers(text: str) -> Identifiers:
         job_ids=[int(j) for j in _unique(RX_JOB.findall(text))],
         pipeline_ids=[int(p) for p in _unique(RX_PIPELINE.findall(text))],
         commits=_unique(commits),
-        hosts=_unique([h.lower() for h in RX_HOST.findall(text)] + RX_IPV4.findall(text)),
-        ports=[
-            int(p)
-            for p in _unique([a or b for a, b in RX_PORT.findall(text)])
-            if 0 < int(p) < 65536
-        ],
+        hosts=_unique([h.lower() for h in _hosts(text)] + RX_IPV4.findall(text)),
+        ports=[int(p) for p in _unique(_ports(text)) if 0 < int(p) < 65536],
         promql=_promql(text),
         log_query=_log_query(text),
     )

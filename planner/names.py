@@ -68,16 +68,23 @@ _LOOKALIKE = str.maketrans(
         "н": "h",
     }
 )
-_MIXED_TOKEN = re.compile(r"[\w-]*[a-z][\w-]*")
+# a run of name characters, found in one pass (a pattern that must find a Latin letter
+# somewhere inside the run backtracks over every start of a long run: quadratic)
+_TOKEN = re.compile(r"[\w-]+")
+_LATIN = re.compile(r"[a-z]")
+_CYRILLIC = re.compile(r"[а-яё]")
 
 
 def _fix_lookalikes(text: str) -> str:
-    return _MIXED_TOKEN.sub(
-        lambda m: (
-            m.group(0).translate(_LOOKALIKE) if re.search(r"[а-яё]", m.group(0)) else m.group(0)
-        ),
-        text,
-    )
+    """Cyrillic lookalikes inside a Latin name (а in "sеrvice-a") are the Latin letters."""
+
+    def fix(m: re.Match[str]) -> str:
+        token = m.group(0)
+        if _LATIN.search(token) and _CYRILLIC.search(token):
+            return token.translate(_LOOKALIKE)
+        return token
+
+    return _TOKEN.sub(fix, text)
 
 
 def normalise(text: str) -> str:

@@ -21,6 +21,7 @@ from planner.context import ContextState
 from planner.objectives import Objective
 from policy.contracts import ToolContract
 from policy.gaps import GapNote, GapReason
+from policy.scope import shifted
 
 IDENTIFIER_NEEDS = {
     "request_id": "request_id",
@@ -206,7 +207,7 @@ def bind_arguments(
     ids = context.identifiers
     start, end = scope.time.bounds(now)
     if objective.lookback is not None:
-        start -= objective.lookback
+        start = shifted(start, -objective.lookback)
     base: dict[str, Any] = {}
     values: dict[str, Any] = {
         "env": env,

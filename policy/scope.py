@@ -7,7 +7,7 @@ the planner's context state (`planner.context`) produces it.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
@@ -69,12 +69,29 @@ class TimeSpec(BaseModel):
         return format_iso_duration(value)
 
     def bounds(self, now: datetime) -> tuple[datetime, datetime]:
-        """The [start, end] interval to read: centred on `at`, or the window before now."""
+        """The [start, end] interval to read: centred on `at`, or the window before now.
+        Never past the calendar's ends (a question about 9999-12-31 is still a question)."""
         if self.at is not None:
             half = self.window / 2
-            end = min(self.at + half, now) if self.at <= now else self.at + half
-            return self.at - half, end
-        return now - self.window, now
+            late = shifted(self.at, half)
+            end = min(late, now) if self.at <= now else late
+            return shifted(self.at, -half), end
+        return shifted(now, -self.window), now
+
+
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+
+
+def shifted(moment: datetime, delta: timedelta) -> datetime:
+    """`moment + delta` held inside 1970..9000: the datetime range ends at year 9999 and
+    no source has data beyond these anyway."""
+    try:
+        out = moment + delta
+    except OverflowError:
+        out = LATEST if delta > timedelta(0) else EARLIEST
+    aware = out if out.tzinfo else out.replace(tzinfo=UTC)
+    return min(max(aware, EARLIEST), LATEST)
 
 
 class Scope(BaseModel):

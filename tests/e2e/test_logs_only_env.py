@@ -38,3 +38,13 @@ def test_an_env_with_only_logs_knows_its_workloads_from_them(
     assert calls["logs.inventory"] == {"env": "dc-a"}
     assert calls["logs.app_errors"]["service"] == "notifier"
     assert any("TrackingURL" in f["text"] for f in answer["facts"])
+
+
+def test_a_message_past_the_cap_is_answered_at_once_saying_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    question = "why does service-a fail? " + "1." * 6000
+    assert main(["ask", "--json", question]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert "at most 8000 are read" in answer["summary"]
+    assert answer["tool_calls"] == []

@@ -162,3 +162,16 @@ def test_access_settings_reach_every_connector(tmp_path: Path) -> None:
     with pytest.raises(ConfigFileError, match="in_cluster"):
         parse_config({**GOOD, "environments": {"dc-a": {"kubernetes": {
             "in_cluster": True, "kubeconfig_path": "/k"}}}})  # fmt: skip
+
+
+def test_a_key_given_twice_is_refused_with_both_lines(tmp_path: Path) -> None:
+    """`admins: [bob]` then `admins: [mallory]` must not load as mallory."""
+    path = tmp_path / "infrabot.yaml"
+    path.write_text(
+        "environments:\n  dc-a: {}\nadmins: [bob]\ntimezone: UTC\nadmins: [mallory]\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(
+        ConfigFileError, match=r"duplicate key 'admins' at line 5 \(first at line 3\)"
+    ):
+        load_config(path)
