@@ -133,7 +133,7 @@ def singular(resource: str) -> str:
 
 
 def belongs_to(name: str, service: str) -> bool:
-    """Objects of a workload carry its name plus generated suffixes (service-c-6c9d7f8b5-x)."""
+    """Objects of a workload carry its name plus generated suffixes (<name>-<hash>-<id>)."""
     return name == service or name.startswith(service + "-")
 
 

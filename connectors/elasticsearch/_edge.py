@@ -124,8 +124,8 @@ def _interval(start: datetime, end: datetime) -> tuple[str, str]:
 def service_clauses(layout: Layout, service: str, namespace: str | None) -> list[dict[str, Any]]:
     """Records placed at a service: a field naming it, or ingress-nginx's upstream name
     `<namespace>-<service>-<port>`, read only with the namespace known: without it,
-    `payments-api-80` could be service `api` of namespace `payments` or `payments-api` of
-    another, and a port may be named with dashes (`http-web`)."""
+    `<a>-<b>-<port>` could be service `<b>` of namespace `<a>` or `<a>-<b>` of another,
+    and a port may be named with dashes (`http-web`)."""
     clauses = [term_on(layout, LogField.SERVICE, service)]
     if namespace and _DNS_LABEL.match(service) and _DNS_LABEL.match(namespace):
         clauses += [

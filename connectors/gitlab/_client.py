@@ -32,8 +32,8 @@ Item = dict[str, Any]
 class GitLabTarget(BaseModel):
     """One GitLab instance (it serves every environment).
 
-    `projects` names the project of a service where the names differ ({"service-a":
-    "payments/service-a"}, or a numeric project id): a mapped service's project is read
+    `projects` names the project of a service where the names differ ({"<service>":
+    "<group>/<project>"}, or a numeric project id): a mapped service's project is read
     directly; any other service is found by a project search for its name."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)

@@ -7,7 +7,7 @@ and names the service `<namespace>-<service>-<port>@<provider>`; Istio's sidecar
 `istio_requests_total` by `response_code` with the destination in
 `destination_service_name`, once by the caller (`reporter="source"`) and once by the
 callee (`reporter="destination"`); HAProxy counts `haproxy_backend_http_responses_total`
-by status *class* (`code="5xx"`) per `proxy` (a backend such as `be_partner_api`).
+by status *class* (`code="5xx"`) per `proxy` (a backend such as `be_<service>`).
 
 A layout is picked by what the series API holds for the question's scope: every layout's
 candidate selectors go into one instant query and the first that has series wins. None
@@ -29,7 +29,7 @@ class Naming(StrEnum):
 
     EXACT = "exact"  # the name itself
     TRAEFIK = "traefik"  # [<namespace>-]<service>-<port>@<provider>
-    WORDS = "words"  # the name's words among others: be_partner_api for partner-api
+    WORDS = "words"  # the name's words among others: be_<a>_<b> for <a>-<b>
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ def _name_matcher(label: str, naming: Naming, name: str, namespace: str | None) 
         ns = f"({re.escape(namespace)}-)?" if namespace else "(.+-)?"
         return (label, "=~", f"{ns}{re.escape(name)}-[^-@]+@.+")
     # the name's words, whole, after any prefix (be_, bk_, a site name) and before only a
-    # word that says "backend": be_api_canary is another backend than api's
+    # word that says "backend": be_<svc>_canary is another backend than <svc>'s
     return (label, "=~", f"(?i)(.*[-_.])?{_words(name)}([-_.]{_BACKEND_WORDS})?")
 
 
