@@ -16,7 +16,7 @@ from planner.model import ModelClient, OpenAICompatibleModel, ProviderSettings
 from policy.gate import PolicyGate
 from policy.toolset import Tool, ToolSet
 
-_INDEX_FIELDS = ("edge_access_index", "edge_error_index", "app_index", "audit_index")
+_INDEX_FIELDS = tuple(role.value for role in elasticsearch.IndexRole)
 
 
 @dataclass(frozen=True)

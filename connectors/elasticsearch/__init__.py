@@ -37,6 +37,7 @@ from connectors.elasticsearch import (
     _search,
     _trace,
 )
+from connectors.elasticsearch._discovery import IndexRole
 from connectors.elasticsearch._layout import LayoutOverride, Preset
 from connectors.elasticsearch._probe import probe
 from connectors.elasticsearch._reader import LogReader
@@ -47,6 +48,7 @@ from policy.toolset import CallContext, FunctionTool, Tool
 __all__ = [
     "DEFAULT_DISCOVER_URL_TEMPLATE",
     "ElasticsearchTarget",
+    "IndexRole",
     "LayoutOverride",
     "Preset",
     "build_tools",

@@ -59,23 +59,15 @@ def contract(envs: list[str]) -> ToolContract:
     )
 
 
-def _exact(types: dict[str, frozenset[str]], name: str) -> str | None:
-    kinds = types.get(name, frozenset()) - {"object", "nested"}
-    if not kinds:
-        return None
-    return f"{name}.keyword" if "text" in kinds and f"{name}.keyword" in types else name
-
-
 async def inventory(readers: dict[str, LogReader], args: EnvArgs, ctx: CallContext) -> ToolResult:
     reader = reader_for(readers, args.env)
     t = await reader.resolved()
     start, end = ctx.now - LOOKBACK, ctx.now
     layout = await reader.layout(t.app_index, start, end)
-    types = dict(layout.types or {})
-    ns_field = next((f for n in NAMESPACE_FIELDS if (f := _exact(types, n))), None)
+    ns_field = next((f for n in NAMESPACE_FIELDS if (f := layout.held_exact(n))), None)
     by: dict[str, dict[str, Any]] = {}
     for i, name in enumerate([*SERVICE_FIELDS, *POD_FIELDS]):
-        field = _exact(types, name)
+        field = layout.held_exact(name)
         if field is None:
             continue
         agg: dict[str, Any] = {"terms": {"field": field, "size": MAX_NAMES}}

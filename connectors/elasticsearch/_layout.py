@@ -270,6 +270,12 @@ class Layout:
             return f"{name}.keyword"
         return name
 
+    def held_exact(self, name: str) -> str | None:
+        """A physical field's exact name when the index holds it as a value, else None."""
+        if self.types is None or not self._holds(name):
+            return None
+        return self.exact(name)
+
     def agg_fields(self, name: LogField) -> list[str]:
         """Names a terms aggregation can count this field by (text without a keyword
         sub-field cannot be aggregated, so it is left out)."""
