@@ -31,8 +31,13 @@ if TYPE_CHECKING:
 def _configure_logging(verbose: bool) -> None:
     import logging
 
+    from policy.redaction import RedactingFilter, redact_log_event
+
     level = logging.DEBUG if verbose else logging.WARNING
     logging.basicConfig(level=level, stream=sys.stderr, format="%(message)s")
+    for handler in logging.getLogger().handlers:
+        # every line, ours or an SDK's, is redacted on its way out
+        handler.addFilter(RedactingFilter())
     if not verbose:
         # the SDKs' own retry chatter ("node has failed ... putting on timeout") is not for
         # users: a failed read reaches the answer as a gap with its reason
@@ -46,6 +51,7 @@ def _configure_logging(verbose: bool) -> None:
         processors=[
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso"),
+            redact_log_event,
             structlog.dev.ConsoleRenderer(colors=False),
         ],
     )

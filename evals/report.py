@@ -16,6 +16,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from policy.redaction import redact_obj
+
 
 def _percentile(values: Sequence[float], pct: float) -> float | None:
     """Nearest-rank percentile."""
@@ -59,6 +61,8 @@ def build_report(
 
 
 def write_report(directory: Path, report: dict[str, Any]) -> tuple[Path, Path]:
+    """Write the report as JSON and HTML, redacted first (see `_redacted`)."""
+    report = _redacted(report)
     directory.mkdir(parents=True, exist_ok=True)
     json_path = directory / "report.json"
     html_path = directory / "report.html"
@@ -67,6 +71,22 @@ def write_report(directory: Path, report: dict[str, Any]) -> tuple[Path, Path]:
     )
     html_path.write_text(render_html(report), encoding="utf-8")
     return json_path, html_path
+
+
+# what the bot answered left its exit redacted already, with the links to our own
+# dashboards keeping their queries; redacting it again here would cut those
+_ANSWERED = frozenset({"rendered", "answer", "markdown", "tool_calls"})
+
+
+def _redacted(value: Any) -> Any:
+    """The report with everything not already redacted by the bot redacted: the questions
+    as the scenario wrote them, the simulators' query log, the checks' expectations and
+    error texts. A scenario that plants secrets must not find them kept here."""
+    if isinstance(value, dict):
+        return {k: v if k in _ANSWERED else _redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    return redact_obj(value)
 
 
 _CSS = """

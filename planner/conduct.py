@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -45,6 +45,7 @@ from planner.turn import Turn
 from planner.workspace import TurnWorkspace
 from policy.facts import RelationKind
 from policy.gaps import GapNote, GapReason
+from policy.hostile import describe, describe_obj
 from policy.redaction import redact, redact_obj
 from policy.results import ToolResult
 from policy.scope import Scope
@@ -80,6 +81,8 @@ class _Inventory:
     items: list[InventoryItem]
     calls: list[dict[str, Any]]
     failed: dict[tuple[str, str | None], GapNote]
+    # lists that came back cut short: a name may be missing from them
+    partial: list[GapNote] = field(default_factory=list)
 
 
 async def answer_turn(
@@ -134,9 +137,11 @@ async def answer_turn(
         tz=settings.investigation.timezone,
         previous=previous,
         env_aliases=settings.env_aliases,
-        # listed nowhere (it failed, or no source lists the env: logs only): a
-        # workload-like name in the question is taken as the object rather than dropped
+        # listed nowhere (it failed, a list was cut short, or no source lists the env:
+        # logs only): a workload-like name in the question is taken as the object rather
+        # than dropped
         guess_names=bool(inventory.failed)
+        or bool(inventory.partial)
         or not any(i.env in (named or settings.envs) for i in inventory.items),
     )
     if context.unknown_envs and "env" not in context.explicit:
@@ -162,6 +167,8 @@ async def answer_turn(
     inventory_cache.invalidate((c.source, c.env) for c in failed_now)
     answer = investigation.answer
     answer.tool_calls = inventory.calls + answer.tool_calls
+    # a list of names cut short: what the question names may be missing from it
+    answer.gaps.extend(Gap.of("scope", note) for note in inventory.partial)
     if knowledge is not None:
         # after the live facts, so supported_by indexes stay valid; never stored as observed
         answer.facts.extend(knowledge(turn.question, context.scope))
@@ -178,7 +185,7 @@ def _leave(outcome: TurnOutcome, keep_query_hosts: frozenset[str]) -> TurnOutcom
 
 def redact_answer(answer: Answer, keep_query_hosts: frozenset[str] = frozenset()) -> Answer:
     def r(text: str) -> str:
-        return redact(text, keep_query_hosts=keep_query_hosts)
+        return describe(redact(text, keep_query_hosts=keep_query_hosts))
 
     def maybe(text: str | None) -> str | None:
         return r(text) if text is not None else None
@@ -201,7 +208,7 @@ def redact_answer(answer: Answer, keep_query_hosts: frozenset[str] = frozenset()
                     update={
                         "text": r(f.text),
                         "link": maybe(f.link),
-                        "scope": redact_obj(f.scope, keep_query_hosts),
+                        "scope": describe_obj(redact_obj(f.scope, keep_query_hosts)),
                     }
                 )
                 for f in answer.facts
@@ -209,7 +216,7 @@ def redact_answer(answer: Answer, keep_query_hosts: frozenset[str] = frozenset()
             "hypotheses": [h.model_copy(update={"text": r(h.text)}) for h in answer.hypotheses],
             "gaps": [g.model_copy(update={"reason": r(g.reason)}) for g in answer.gaps],
             "recommendations": [r(x) for x in answer.recommendations],
-            "tool_calls": redact_obj(answer.tool_calls, keep_query_hosts),
+            "tool_calls": describe_obj(redact_obj(answer.tool_calls, keep_query_hosts)),
         }
     )
 
@@ -295,6 +302,10 @@ async def _read_inventory(
             source = result.coverage.source.split("/")[0]
             note = GapNote(GapReason.SOURCE_FAILED, call.env, source, result.error or "")
             out.failed[(source, call.env)] = note
+        if result.status == "partial" and call.key not in secondary:
+            cov = result.coverage
+            read = cov.note or f"read {cov.returned} of {cov.total or 'more'}"
+            out.partial.append(GapNote(GapReason.TRUNCATED, call.env, call.tool, read))
         fronts = _fronts(result)
         for ent in result.entities:
             out.items.append(

@@ -25,7 +25,7 @@ from planner.context import ContextState
 from planner.diagnosis import Finding, IndexedFact, diagnose
 from planner.evidence import FACT_ORDER, EvidencePacket, fact_rank
 from planner.executor import CallRecord
-from planner.guard import EnvOutcome, EnvStatus
+from planner.guard import EnvOutcome, EnvStatus, why_failed
 from planner.objectives import QuestionPlan
 from planner.turn import Turn
 from policy.facts import K8sWorkload, Negative
@@ -121,9 +121,25 @@ def finalize(
         if out.status != "resolved":
             for note in out.reasons or [GapNote(GapReason.NO_CALL, env)]:
                 gaps.append(Gap.of(obj_id, note))
+    reported = {(g.subject, g.env) for out in outcomes.values() for g in out.reasons}
+    for rec in records:
+        if rec.result.status == "error" and (rec.call.tool, rec.call.env) not in reported:
+            # a read that failed behind an objective another source resolved: the answer
+            # still says what it could not check
+            gap_for = sorted(rec.objectives)[0] if rec.objectives else rec.call.tool
+            note = GapNote(
+                GapReason.SOURCE_FAILED, rec.call.env, rec.call.tool, why_failed(rec.result)
+            )
+            gaps.append(Gap.of(gap_for, note))
+            reported.add((rec.call.tool, rec.call.env))
     for rec in records:
         cov = rec.result.coverage
-        if rec.result.status == "partial" and rec.result.facts:
+        # a read cut short: with facts, they are not all there is; without, it proves
+        # nothing (and an objective another read resolved would otherwise hide that); an
+        # empty read that says its emptiness proves nothing is one too
+        cut = rec.result.facts or (rec.call.tool, rec.call.env) not in reported
+        empty_cut = rec.result.status == "empty" and "none_partial" in rec.result.evidence.values()
+        if (rec.result.status == "partial" or empty_cut) and cut:
             read = (
                 cov.note
                 or f"read {cov.returned} of {'>= ' if not cov.total_is_exact else ''}"

@@ -132,13 +132,13 @@ def outcome_for(
         out.status = "failed"
         # a source serving every env (GitLab) failed once: its gap names no env
         out.reasons.extend(
-            GapNote(GapReason.SOURCE_FAILED, rec.call.env, rec.call.tool, _why_failed(rec.result))
+            GapNote(GapReason.SOURCE_FAILED, rec.call.env, rec.call.tool, why_failed(rec.result))
             for _, rec in states
         )
     return out
 
 
-def _why_failed(result: ToolResult) -> str:
+def why_failed(result: ToolResult) -> str:
     """A failed call says why in `error`; a call whose sub-read failed says it in its
     warnings (the other sub-reads still answered)."""
     return result.error or "; ".join(result.warnings) or "the read failed without a reason"

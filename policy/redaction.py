@@ -25,6 +25,7 @@ error text. A key named like `secretName` or `tokenizer` is not a secret key; a 
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -38,7 +39,9 @@ _RUN_RE = re.compile(r"(?:\[REDACTED\]){2,}")
 # nothing word-like after it (so `secretName`, `token-service`, `tokenizer` are not keys).
 _SECRET_WORD = (
     r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|signing[_-]?key|credentials?)"
+    r"|private[_-]?key|signing[_-]?key|account[_-]?key|credentials?|(?:client[_-]?)?key[_-]?data"
+    # session cookies: `sessionid=`, `PHPSESSID=`, `JSESSIONID=`, `sid=`
+    r"|sess(?:ion)?(?:[_-]?id)?|sid)"
 )
 _KEY_SUFFIX = r"(?:[_-]?(?:key|id|value|access[_-]?key|hash))?"
 _SECRET_KEY = rf"[\w.-]{{0,40}}?{_SECRET_WORD}{_KEY_SUFFIX}"
@@ -75,7 +78,7 @@ _ESCAPED_KV_RE = re.compile(
 # key=value (query strings, logfmt, env, CLI flags); the value may be quoted.
 _EQ_KV_RE = re.compile(
     rf"(?<![\w.-])(?P<key>{_SECRET_KEY})(?![\w-])(?P<sep>[ \t]*=[ \t]*)"
-    r"(?P<value>\"(?:[^\"\\\r\n]|\\.)*\"|'[^'\r\n]*'|[^\s&;,\"']+)",
+    r"(?P<value>\"(?:[^\"\\\r\n]|\\.)*\"|'[^'\r\n]*'|(?:[^\s&;,\"']|&(?![\w.\[\]-]*=))+)",
     re.IGNORECASE,
 )
 # key: value at the start of a line (YAML, env-like config dumps).
@@ -89,6 +92,15 @@ _LINE_KV_RE = re.compile(
 _INLINE_PASSWORD_RE = re.compile(
     r"(?<![\w-])(?P<key>password|passwd|passphrase|pwd|pass)(?![\w-])"
     r"(?P<sep>[ \t]*[:=][ \t]*)(?!\[REDACTED\])(?P<value>[^\s,;\"'\[\])]+)",
+    re.IGNORECASE,
+)
+# "token: 3fa9c2e1b7d0" in the middle of a line: a key that names a credential, and a value
+# that looks like one (8 or more characters, letters and digits): "token: expired" is kept.
+_INLINE_TOKEN_RE = re.compile(
+    r"(?<![\w-])(?P<key>(?:[\w.]{0,20}[_-])?(?:token|api[_-]?key|apikey|access[_-]?key"
+    r"|private[_-]?key|client[_-]?secret|secret[_-]?key|passphrase))(?![\w-])"
+    r"(?P<sep>[ \t]*:[ \t]*)(?!\[REDACTED\])"
+    r"(?P<value>(?=[\w.~+/=-]*\d)(?=[\w.~+/=-]*[A-Za-z])[\w.~+/=-]{8,}+)",
     re.IGNORECASE,
 )
 # CLI flags: --db-password Q7rx2, --api-token=..., --client-secret x
@@ -115,13 +127,59 @@ _TOKEN_RES = (
     # Slack tokens
     re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}"),
     re.compile(r"\bxapp-[A-Za-z0-9-]{10,}"),
-    # OpenAI-style API keys
+    # OpenAI-style and Anthropic API keys
     re.compile(r"\bsk-(?:proj-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{32,})"),
+    re.compile(r"\bsk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,}"),
+    # Stripe secret and restricted keys
+    re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+    # Google API keys
+    re.compile(r"\bAIza[0-9A-Za-z_-]{35}"),
+    # Vault service and batch tokens
+    re.compile(r"\bhv[sb]\.[A-Za-z0-9_-]{20,}"),
+    # npm, PyPI, Hugging Face, Shopify, Grafana, New Relic, Atlassian, Databricks, Twilio
+    re.compile(r"\bnpm_[A-Za-z0-9]{36}"),
+    re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}"),
+    re.compile(r"\bhf_[A-Za-z]{30,}"),
+    re.compile(r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+    re.compile(r"\bgls[a]_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|\bglc_[A-Za-z0-9+/]{32,}={0,2}"),
+    re.compile(r"\bNRAK-[A-Z0-9]{27}"),
+    re.compile(r"\bATATT3[A-Za-z0-9_=-]{50,}"),
+    re.compile(r"\bdapi[a-h0-9]{32}"),
+    re.compile(r"\bSK[0-9a-fA-F]{32}\b"),
+    # SendGrid, DigitalOcean, age
+    re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    re.compile(r"\bdo[por]_v1_[a-f0-9]{64}"),
+    re.compile(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    # Telegram bot tokens (in a URL path: /bot<id>:<secret>/sendMessage)
+    re.compile(r"(?<![\d:])\d{8,10}:AA[A-Za-z0-9_-]{32,}"),
+    # password hashes: bcrypt, Apache apr1, SHA-crypt
+    re.compile(r"\$2[aby]?\$\d{2}\$[./A-Za-z0-9]{53}"),
+    re.compile(r"\$apr1\$[./0-9A-Za-z]{1,8}\$[./0-9A-Za-z]{22}"),
+    re.compile(r"\$[56]\$(?:rounds=\d{1,9}\$)?[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{43,86}"),
 )
+# A password given to a command as a short flag, where the command reads it so: the mysql
+# family glued (`-pSECRET`; a spaced `-p NAME` names a database), sshpass and `docker login`
+# glued or spaced. Arguments between the command and the flag are bounded.
+_COMMAND_FLAG_RE = re.compile(
+    r"\b(?:(?:mysql|mysqldump|mysqladmin|mysqlsh|mariadb(?:-dump)?)(?:[ \t]+\S+){0,12}?[ \t]+-p"
+    r"|sshpass[ \t]+-p[ \t]*"
+    r"|(?:docker|podman|nerdctl|helm[ \t]+registry)[ \t]+login(?:[ \t]+\S+){0,8}?[ \t]+-p[ \t]*)"
+    r"(?P<value>(?!\[REDACTED\])(?:'[^'\r\n]*'|\"[^\"\r\n]*\"|[^\s'\"]+))"
+)
+# Go's MySQL driver DSN: user:password@tcp(host:3306)/db, no scheme in front.
+_GO_DSN_RE = re.compile(
+    r"(?<![\w/:.-])[\w.-]{1,64}:(?P<value>[^\s@/:'\"]{1,256})@(?:tcp|udp|unix)\("
+)
+# A map printed by Go's fmt (`map[DB_PASSWORD:x API_KEY:y]`), as controllers print a Secret.
+_GO_MAP_RE = re.compile(r"map\[(?P<body>(?:[^\[\]\r\n]|\[REDACTED\]){1,4000}+)\]")
+# Sentry DSNs: the key is the userinfo, https://<32 hex>@o1.ingest.sentry.io/2
+_KEY_USERINFO_RE = re.compile(r"(?P<scheme>://)[0-9a-f]{32}(?::[0-9a-f]{32})?@")
 # Webhook URLs whose path is the secret: keep the host and the fixed part of the path.
 _WEBHOOK_RE = re.compile(
-    r"(?P<keep>hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_-]+"
-    r"|(?P<keep2>://[^\s/?#\"'<>]+/hooks/)[a-z0-9]{20,}",
+    r"(?P<keep>hooks\.slack\.com/(?:services|workflows|triggers)/"
+    r"|discord(?:app)?\.com/api/webhooks/\d{1,25}/"
+    r"|\.webhook\.office\.com/webhookb2/"
+    r"|://[^\s/?#\"'<>]{1,253}/hooks/(?=[a-z0-9]{20,}))[A-Za-z0-9/@%._-]+"
 )
 _USERINFO_RE = re.compile(
     r"(?P<scheme>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,15}://)"
@@ -162,9 +220,13 @@ def _query_replacer(keep_query_hosts: frozenset[str]) -> Callable[[re.Match[str]
         rest = url[after_scheme:]
         authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
         mark = url.find("?", after_scheme + len(authority))
-        if mark < 0 or _host_of(authority) in keep:
+        if mark < 0:
             return url
         query = url[mark + 1 :]
+        if _host_of(authority) in keep:
+            # our own link keeps its query, but a link inside it (a search for a URL) is
+            # judged by its own host
+            return url[: mark + 1] + _URL_RE.sub(replace, query)
         stripped = query.rstrip(_TRAILING_PUNCT)
         if not stripped or query.startswith(REDACTED):
             return url
@@ -174,7 +236,16 @@ def _query_replacer(keep_query_hosts: frozenset[str]) -> Callable[[re.Match[str]
 
 
 def _webhook(match: re.Match[str]) -> str:
-    return (match.group("keep") or match.group("keep2")) + REDACTED
+    return match.group("keep") + REDACTED
+
+
+def _go_map(match: re.Match[str]) -> str:
+    pairs = []
+    for pair in match.group("body").split(" "):
+        key, colon, value = pair.partition(":")
+        secret = colon and value and value != REDACTED and is_secret_key(key)
+        pairs.append(f"{key}:{REDACTED}" if secret else pair)
+    return f"map[{' '.join(pairs)}]"
 
 
 def redact(text: str, keep_query_hosts: frozenset[str] = frozenset()) -> str:
@@ -188,9 +259,13 @@ def redact(text: str, keep_query_hosts: frozenset[str] = frozenset()) -> str:
     # a pass can leave text that another rule then reads as a secret ("password=&[": the
     # inline rule takes "&", the key=value rule then takes "[REDACTED]["): repeat until
     # nothing changes, so redacting twice never differs from redacting once
+    return _redact(text, keep_query_hosts, _DEPTH)
+
+
+def _redact(text: str, keep_query_hosts: frozenset[str], depth: int) -> str:
     out = text
     for _ in range(_MAX_PASSES):
-        again = _one_pass(out, keep_query_hosts)
+        again = _one_pass(out, keep_query_hosts, depth)
         if again == out:
             break  # most text: the first pass changes nothing and is the fixpoint
         out = again
@@ -200,7 +275,7 @@ def redact(text: str, keep_query_hosts: frozenset[str] = frozenset()) -> str:
 _MAX_PASSES = 4
 
 
-def _one_pass(text: str, keep_query_hosts: frozenset[str]) -> str:
+def _one_pass(text: str, keep_query_hosts: frozenset[str], depth: int) -> str:
     out = _PEM_RE.sub(REDACTED, text)
     out = _HEADER_RE.sub(_replace_value, out)
     out = _QUOTED_KV_RE.sub(_replace_value, out)
@@ -208,15 +283,100 @@ def _one_pass(text: str, keep_query_hosts: frozenset[str]) -> str:
     out = _EQ_KV_RE.sub(_replace_value, out)
     out = _LINE_KV_RE.sub(_replace_value, out)
     out = _INLINE_PASSWORD_RE.sub(_replace_value, out)
+    out = _INLINE_TOKEN_RE.sub(_replace_value, out)
     out = _FLAG_RE.sub(_replace_value, out)
     out = _SCHEME_RE.sub(_replace_value, out)
+    out = _COMMAND_FLAG_RE.sub(_replace_value, out)
+    out = _GO_DSN_RE.sub(_replace_value, out)
+    if "map[" in out:
+        out = _GO_MAP_RE.sub(_go_map, out)
     for pattern in _TOKEN_RES:
         out = pattern.sub(REDACTED, out)
     out = _WEBHOOK_RE.sub(_webhook, out)
     out = _USERINFO_RE.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", out)
+    out = _KEY_USERINFO_RE.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", out)
     out = _URL_RE.sub(_query_replacer(keep_query_hosts), out)
+    if depth > 0:
+        # a secret written in another form: percent-encoded (a kept link's query, a path)
+        # or base64 (a docker config, kubeconfig key data, an Authorization value); after
+        # the query rule, so a query that is not kept goes whole, never piece by piece
+        if "%" in out:
+            out = _PERCENT_RUN_RE.sub(_decoded_replacer(keep_query_hosts, depth), out)
+        out = _BASE64_RE.sub(_base64_replacer(depth), out)
     # two secrets side by side read as one: a second pass then finds nothing new to join
     return _RUN_RE.sub(REDACTED, out)
+
+
+_DEPTH = 3
+"""How many encodings deep a secret is looked for: a link's percent-encoded query holding
+the base64 of a docker config that holds the base64 of `user:password` is three."""
+# a run of text up to whitespace or a quote (taken whole: one scan, no backtracking); the
+# replacer looks only at runs holding a percent-escape
+_PERCENT_RUN_RE = re.compile(r"[^\s\"'<>`]++")
+_ESCAPE_RE = re.compile(r"%[0-9A-Fa-f]{2}")
+# what stays literal when a decoded run is encoded again: the URL's own structure
+_URL_SAFE = "/:?#[]@!$&'()*+,;=-._~"
+# a base64 or base64url token: 16 characters or more, whole (not inside a longer word)
+_BASE64_RE = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{16,}+={0,2}+(?![A-Za-z0-9+/_=-])")
+_MAX_BASE64 = 65536
+# what a decoded `user:password` pair looks like (a docker `auth`, a Basic credential)
+_CREDENTIAL_PAIR_RE = re.compile(r"[\w.@+-]{1,64}:[^\s:]{4,256}")
+
+
+def _decoded_replacer(
+    keep_query_hosts: frozenset[str], depth: int
+) -> Callable[[re.Match[str]], str]:
+    from urllib.parse import quote, unquote
+
+    def replace(match: re.Match[str]) -> str:
+        run = match.group(0)
+        if "%" not in run or not _ESCAPE_RE.search(run):
+            return run
+        decoded = unquote(run)
+        if decoded == run:
+            return run
+        clean = _redact(decoded, keep_query_hosts, depth - 1)
+        return run if clean == decoded else quote(clean, safe=_URL_SAFE + "%")
+
+    return replace
+
+
+def _base64_replacer(depth: int) -> Callable[[re.Match[str]], str]:
+    def replace(match: re.Match[str]) -> str:
+        token = match.group(0)
+        text = _base64_text(token)
+        if text is None:
+            return token
+        if _CREDENTIAL_PAIR_RE.fullmatch(text) or _redact(text, frozenset(), depth - 1) != text:
+            return REDACTED
+        return token
+
+    return replace
+
+
+def _base64_text(token: str) -> str | None:
+    """The text a base64 token decodes to, or None when it is not printable text (a hash,
+    an id or a word decodes to bytes that are not)."""
+    import base64
+    import binascii
+
+    if len(token) > _MAX_BASE64:
+        return None
+    body = token.rstrip("=")
+    padded = body + "=" * (-len(body) % 4)
+    try:
+        raw = (
+            base64.urlsafe_b64decode(padded)
+            if "-" in body or "_" in body
+            else base64.b64decode(padded, validate=True)
+        )
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    printable = sum(1 for ch in text if ch.isprintable() or ch in "\n\r\t")
+    if len(text) < 6 or printable < len(text):
+        return None
+    return text
 
 
 def is_secret_key(key: str) -> bool:
@@ -293,3 +453,23 @@ def _hashable(items: list[Any]) -> bool:
     except TypeError:
         return False
     return True
+
+
+def redact_log_event(_logger: object, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    """A structlog processor: every value of a log event is redacted before it is
+    rendered, whatever level it is logged at (a URL with a token, an SDK's error text)."""
+    return {key: redact_obj(value) for key, value in event_dict.items()}
+
+
+class RedactingFilter(logging.Filter):
+    """A stdlib logging filter for the SDKs' own records (elastic_transport logs the URL it
+    called, urllib3 a retried request): the formatted message is redacted in place."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # a record whose args do not fit its format
+            message = f"{record.msg} {record.args}"
+        record.msg = redact(message)
+        record.args = None
+        return True

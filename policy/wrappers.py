@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from policy.contracts import ToolContract
+from policy.hostile import describe_obj
 from policy.redaction import redact_obj
 from policy.results import ToolResult
 from policy.toolset import CallContext, Toolset
@@ -36,8 +37,9 @@ class WrapperToolset:
 
 
 class RedactingToolset(WrapperToolset):
-    """Results come back with secrets replaced: fact texts and attributes, entities,
-    links, warnings and errors. What reads a result after it (the planner's rules, the
+    """Results come back with secrets replaced and text addressed to the assistant
+    described (policy/hostile): fact texts and attributes, entities, links, warnings and
+    errors. What reads a result after it (the planner's rules, the
     model's evidence packet) never holds a secret a log line or an event carried; the
     answer is redacted once more at the exit.
 
@@ -55,4 +57,6 @@ class RedactingToolset(WrapperToolset):
     async def call(self, name: str, arguments: dict[str, Any], ctx: CallContext) -> ToolResult:
         result = await self._inner.call(name, arguments, ctx)
         clean = redact_obj(result.model_copy(update={"raw": None}), self._keep)
+        # text that addresses the assistant is described, not passed on (policy/hostile)
+        clean = describe_obj(clean)
         return ToolResult.model_validate({**clean, "raw": result.raw})

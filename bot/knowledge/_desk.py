@@ -118,7 +118,8 @@ def _clean(text: str, allowed: Sequence[str]) -> _Cleaned:
 
     text = _REMEMBER_RE.sub(" ", _MENTION_RE.sub(" ", text))
     text = _URL_RE.sub(swap, text)
-    out.text = redact(" ".join(text.split()).strip(" :,.-—"), keep_query_hosts=keep)
+    # redacted before its whitespace is folded: a rule may need the line it stood on
+    out.text = " ".join(redact(text, keep_query_hosts=keep).split()).strip(" :,.-—")
     return out
 
 
@@ -158,7 +159,7 @@ def build_entry(
     links = list(dict.fromkeys(link for _, c in pieces for link in c.links))
     topic = next((m.text for m in thread[: bots[0]] if not m.is_bot), None) if bots else None
     bot_text = thread[corrected].text if corrected is not None else None
-    clean_scope = {k: str(scope[k]) for k in SCOPE_KEYS if scope.get(k)}
+    clean_scope = {k: redact(str(scope[k])) for k in SCOPE_KEYS if scope.get(k)}
     digest = KnowledgeEntry.hash_of(content, links, clean_scope)
     entry = KnowledgeEntry(
         id=digest[:12],

@@ -37,6 +37,7 @@ log = structlog.get_logger(__name__)
 SOURCE = "elasticsearch"
 POOL_SIZE = 8  # concurrent searches of one environment (the client keeps 10 connections)
 FIELDS_TTL_S = 300.0  # how long an index pattern's field list is trusted
+FIELDS_KEPT = 64  # field lists kept at once (per pattern and window)
 DISCOVERY_TTL_S = 300.0  # how long the discovered index patterns are trusted
 DISCOVERY_RETRY_S = 30.0  # how soon a failed discovery is tried again
 DISCOVERY_TIMEOUT_S = 3.0  # discovery never holds a turn longer than this
@@ -363,6 +364,12 @@ class LogReader:
                     everywhere[str(name)] = types
         found = (anywhere, everywhere)
         with self._lock:
+            # windows move with the clock: drop the lists past their time, and keep at
+            # most FIELDS_KEPT (the oldest go first), so a long-lived reader stays bounded
+            for old in [k for k, (at, _) in self._field_cache.items() if now - at >= FIELDS_TTL_S]:
+                del self._field_cache[old]
+            while len(self._field_cache) >= FIELDS_KEPT:
+                del self._field_cache[next(iter(self._field_cache))]
             self._field_cache[key] = (now, found)
         return found
 

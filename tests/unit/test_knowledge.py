@@ -286,3 +286,43 @@ def test_bad_or_tampered_lines_are_skipped_and_the_base_can_be_rebuilt(tmp_path:
     assert other.rebuild([entry, entry]) == 1
     assert len(path.read_text().splitlines()) == 1
     assert len(KnowledgeBase(None)) == 0  # no global state shared between instances
+
+
+def test_no_secret_of_the_corpus_reaches_the_draft_or_the_store(tmp_path: Path) -> None:
+    """Every shape of the secret corpus, in a correction, in the topic and in a kept link's
+    query, is gone from the draft the admin sees and from the stored line."""
+    from urllib.parse import quote
+
+    from tests.secrets_corpus import CORPUS
+    from tests.unit.test_redaction_corpus import leaks
+
+    for name, text, secret in CORPUS:
+        thread = [
+            ThreadMessage(author="bob", text=f"почему падает service-a?\n{text}"),
+            ThreadMessage(author="infrabot", text="**No ready endpoints.**", is_bot=True),
+            ThreadMessage(
+                author="bob",
+                text=f"Wrong: the cause is in this line:\n{text}\n"
+                f"see https://wiki.example.com/p?q={quote(text)}",
+            ),
+        ]
+        store = tmp_path / f"{len(name)}-{abs(hash(name))}"
+        store.mkdir()
+        desk = desk_with(store, Clock())
+        reply = desk.request(
+            channel="ch",
+            root_id="root1",
+            user="boss",
+            role="admin",
+            text="запомни это",
+            thread=thread,
+            scope={"env": "dc-a", "object": f"service-a\n{text}"},
+            source=LINK,
+        )
+        assert reply.kind == "draft", (name, reply.text)
+        saved = desk.answer(channel="ch", root_id="root1", user="carol", role="admin", text="yes")
+        assert saved is not None and saved.kind == "saved", name
+        stored = (store / "kb.jsonl").read_text()
+        for shown in (reply.text, saved.text, stored):
+            assert not leaks(secret, text, shown), (name, shown)
+            assert not leaks(quote(secret), quote(text), shown), (name, shown)
