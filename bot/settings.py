@@ -8,20 +8,30 @@ and read here, in `bot`, the composition layer; nothing below `bot` reads os.env
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
+import types
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.strict_yaml import DuplicateKeyError, load_strict
@@ -32,11 +42,72 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+_HOST_PORT = re.compile(r"[\w.\-\[\]:]+:\d+(?:/.*)?", re.ASCII)
+
+
+def _check_url(
+    value: str, *, schemes: Sequence[str], secret: str, template: Sequence[str] = ()
+) -> str:
+    """`value` if it is an absolute URL with one of `schemes`, a host and no credentials.
+
+    A link template (`template` names the placeholders it may start with, such as
+    "{kibana_url}") is checked the same way unless it starts with one of those. The
+    messages never repeat the URL: it may hold a password."""
+    if any(value.startswith(f"{{{name}}}") for name in template):
+        return value
+    use = " or ".join(schemes)
+    if value != value.strip() or any(ch.isspace() or not ch.isprintable() for ch in value):
+        raise ValueError("has spaces or control characters; write the URL without them")
+    try:
+        parts = urlsplit(value)
+    except ValueError as exc:  # an unclosed [ of an IPv6 address
+        raise ValueError(f"not a URL ({exc})") from None
+    if not parts.scheme or _HOST_PORT.fullmatch(value):
+        starts = " or ".join(f"{scheme}://" for scheme in schemes)
+        raise ValueError(f"no scheme; write the whole URL, starting with {starts}")
+    if parts.scheme.lower() not in schemes:
+        raise ValueError(f"scheme {parts.scheme.lower()!r} is not allowed; use {use}")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"credentials in the URL are not allowed; {secret}")
+    if not parts.hostname:
+        raise ValueError(f"no host; write it as {parts.scheme.lower()}://host[:port]")
+    try:
+        parts.port  # noqa: B018 - urlsplit checks the port only when it is read
+    except ValueError:
+        raise ValueError("the port is not a number from 1 to 65535") from None
+    return parts.scheme.lower() + value[len(parts.scheme) :]  # HTTPS:// reads as https://
+
+
+def _url(secret: str, *schemes: str, template: Sequence[str] = ()) -> AfterValidator:
+    """A URL setting: `schemes` (default http and https) and, for credentials written into
+    it, `secret`: where they go instead."""
+    allowed = schemes or ("http", "https")
+    return AfterValidator(
+        lambda v: _check_url(v, schemes=allowed, secret=secret, template=template)
+    )
+
+
+_LINK = "a link is shown to users: leave credentials out"
+_TOKEN = "put the token in the variable token_env names"
+_BASIC_OR = "use username with password_env, or {}, for the secret"
+_TokenUrl = Annotated[str, _url(_TOKEN)]
+_LinkUrl = Annotated[str, _url(_LINK)]
+_DiscoverTemplate = Annotated[str, _url(_LINK, template=["kibana_url", "url"])]
+# a dashboard link, or like the default k8s://{env}/{namespace}/{kind}/{name}
+_ObjectLinkTemplate = Annotated[str, _url(_LINK, "http", "https", "k8s", template=["url"])]
+
+
+def _at(*key: str, message: str) -> PydanticCustomError:
+    """A check of a whole section that blames one key below it: the error's key path
+    gets `key` added (see `config_error`)."""
+    return PydanticCustomError("config_key", "{message}", {"key": key, "message": message})
+
+
 class KubernetesSourceSettings(_Strict):
     """One way to reach the API server: `url` (+ token, CA, client certificate), a
     kubeconfig `context`, or `in_cluster` (the pod's ServiceAccount)."""
 
-    url: str | None = None
+    url: _TokenUrl | None = None
     token_env: str | None = None
     verify_tls: bool = True
     ca_cert_path: str | None = None
@@ -47,7 +118,7 @@ class KubernetesSourceSettings(_Strict):
     in_cluster: bool = False
     serviceaccount_dir: str | None = None  # default: where the kubelet mounts it
     timeout_s: float = Field(default=10.0, gt=0, le=120)
-    link_template: str | None = None
+    link_template: _ObjectLinkTemplate | None = None
 
     @model_validator(mode="after")
     def _one_way(self) -> KubernetesSourceSettings:
@@ -58,8 +129,8 @@ class KubernetesSourceSettings(_Strict):
 
 
 class MetricsSourceSettings(_Strict):
-    url: str
-    grafana_url: str | None = None
+    url: Annotated[str, _url(_BASIC_OR.format("bearer_token_env"))]
+    grafana_url: _LinkUrl | None = None
     timeout_s: float = Field(default=10.0, gt=0, le=120)
     username: str | None = None  # basic auth, with the password read from password_env
     password_env: str | None = None
@@ -77,7 +148,7 @@ class MetricsSourceSettings(_Strict):
 
 
 class LogsSourceSettings(_Strict):
-    url: str
+    url: Annotated[str, _url(_BASIC_OR.format("api_key_env"))]
     api_key_env: str | None = None
     username: str | None = None  # basic auth, with the password read from password_env
     password_env: str | None = None
@@ -88,8 +159,8 @@ class LogsSourceSettings(_Strict):
     audit_index: str | None = None  # Kubernetes audit events shipped to Elasticsearch
     # index pattern -> {preset: NAME} and/or {fields: {LOGICAL: [names]}} (docs/connecting.md)
     layouts: dict[str, LayoutOverride] = Field(default_factory=dict)
-    discover_url_template: str | None = None
-    kibana_url: str | None = None  # Kibana / OpenSearch Dashboards base for Discover links
+    discover_url_template: _DiscoverTemplate | None = None
+    kibana_url: _LinkUrl | None = None  # Kibana / OpenSearch Dashboards base for Discover links
     search_indices: list[str] = Field(default_factory=list)  # more patterns for logs.search
     timeout_s: float = Field(default=10.0, gt=0, le=120)
     max_hits: int = Field(default=500, ge=1, le=10000)
@@ -111,7 +182,7 @@ class EnvironmentSettings(_Strict):
 
 
 class GitLabSettings(_Strict):
-    url: str
+    url: _TokenUrl
     token_env: str | None = None
     timeout_s: float = Field(default=10.0, gt=0, le=120)
     ssl_verify: bool = True  # false only for a self-signed instance you trust
@@ -130,12 +201,12 @@ class GitLabSettings(_Strict):
 
 class McpServerSettings(_Strict):
     name: str
-    url: str
+    url: _TokenUrl
     token_env: str | None = None
 
 
 class ModelSettings(_Strict):
-    base_url: str
+    base_url: Annotated[str, _url("put the key in the variable api_key_env names")]
     model: str
     api_key_env: str | None = "INFRABOT_LLM_API_KEY"
     timeout_s: float = Field(default=30.0, gt=0, le=600)
@@ -154,7 +225,7 @@ class MemorySettings(_Strict):
 
 
 class MattermostSettings(_Strict):
-    url: str
+    url: Annotated[str, _url("the bot's token is read from INFRABOT_MM_TOKEN")]
     team: str
     channels: list[str] = Field(default_factory=list)
     bot_username: str = "infrabot"
@@ -189,6 +260,8 @@ class InfrabotConfig(_Strict):
     mattermost: MattermostSettings | None = None
     web: WebSettings = Field(default_factory=WebSettings)
     limits: InvestigationLimits = Field(default_factory=InvestigationLimits)
+    _source: str = PrivateAttr(default="config")
+    _lines: dict[tuple[str, ...], int] = PrivateAttr(default_factory=dict)
 
     @field_validator("timezone")
     @classmethod
@@ -197,7 +270,7 @@ class InfrabotConfig(_Strict):
 
         try:
             ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
+        except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: "Europe", a long name
             raise ValueError(
                 f"unknown timezone {value!r} (use an IANA name like Europe/Moscow)"
             ) from None
@@ -208,10 +281,36 @@ class InfrabotConfig(_Strict):
     def _envs(cls, value: dict[str, EnvironmentSettings]) -> dict[str, EnvironmentSettings]:
         if not value:
             raise ValueError("at least one environment is needed")
+        owner: dict[str, str] = {}  # a name or alias, casefolded -> the environment it names
         for name in value:
             if not name or not all(ch.isalnum() or ch in "-_" for ch in name):
-                raise ValueError(f"environment name {name!r}: use letters, digits, - and _")
+                raise _at(name, message=f"environment name {name!r}: use letters, digits, - and _")
+            if (other := owner.setdefault(name.casefold(), name)) != name:
+                raise _at(name, message=f"the same environment as {other!r}: give it once")
+        for name, env in value.items():
+            for alias in env.aliases:
+                other = owner.setdefault(alias.casefold(), name)
+                if other != name:
+                    raise _at(
+                        name,
+                        "aliases",
+                        message=f"{alias!r} already names environment {other!r}",
+                    )
         return value
+
+    @property
+    def source(self) -> str:
+        """The file this configuration was read from (for errors found after loading)."""
+        return self._source
+
+    @property
+    def key_lines(self) -> Mapping[tuple[str, ...], int]:
+        """Each key path of the file -> the line that sets it (empty when not from a file)."""
+        return self._lines
+
+    def key_line(self, key: Sequence[str | int]) -> int | None:
+        """The line of the file that sets `key` (or the nearest key above it)."""
+        return _nearest_line(self._lines, key)
 
     def role_of(self, user: str) -> Literal["engineer", "admin"]:
         return "admin" if user in self.admins else "engineer"
@@ -227,22 +326,178 @@ class Secrets(BaseSettings):
 
 
 class ConfigFileError(Exception):
-    """The configuration could not be used; the message names the key and the reason."""
+    """The configuration could not be used; each line of the message names the file (and
+    the line, when it is known), the key path and the reason."""
 
 
-def _format(exc: ValidationError, name: str) -> str:
-    lines = [f"{name}: invalid configuration"]
-    for err in exc.errors():
-        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        lines.append(f"  {key}: {err['msg']}")
-    return "\n".join(lines)
+Key = tuple[str | int, ...]
+
+_MESSAGES = {
+    "missing": "required, but not given",
+    "dict_type": "should be a mapping of keys to values",
+    "model_type": "should be a mapping of settings",
+    "model_attributes_type": "should be a mapping of settings",
+    "path_type": "should be a file path",
+    "invalid_key": "keys should be text",
+}
 
 
-def parse_config(data: object, name: str = "config") -> InfrabotConfig:
+def config_error(
+    exc: ValidationError,
+    source: str,
+    *,
+    at: Key = (),
+    rename: Mapping[str, str] | None = None,
+    lines: Mapping[tuple[str, ...], int] | None = None,
+) -> ConfigFileError:
+    """One line per error of `exc`: `source[:line]: key.path: reason`.
+
+    `at` is where the validated data sits in the file (a connector's target built from
+    `environments.dc-a.kubernetes`), `rename` maps a target's field to the key it is read
+    from (`token` -> `token_env`). No input value is repeated (it may be a secret), and
+    none of pydantic's type names or links."""
+    out: list[tuple[int, str]] = []
+    for err in exc.errors(include_url=False, include_input=False):
+        key = tuple(p for p in err["loc"] if p != "[key]")
+        if key and rename and isinstance(key[0], str):
+            key = (rename.get(key[0], key[0]), *key[1:])
+        if err["type"] == "config_key":
+            key = (*key, *err.get("ctx", {})["key"])
+        full = (*at, *key)
+        line = _nearest_line(lines or {}, full)
+        where = f"{source}:{line}" if line else source
+        out.append((line or 0, f"{where}: {dotted(full)}: {_message(err, full)}"))
+    return ConfigFileError("\n".join(text for _, text in sorted(out, key=lambda o: o[0])))
+
+
+def dotted(key: Key) -> str:
+    """`environments.dc-a.logs.url`, `mcp_servers[0].url`; "(top level)" for the file."""
+    if not key:
+        return "(top level)"
+    text = ""
+    for part in key:  # a key's own dots stay: ".timezone" is not "timezone"
+        name = f"{part}" if part != "" else '""'
+        text += f"[{part}]" if isinstance(part, int) else f".{name}" if text else name
+    return text
+
+
+def _message(err: Any, key: Key) -> str:
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return _unknown_key(key)
+    if kind == "value_error":
+        return str(err["ctx"]["error"]) if "ctx" in err else str(err["msg"])
+    if "[key]" in err["loc"]:
+        return f"not a known key here: {err['msg']}"
+    return _MESSAGES.get(kind, str(err["msg"]))
+
+
+def _unknown_key(key: Key) -> str:
+    model = _model_at(key[:-1])
+    if model is None:
+        return "unknown key"
+    known = sorted(model.model_fields)
+    close = difflib.get_close_matches(str(key[-1]), known, n=1)
+    if close:
+        return f"unknown key; did you mean {close[0]}?"
+    return f"unknown key; the keys here are {', '.join(known)}"
+
+
+def _model_at(key: Key) -> type[BaseModel] | None:
+    """The settings class at `key` of the file (None below a free-form mapping)."""
+    kind: Any = InfrabotConfig
+    for part in key:
+        kind = _unoptional(kind)
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            field = kind.model_fields.get(str(part))
+            if field is None:
+                return None
+            kind = field.annotation
+        elif get_origin(kind) in (dict, list):
+            kind = get_args(kind)[-1]
+        else:
+            return None
+    kind = _unoptional(kind)
+    return kind if isinstance(kind, type) and issubclass(kind, BaseModel) else None
+
+
+def _unoptional(kind: Any) -> Any:
+    if get_origin(kind) in (Union, types.UnionType):
+        rest = [a for a in get_args(kind) if a is not type(None)]
+        return rest[0] if len(rest) == 1 else kind
+    return kind
+
+
+@dataclass
+class _Keys:
+    """Where a YAML text sets each key path (1-based lines), the keys it gives twice in one
+    mapping, as (key path, line, line of the first) in the order of the text, and the line
+    of its first key that is a list or a mapping."""
+
+    lines: dict[tuple[str, ...], int] = dc_field(default_factory=dict)
+    twice: list[tuple[Key, int, int]] = dc_field(default_factory=list)
+    complex_key: int | None = None
+
+
+def _key_lines(text: str) -> _Keys:
+    keys = _Keys()
     try:
-        return InfrabotConfig.model_validate(data)
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return keys
+    seen: set[int] = set()  # an anchor may refer to the node it is in
+
+    def walk(node: yaml.Node | None, key: Key) -> None:
+        if node is None or id(node) in seen:
+            return
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[str, int] = {}
+            for key_node, value_node in node.value:
+                line = key_node.start_mark.line + 1
+                if not isinstance(key_node, yaml.ScalarNode):
+                    keys.complex_key = keys.complex_key or line
+                    continue
+                name = str(key_node.value)
+                if name in first:
+                    keys.twice.append(((*key, name), line, first[name]))
+                first.setdefault(name, line)
+                keys.lines.setdefault(tuple(str(p) for p in (*key, name)), line)
+                walk(value_node, (*key, name))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                keys.lines.setdefault(
+                    tuple(str(p) for p in (*key, index)), item.start_mark.line + 1
+                )
+                walk(item, (*key, index))
+
+    walk(root, ())
+    keys.twice.sort(key=lambda t: t[1])
+    return keys
+
+
+def _nearest_line(lines: Mapping[tuple[str, ...], int], key: Sequence[str | int]) -> int | None:
+    parts = tuple(str(p) for p in key)
+    for end in range(len(parts), 0, -1):
+        if parts[:end] in lines:
+            return lines[parts[:end]]
+    return None
+
+
+def parse_config(
+    data: object, name: str = "config", lines: Mapping[tuple[str, ...], int] | None = None
+) -> InfrabotConfig:
+    """Validate the data of a configuration; `name` (the file) and `lines` (its key
+    lines) go into every error, now and when the sources are built from it."""
+    if data is None:
+        raise ConfigFileError(f"{name}: (top level): the configuration is empty")
+    try:
+        config = InfrabotConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigFileError(_format(exc, name)) from None
+        raise config_error(exc, name, lines=lines) from None
+    config._source = name
+    config._lines = dict(lines or {})
+    return config
 
 
 def load_config(path: Path) -> InfrabotConfig:
@@ -250,13 +505,29 @@ def load_config(path: Path) -> InfrabotConfig:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigFileError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     try:
         data = load_strict(text)
     except DuplicateKeyError as exc:
-        raise ConfigFileError(f"{path}: {exc}") from None
+        twice = _key_lines(text).twice
+        if not twice:
+            raise ConfigFileError(f"{path}: {exc}") from None
+        key, line, first = twice[0]
+        raise ConfigFileError(
+            f"{path}:{line}: {dotted(key)}: duplicate key {key[-1]!r} at line {line} "
+            f"(first at line {first})"
+        ) from None
+    except TypeError:  # a list or a mapping as a key: the duplicate check cannot hash it
+        odd = _key_lines(text).complex_key
+        where = f"{path}:{odd}" if odd else str(path)
+        raise ConfigFileError(f"{where}: invalid YAML: a key is a list or a mapping") from None
     except yaml.YAMLError as exc:
-        raise ConfigFileError(f"{path}: invalid YAML: {exc}") from None
-    return parse_config(data, str(path))
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigFileError(f"{where}: invalid YAML: {problem}") from None
+    return parse_config(data, str(path), _key_lines(text).lines)
 
 
 def secret_from_env(var: str | None, environ: dict[str, str] | None = None) -> SecretStr | None:

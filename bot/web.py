@@ -38,6 +38,7 @@ from starlette.routing import Route
 
 from bot.conversation import Conversation
 from bot.knowledge import KnowledgeDesk, is_remember_request
+from planner.conduct import MAX_QUESTION_CHARS
 from planner.render import render_markdown
 from planner.turn import ThreadMessage, Turn
 
@@ -47,7 +48,6 @@ Role = Literal["engineer", "admin"]
 WEB_CHANNEL = "web"
 _THREAD_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _USER_RE = re.compile(r"^[\w.@-]{1,64}$")
-MAX_QUESTION_CHARS = 4000
 MAX_BODY_BYTES = 64 * 1024
 _STATIC = {
     "app.js": "text/javascript; charset=utf-8",

@@ -7,16 +7,73 @@ connector targets. Connectors never see the YAML or os.environ.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import ParamSpec, TypeVar
 
-from bot.settings import InfrabotConfig, secret_from_env
+from pydantic import SecretStr, ValidationError
+
+from bot.settings import ConfigFileError, InfrabotConfig, config_error, dotted, secret_from_env
 from connectors import elasticsearch, gitlab, kubernetes, netcheck, victoriametrics
 from planner.model import ModelClient, OpenAICompatibleModel, ProviderSettings
+from policy.errors import ConfigError
 from policy.gate import PolicyGate
 from policy.toolset import Tool, ToolSet
 
 _INDEX_FIELDS = tuple(role.value for role in elasticsearch.IndexRole)
+T = TypeVar("T")
+P = ParamSpec("P")
+
+# a target's field -> the configuration key it is read from, where the two differ
+_KEYS = {
+    "kubernetes": {
+        "token": "token_env",
+        "service_host": "in_cluster",
+        "service_port": "in_cluster",
+    },
+    "metrics": {"password": "password_env", "bearer_token": "bearer_token_env"},
+    "logs": {"api_key": "api_key_env", "password": "password_env"},
+    "gitlab": {"token": "token_env"},
+}
+
+
+def _make(
+    config: InfrabotConfig,
+    at: tuple[str, ...],
+    make: Callable[P, T],
+    /,
+    *args: P.args,
+    **fields: P.kwargs,
+) -> T:
+    """`make(**fields)`, a connector's target built from the settings at key path `at`;
+    its own checks (a CA file that is not there, a kubeconfig context it lacks, in_cluster
+    outside a pod) fail as configuration errors naming the file, line and key path."""
+    try:
+        return make(*args, **fields)
+    except ValidationError as exc:
+        rename = _KEYS.get(at[-1], {})
+        raise config_error(
+            exc, config.source, at=at, rename=rename, lines=config.key_lines
+        ) from None
+    except ConfigError as exc:
+        raise _key_error(config, (*at, "in_cluster"), str(exc)) from None
+
+
+def _key_error(config: InfrabotConfig, key: tuple[str, ...], message: str) -> ConfigFileError:
+    line = config.key_line(key)
+    where = f"{config.source}:{line}" if line else config.source
+    return ConfigFileError(f"{where}: {dotted(key)}: {message}")
+
+
+def _password(
+    config: InfrabotConfig, at: tuple[str, ...], var: str | None, environ: dict[str, str] | None
+) -> SecretStr | None:
+    """A basic-auth password from the variable `var` names. Unset, it is an error naming
+    the variable (else the username alone fails as "give both, or neither")."""
+    secret = secret_from_env(var, environ)
+    if var and secret is None:
+        raise _key_error(config, (*at, "password_env"), f"the variable {var} is not set")
+    return secret
 
 
 @dataclass(frozen=True)
@@ -37,13 +94,22 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
     for name, env in config.environments.items():
         if env.kubernetes is not None:
             k = env.kubernetes
+            at = ("environments", name, "kubernetes")
             address = (
-                kubernetes.in_cluster_address(env_vars if env_vars is not None else os.environ)
+                _make(
+                    config,
+                    at,
+                    kubernetes.in_cluster_address,
+                    environ=env_vars if env_vars is not None else os.environ,
+                )
                 if k.in_cluster
                 else None
             )
             k8s_targets.append(
-                kubernetes.KubernetesTarget(
+                _make(
+                    config,
+                    at,
+                    kubernetes.KubernetesTarget,
                     env=name,
                     url=k.url,
                     token=secret_from_env(k.token_env, env_vars),
@@ -64,14 +130,18 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
             )
         if env.metrics is not None:
             m = env.metrics
+            at = ("environments", name, "metrics")
             metric_targets.append(
-                victoriametrics.MetricsTarget(
+                _make(
+                    config,
+                    at,
+                    victoriametrics.MetricsTarget,
                     env=name,
                     url=m.url,
                     grafana_url=m.grafana_url,
                     timeout_s=m.timeout_s,
                     username=m.username,
-                    password=secret_from_env(m.password_env, env_vars),
+                    password=_password(config, at, m.password_env, env_vars),
                     bearer_token=secret_from_env(m.bearer_token_env, env_vars),
                     ca_cert_path=m.ca_cert_path,
                     verify_tls=m.verify_tls,
@@ -79,13 +149,17 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
             )
         if env.logs is not None:
             lg = env.logs
+            at = ("environments", name, "logs")
             log_targets.append(
-                elasticsearch.ElasticsearchTarget(
+                _make(
+                    config,
+                    at,
+                    elasticsearch.ElasticsearchTarget,
                     env=name,
                     url=lg.url,
                     api_key=secret_from_env(lg.api_key_env, env_vars),
                     username=lg.username,
-                    password=secret_from_env(lg.password_env, env_vars),
+                    password=_password(config, at, lg.password_env, env_vars),
                     # an index left out of the config is found by discovery
                     **{
                         role: getattr(lg, role)
@@ -107,7 +181,10 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
     gitlab_target = None
     if config.gitlab is not None:
         g = config.gitlab
-        gitlab_target = gitlab.GitLabTarget(
+        gitlab_target = _make(
+            config,
+            ("gitlab",),
+            gitlab.GitLabTarget,
             url=g.url,
             token=secret_from_env(g.token_env, env_vars),
             timeout_s=g.timeout_s,

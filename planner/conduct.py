@@ -16,6 +16,7 @@ knowledge store stay there and come in as `previous` and `knowledge`.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -129,7 +130,10 @@ async def answer_turn(
             kept = [i for i in inventory.items if i.env not in named]
             fresh.items += kept
         inventory = fresh
-    context = build_context(
+    # reading the question is linear but not free (tens of ms for a long paste): off the
+    # event loop, so other threads' turns and the listener keep going
+    context = await asyncio.to_thread(
+        build_context,
         turn.question,
         envs=settings.envs,
         inventory=inventory.items,

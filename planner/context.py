@@ -21,7 +21,7 @@ from planner.names import find_name, normalise
 from planner.timeparse import parse_time
 from policy.facts import EntityKind
 from policy.results import IngressRoute
-from policy.scope import Scope, TimeSpec
+from policy.scope import Scope, TimeSpec, shifted
 
 DEFAULT_TIME = TimeSpec(mode="now", window=timedelta(hours=1))
 # "who deployed X?" with no time: releases are rarer than errors, look back a week
@@ -369,7 +369,8 @@ def build_context(
         explicit.append("time")
         if time.at is not None and RX_BEFORE.search(message):
             # "before the outage at 14:40": the hour that led up to it, not 15 min around it
-            time = TimeSpec(at=time.at - BEFORE_SPAN / 2, window=BEFORE_SPAN, mode=time.mode)
+            at = shifted(time.at, -BEFORE_SPAN / 2)
+            time = TimeSpec(at=at, window=BEFORE_SPAN, mode=time.mode)
     elif previous is not None and follow_up:
         time = previous.scope.time
     else:

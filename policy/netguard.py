@@ -3,9 +3,11 @@
 Rules (MISSION-NOTES, "Threats"):
     * one public host name or IP address on one port: allowed for everyone;
     * a CIDR range, more than one port, a port range: admins only;
-    * a private, loopback, link-local, reserved, multicast, unspecified, CGNAT
-      (100.64.0.0/10), IPv6 unique-local, IPv4-mapped / 6to4 / NAT64 / Teredo or
-      otherwise not globally routable address: admins only;
+    * an address that is not globally reachable: admins only. `SPECIAL_RANGES` decides,
+      row by row from the IANA IPv4 and IPv6 Special-Purpose Address Registries (private,
+      loopback, link-local, CGNAT, documentation, benchmarking, 192.0.0.0/24, ...), plus
+      multicast, IPv6 outside 2000::/3 and every form that wraps an IPv4 address
+      (IPv4-mapped, even of a public address, NAT64, 6to4, Teredo);
     * a host name is resolved first and EVERY resolved address is checked: a name with one
       public and one private address counts as private;
     * a name that does not resolve, or a target that is neither a host name, an IP
@@ -38,13 +40,117 @@ _HOSTNAME_RE = re.compile(
     r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?"
 )
 
-_CGNAT = ipaddress.IPv4Network("100.64.0.0/10")
-_IPV6_ULA = ipaddress.IPv6Network("fc00::/7")
-_IPV6_SITE_LOCAL = ipaddress.IPv6Network("fec0::/10")
-_IPV6_NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
-_IPV6_6TO4 = ipaddress.IPv6Network("2002::/16")
-_IPV6_TEREDO = ipaddress.IPv6Network("2001::/32")
-_IPV4_COMPAT = ipaddress.IPv6Network("::/96")
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@dataclass(frozen=True)
+class SpecialRange:
+    """One row of the special-purpose table: a range and what an address in it is, as a
+    refusal reads it ("a loopback address"). `reachable` rows are the registries'
+    globally reachable exceptions inside a refused range: an engineer may probe those."""
+
+    network: Network
+    name: str
+    reachable: bool = False
+
+
+def _no(cidr: str, name: str) -> SpecialRange:
+    return SpecialRange(ipaddress.ip_network(cidr), name)
+
+
+def _ok(cidr: str, name: str) -> SpecialRange:
+    return SpecialRange(ipaddress.ip_network(cidr), name, reachable=True)
+
+
+_OUTSIDE_V6_UNICAST = "an IPv6 address outside global unicast 2000::/3"
+
+SPECIAL_RANGES: tuple[SpecialRange, ...] = (
+    # IANA IPv4 Special-Purpose Address Registry (iana-ipv4-special-registry, RFC 6890):
+    # every row whose "Globally Reachable" is False
+    _no("0.0.0.0/8", 'an address of "this network"'),
+    _no("0.0.0.0/32", "the unspecified address"),
+    _no("10.0.0.0/8", "a private address"),
+    _no("100.64.0.0/10", "a carrier-grade NAT address"),
+    _no("127.0.0.0/8", "a loopback address"),
+    _no("169.254.0.0/16", "a link-local address"),
+    _no("172.16.0.0/12", "a private address"),
+    _no("192.0.0.0/24", "an IETF protocol assignment address"),
+    _no("192.0.0.0/29", "a DS-Lite (IPv4 service continuity) address"),
+    _no("192.0.0.8/32", "the IPv4 dummy address"),
+    _no("192.0.0.170/32", "a NAT64/DNS64 discovery address"),
+    _no("192.0.0.171/32", "a NAT64/DNS64 discovery address"),
+    _no("192.0.2.0/24", "a documentation address (TEST-NET-1)"),
+    _no("192.168.0.0/16", "a private address"),
+    _no("198.18.0.0/15", "a benchmarking address"),
+    _no("198.51.100.0/24", "a documentation address (TEST-NET-2)"),
+    _no("203.0.113.0/24", "a documentation address (TEST-NET-3)"),
+    _no("240.0.0.0/4", "a reserved address"),
+    _no("255.255.255.255/32", "the limited broadcast address"),
+    # ... its globally reachable rows, decided by the registry
+    _ok("192.0.0.9/32", "Port Control Protocol anycast"),
+    _ok("192.0.0.10/32", "TURN anycast"),
+    _ok("192.31.196.0/24", "AS112-v4"),
+    _ok("192.52.193.0/24", "AMT"),
+    _ok("192.175.48.0/24", "Direct Delegation AS112 Service"),
+    # refused beyond that registry: the deprecated 6to4 relay anycast (RFC 7526), and
+    # multicast (IANA IPv4 Multicast Address Space Registry)
+    _no("192.88.99.0/24", "a deprecated 6to4 relay anycast address"),
+    _no("224.0.0.0/4", "a multicast address"),
+    #
+    # IANA IPv6 Special-Purpose Address Registry (iana-ipv6-special-registry, RFC 6890):
+    # every row whose "Globally Reachable" is False
+    _no("::/128", "the unspecified address"),
+    _no("::1/128", "a loopback address"),
+    _no("::ffff:0:0/96", "an IPv4-mapped IPv6 address"),
+    _no("64:ff9b:1::/48", "a local-use NAT64 address"),
+    _no("100::/64", "a discard-only address"),
+    _no("100:0:0:1::/64", "a dummy IPv6 address"),
+    _no("2001::/23", "an IETF protocol assignment address"),
+    _no("2001:2::/48", "a benchmarking address"),
+    _no("2001:db8::/32", "a documentation address"),
+    _no("3fff::/20", "a documentation address"),
+    _no("5f00::/16", "an SRv6 segment identifier"),
+    _no("fc00::/7", "an IPv6 unique local address"),
+    _no("fe80::/10", "a link-local address"),
+    # ... its rows with no answer ("N/A"), refused: each carries or tunnels to an address
+    # the guard cannot see, or is withdrawn
+    _no("2001::/32", "a Teredo address"),
+    _no("2001:10::/28", "a deprecated ORCHID address"),
+    _no("2002::/16", "a 6to4 address"),
+    # ... its globally reachable rows, decided by the registry
+    _ok("2001:1::1/128", "Port Control Protocol anycast"),
+    _ok("2001:1::2/128", "TURN anycast"),
+    _ok("2001:1::3/128", "DNS-SD Service Registration Protocol anycast"),
+    _ok("2001:3::/32", "AMT"),
+    _ok("2001:4:112::/48", "AS112-v6"),
+    _ok("2620:4f:8000::/48", "Direct Delegation AS112 Service"),
+    # ... and its globally reachable rows that are refused all the same: the well-known
+    # NAT64 prefix reaches whatever IPv4 address it embeds (a private one too), and
+    # ORCHIDv2 and DETs are hash identifiers, not addresses of a host
+    _no("64:ff9b::/96", "a NAT64 address"),
+    _no("2001:20::/28", "an ORCHIDv2 identifier"),
+    _no("2001:30::/28", "a drone remote ID entity tag (DET)"),
+    # refused beyond that registry (RFC 4291, RFC 2765, RFC 3879): the deprecated
+    # IPv4-compatible and site-local forms, IPv4-translated, multicast, and everything
+    # outside 2000::/3, the only block IANA allocates as global unicast
+    _no("::/96", "an IPv4-compatible IPv6 address"),
+    _no("::ffff:0:0:0/96", "an IPv4-translated IPv6 address"),
+    _no("fec0::/10", "an IPv6 site-local address"),
+    _no("ff00::/8", "a multicast address"),
+    _no("::/3", _OUTSIDE_V6_UNICAST),
+    _no("4000::/2", _OUTSIDE_V6_UNICAST),
+    _no("8000::/1", _OUTSIDE_V6_UNICAST),
+)
+"""What `address_class` decides by: the most specific row holding an address wins, so a
+reachable row carves its exception out of the refused range around it. Python's
+`is_global` is not used for this: it differs between Python versions and misses rows
+(192.0.0.8 is global to Python 3.11, 2001:1::1 is not)."""
+
+_EMBEDS_IPV4 = frozenset(
+    ipaddress.IPv6Network(cidr)
+    for cidr in ("::ffff:0:0/96", "::ffff:0:0:0/96", "::/96", "64:ff9b::/96")
+)
+"""Forms whose last 32 bits are an IPv4 address (a refusal names it)."""
 
 
 class PortRange(BaseModel):
@@ -104,40 +210,35 @@ class Decision:
     kind: DecisionKind = "allowed"
 
 
+def special_range(ip: IPAddress) -> SpecialRange | None:
+    """The most specific row of `SPECIAL_RANGES` holding `ip`, or None."""
+    rows = [r for r in SPECIAL_RANGES if r.network.version == ip.version and ip in r.network]
+    return max(rows, key=lambda r: r.network.prefixlen, default=None)
+
+
 def address_class(ip: IPAddress) -> str | None:
-    """Why an address is not public, or None for a globally routable unicast address."""
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return f"an IPv4-mapped IPv6 address (of {ip.ipv4_mapped})"
-        if any(ip in net for net in _IPV6_NAT64):
-            return "a NAT64 address (64:ff9b::/96) embedding an IPv4 address"
-        if ip in _IPV6_6TO4:
-            return "a 6to4 address (2002::/16) embedding an IPv4 address"
-        if ip in _IPV6_TEREDO:
-            return "a Teredo address (2001::/32)"
-        if ip in _IPV6_ULA:
-            return "an IPv6 unique local address (fc00::/7)"
-        if ip in _IPV6_SITE_LOCAL:
-            return "an IPv6 site-local address (fec0::/10)"
-    if ip.is_unspecified:
-        return "the unspecified address"
-    if ip.is_loopback:
-        return "a loopback address"
-    if ip.is_link_local:
-        return "a link-local address"
-    if ip.is_multicast:
-        return "a multicast address"
-    if isinstance(ip, ipaddress.IPv4Address) and ip in _CGNAT:
-        return "a carrier-grade NAT address (100.64.0.0/10)"
-    if isinstance(ip, ipaddress.IPv6Address) and ip in _IPV4_COMPAT:
-        return "an IPv4-compatible IPv6 address (::/96)"
-    if ip.is_reserved:
-        return "a reserved address"
-    if ip.is_private:
-        return "a private address"
-    if not ip.is_global:
+    """Why an address is not public, or None for a globally routable unicast address.
+
+    The reason names the range ("a loopback address (127.0.0.0/8)") and, for a form that
+    wraps an IPv4 address, the address it wraps."""
+    row = special_range(ip)
+    if row is not None:
+        return None if row.reachable else f"{row.name} ({row.network}{_embedded(ip, row)})"
+    if not ip.is_global:  # nothing the table misses today; a guard against a gap in it
         return "not a globally routable address"
     return None
+
+
+def _embedded(ip: IPAddress, row: SpecialRange) -> str:
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return ""
+    if row.network in _EMBEDS_IPV4:
+        return f", of {ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)}"
+    if ip.sixtofour is not None:
+        return f", of {ip.sixtofour}"
+    if ip.teredo is not None:
+        return f", of {ip.teredo[1]}"
+    return ""
 
 
 def _parse_ip(text: str) -> IPAddress | None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -455,7 +455,9 @@ def _hashable(items: list[Any]) -> bool:
     return True
 
 
-def redact_log_event(_logger: object, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def redact_log_event(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> Mapping[str, Any]:
     """A structlog processor: every value of a log event is redacted before it is
     rendered, whatever level it is logged at (a URL with a token, an SDK's error text)."""
     return {key: redact_obj(value) for key, value in event_dict.items()}

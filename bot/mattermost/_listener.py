@@ -33,6 +33,7 @@ from bot.mattermost._api import (
     websocket_url,
 )
 from bot.mattermost._knowledge import KnowledgeReplies
+from bot.mattermost._payload import mapping, millis
 from bot.mattermost._render import REPORT_NAME, render_reply
 from bot.mattermost._socket import Backoff, EventStream
 from bot.mattermost._thread import read_thread
@@ -154,8 +155,8 @@ class MattermostListener:
 
     async def on_event(self, event: Mapping[str, Any]) -> None:
         kind = event.get("event")
-        data = event.get("data") or {}
-        broadcast = event.get("broadcast") or {}
+        data = mapping(event.get("data"))
+        broadcast = mapping(event.get("broadcast"))
         if kind == "posted":
             post = _json(data.get("post"))
             if isinstance(post, dict):
@@ -174,8 +175,8 @@ class MattermostListener:
             return
         if data.get("channel_type"):
             self._channel_types[channel_id] = str(data["channel_type"])
-        self._last_post_ms = max(self._last_post_ms, int(post.get("create_at") or 0))
-        props = post.get("props") or {}
+        self._last_post_ms = max(self._last_post_ms, millis(post.get("create_at")))
+        props = mapping(post.get("props"))
         if (
             post.get("user_id") == self.me.get("id")
             or str(props.get("from_bot")).lower() == "true"
@@ -209,7 +210,9 @@ class MattermostListener:
                 log.warning("mattermost.catch_up_failed", channel=channel_id, error=str(exc))
                 continue
             for post in posts:
-                if int(post.get("create_at") or 0) > since and not post.get("delete_at"):
+                if not isinstance(post, Mapping):
+                    continue
+                if millis(post.get("create_at")) > since and not post.get("delete_at"):
                     channel_type = self._channel_types.get(channel_id, "O")
                     self._accept(post, {"channel_type": channel_type})
 
@@ -375,5 +378,5 @@ def _json(value: Any, default: Any = None) -> Any:
         return default
     try:
         return json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
         return default

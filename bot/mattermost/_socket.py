@@ -134,7 +134,8 @@ class EventStream:
 def _parse(raw: str | bytes) -> dict[str, Any] | None:
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        # RecursionError: a frame nested thousands deep, which no real event is
         log.warning("mattermost.ws_bad_frame", size=len(raw))
         return None
     return data if isinstance(data, dict) else None

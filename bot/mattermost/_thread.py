@@ -9,6 +9,7 @@ from typing import Any
 import structlog
 
 from bot.mattermost._api import MattermostApi, MattermostError
+from bot.mattermost._payload import mapping, millis
 from planner.turn import ThreadMessage
 
 log = structlog.get_logger(__name__)
@@ -28,16 +29,18 @@ async def read_thread(
     except MattermostError as exc:
         log.warning("mattermost.thread_unreadable", root=root_id, error=str(exc))
         return []
-    created = int(post.get("create_at") or 0)
+    created = millis(post.get("create_at"))
     out: list[ThreadMessage] = []
     for p in posts:
+        if not isinstance(p, Mapping):
+            continue
         if p.get("id") == post.get("id") or p.get("type") or p.get("delete_at"):
             continue
-        if created and int(p.get("create_at") or 0) > created:
+        if created and millis(p.get("create_at")) > created:
             continue
-        at = datetime.fromtimestamp(int(p.get("create_at") or 0) / 1000, tz=UTC)
+        at = datetime.fromtimestamp(millis(p.get("create_at")) / 1000, tz=UTC)
         text = str(p.get("message") or "")[:MAX_MESSAGE_CHARS]
-        props = p.get("props") or {}
+        props = mapping(p.get("props"))
         if p.get("user_id") == me_id:
             if props.get("infrabot") in ("answer", "draft", "knowledge"):
                 out.append(ThreadMessage(author=me_name, text=text, is_bot=True, at=at))

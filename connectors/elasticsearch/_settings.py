@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
@@ -25,7 +25,7 @@ def iso_utc(moment: datetime) -> str:
 class ElasticsearchTarget(BaseModel):
     """Where one environment's logs live and how to read them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
     env: str = Field(min_length=1)
     url: str = Field(description="Elasticsearch base URL, e.g. https://es.dc-a.example:9200")
@@ -52,6 +52,8 @@ class ElasticsearchTarget(BaseModel):
     def _http(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL")
+        if value is not None and urlsplit(value).netloc.rpartition("@")[1]:
+            raise ValueError("put credentials in username/password or api_key, not in the URL")
         return value.rstrip("/") if value else value
 
     @model_validator(mode="after")

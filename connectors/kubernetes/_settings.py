@@ -19,6 +19,7 @@ import string
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
@@ -111,6 +112,8 @@ class KubernetesTarget(BaseModel):
     @field_validator("url")
     @classmethod
     def _strip(cls, value: str | None) -> str | None:
+        if value is not None and urlsplit(value).netloc.rpartition("@")[1]:
+            raise ValueError("put credentials in token or a client certificate, not in the URL")
         return value.rstrip("/") if value else value
 
     @field_validator("ca_cert_path", "client_cert_path", "client_key_path", "kubeconfig_path")

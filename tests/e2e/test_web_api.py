@@ -79,7 +79,7 @@ async def test_ask_answers_with_the_answer_structure_and_markdown(
     [
         ({"thread_id": "../etc", "question": "x"}, "thread_id"),
         ({"thread_id": "t1", "question": "   "}, "question"),
-        ({"thread_id": "t1", "question": "x" * 4001}, "at most 4000"),
+        ({"thread_id": "t1", "question": "x" * 8001}, "at most 8000"),
         ({"thread_id": "t1", "question": "x", "user": "<script>"}, "user"),
         (["not", "an", "object"], "JSON object"),
     ],

@@ -134,3 +134,22 @@ def test_gitlab_projects_map_is_normalised_and_checked() -> None:
     assert target.project_of("service-b") is None  # found by the name search
     with pytest.raises(ValueError, match=r"projects\.service-a: '' is not a project path"):
         GitLabTarget(url="https://gitlab.example.com", projects={"service-a": ""})
+
+
+@pytest.mark.parametrize(
+    "url", ["https://reader:hunter2@es.example.com", "https://hunter2@es.example.com:9200"]
+)
+def test_no_target_takes_credentials_in_its_url(url: str) -> None:
+    """Each source has a secret setting for them; in a URL they would reach links and logs."""
+    from connectors.elasticsearch import ElasticsearchTarget
+
+    for make in (
+        lambda: ElasticsearchTarget(env="dc-a", url=url),
+        lambda: ElasticsearchTarget(env="dc-a", url="https://es", kibana_url=url),
+        lambda: KubernetesTarget(env="dc-a", url=url),
+        lambda: MetricsTarget(env="dc-a", url=url),
+    ):
+        with pytest.raises(ValueError) as caught:
+            make()
+        assert "not in the URL" in str(caught.value)
+        assert "hunter2" not in str(caught.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 from collections.abc import Sequence
 
@@ -10,10 +11,12 @@ from pydantic import ValidationError
 
 from policy.netguard import (
     MAX_PROBES,
+    SPECIAL_RANGES,
     NetCheckRequest,
     PortRange,
     address_class,
     check_network_target,
+    special_range,
 )
 
 
@@ -73,50 +76,189 @@ def test_public_name_allowed_and_every_address_returned() -> None:
     assert decision.addresses == ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]
 
 
-@pytest.mark.parametrize(
-    ("target", "why"),
-    [
-        ("10.1.2.3", "private"),
-        ("172.16.0.1", "private"),
-        ("192.168.1.1", "private"),
-        ("127.0.0.1", "loopback"),
-        ("127.1.2.3", "loopback"),
-        ("::1", "loopback"),
-        ("169.254.169.254", "link-local"),
-        ("fe80::1", "link-local"),
-        ("0.0.0.0", "unspecified"),
-        ("::", "unspecified"),
-        ("224.0.0.1", "multicast"),
-        ("ff02::1", "multicast"),
-        ("100.64.0.1", "carrier-grade NAT"),
-        ("100.127.255.254", "carrier-grade NAT"),
-        ("240.0.0.1", "reserved"),
-        ("255.255.255.255", "reserved"),
-        ("192.0.2.10", "private"),  # TEST-NET-1, documentation
-        ("198.18.0.1", "private"),  # benchmarking
-        ("fd12:3456:789a::1", "unique local"),
-        ("fc00::1", "unique local"),
-        ("fec0::1", "site-local"),
-        ("::ffff:127.0.0.1", "IPv4-mapped"),
-        ("::ffff:8.8.8.8", "IPv4-mapped"),
-        ("64:ff9b::a00:1", "NAT64"),
-        ("2002:a00:1::1", "6to4"),
-        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"),
-        ("2001:db8::1", "private"),
-        ("10.0.0.0/32", "private"),
-    ],
-)
-def test_non_public_address_is_admin_only(target: str, why: str) -> None:
+# (address, words of the reason, the range the reason names): at least one address in
+# every range `SPECIAL_RANGES` refuses, from the IANA IPv4 and IPv6 Special-Purpose Address
+# Registries and beyond them; written out here, not derived from the table under test
+REFUSED = [
+    ("0.1.2.3", "this network", "0.0.0.0/8"),
+    ("0.0.0.0", "unspecified", "0.0.0.0/32"),
+    ("10.1.2.3", "private", "10.0.0.0/8"),
+    ("10.0.0.0/32", "private", "10.0.0.0/8"),
+    ("100.64.0.1", "carrier-grade NAT", "100.64.0.0/10"),
+    ("100.127.255.254", "carrier-grade NAT", "100.64.0.0/10"),
+    ("127.0.0.1", "loopback", "127.0.0.0/8"),
+    ("127.1.2.3", "loopback", "127.0.0.0/8"),
+    ("169.254.169.254", "link-local", "169.254.0.0/16"),
+    ("172.16.0.1", "private", "172.16.0.0/12"),
+    ("172.31.255.254", "private", "172.16.0.0/12"),
+    ("192.0.0.100", "IETF protocol assignment", "192.0.0.0/24"),
+    ("192.0.0.255", "IETF protocol assignment", "192.0.0.0/24"),
+    ("192.0.0.1", "DS-Lite", "192.0.0.0/29"),
+    ("192.0.0.8", "dummy", "192.0.0.8/32"),
+    ("192.0.0.170", "NAT64/DNS64 discovery", "192.0.0.170/32"),
+    ("192.0.0.171", "NAT64/DNS64 discovery", "192.0.0.171/32"),
+    ("192.0.2.10", "documentation", "192.0.2.0/24"),
+    ("192.88.99.1", "6to4 relay anycast", "192.88.99.0/24"),
+    ("192.168.1.1", "private", "192.168.0.0/16"),
+    ("198.18.0.1", "benchmarking", "198.18.0.0/15"),
+    ("198.19.255.254", "benchmarking", "198.18.0.0/15"),
+    ("198.51.100.7", "documentation", "198.51.100.0/24"),
+    ("203.0.113.9", "documentation", "203.0.113.0/24"),
+    ("224.0.0.1", "multicast", "224.0.0.0/4"),
+    ("239.255.255.250", "multicast", "224.0.0.0/4"),
+    ("240.0.0.1", "reserved", "240.0.0.0/4"),
+    ("255.255.255.254", "reserved", "240.0.0.0/4"),
+    ("255.255.255.255", "limited broadcast", "255.255.255.255/32"),
+    ("::", "unspecified", "::/128"),
+    ("::1", "loopback", "::1/128"),
+    ("::ffff:127.0.0.1", "IPv4-mapped", "::ffff:0:0/96, of 127.0.0.1"),
+    ("::ffff:8.8.8.8", "IPv4-mapped", "::ffff:0:0/96, of 8.8.8.8"),  # public inside
+    ("::ffff:0:808:808", "IPv4-translated", "::ffff:0:0:0/96, of 8.8.8.8"),
+    ("::8.8.8.8", "IPv4-compatible", "::/96, of 8.8.8.8"),
+    ("::169.254.169.254", "IPv4-compatible", "::/96, of 169.254.169.254"),
+    ("64:ff9b::a00:1", "NAT64", "64:ff9b::/96, of 10.0.0.1"),
+    ("64:ff9b::808:808", "NAT64", "64:ff9b::/96, of 8.8.8.8"),
+    ("64:ff9b:1::a00:1", "local-use NAT64", "64:ff9b:1::/48"),
+    ("100::1", "discard-only", "100::/64"),
+    ("100:0:0:1::1", "dummy", "100:0:0:1::/64"),
+    ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo", "2001::/32, of 192.0.2.45"),
+    ("2001:1::4", "IETF protocol assignment", "2001::/23"),
+    ("2001:5::1", "IETF protocol assignment", "2001::/23"),
+    ("2001:1ff:ffff::1", "IETF protocol assignment", "2001::/23"),
+    ("2001:2::1", "benchmarking", "2001:2::/48"),
+    ("2001:10::1", "ORCHID", "2001:10::/28"),
+    ("2001:20::1", "ORCHIDv2", "2001:20::/28"),
+    ("2001:30::1", "drone remote ID", "2001:30::/28"),
+    ("2001:db8::1", "documentation", "2001:db8::/32"),
+    ("2002:a00:1::1", "6to4", "2002::/16, of 10.0.0.1"),
+    ("2002:808:808::1", "6to4", "2002::/16, of 8.8.8.8"),
+    ("3fff::1", "documentation", "3fff::/20"),
+    ("3fff:fff::1", "documentation", "3fff::/20"),
+    ("5f00::1", "SRv6", "5f00::/16"),
+    ("fc00::1", "unique local", "fc00::/7"),
+    ("fd12:3456:789a::1", "unique local", "fc00::/7"),
+    ("fe80::1", "link-local", "fe80::/10"),
+    ("febf::1", "link-local", "fe80::/10"),
+    ("fec0::1", "site-local", "fec0::/10"),
+    ("ff02::1", "multicast", "ff00::/8"),
+    ("1::1", "outside global unicast", "::/3"),
+    ("4000::1", "outside global unicast", "4000::/2"),
+    ("8000::1", "outside global unicast", "8000::/1"),
+    ("e000::1", "outside global unicast", "8000::/1"),
+]
+
+# the registries' globally reachable rows inside refused ranges: decided by the registry
+REGISTRY_REACHABLE = [
+    ("192.0.0.9", "192.0.0.9/32"),  # Port Control Protocol anycast
+    ("192.0.0.10", "192.0.0.10/32"),  # TURN anycast
+    ("192.31.196.1", "192.31.196.0/24"),  # AS112-v4
+    ("192.52.193.1", "192.52.193.0/24"),  # AMT
+    ("192.175.48.1", "192.175.48.0/24"),  # Direct Delegation AS112 Service
+    ("2001:1::1", "2001:1::1/128"),  # Port Control Protocol anycast
+    ("2001:1::2", "2001:1::2/128"),  # TURN anycast
+    ("2001:1::3", "2001:1::3/128"),  # DNS-SD SRP anycast
+    ("2001:3::1", "2001:3::/32"),  # AMT
+    ("2001:4:112::1", "2001:4:112::/48"),  # AS112-v6
+    ("2620:4f:8000::1", "2620:4f:8000::/48"),  # Direct Delegation AS112 Service
+]
+
+PUBLIC = [
+    "8.8.8.8",
+    "8.8.4.4",
+    "1.1.1.1",
+    "9.9.9.9",
+    "140.82.112.3",
+    "93.184.216.34",
+    "100.63.255.255",  # just below CGNAT
+    "100.128.0.1",  # just above it
+    "172.15.255.255",
+    "172.32.0.1",
+    "192.0.1.1",
+    "192.169.0.1",
+    "198.17.255.255",
+    "198.20.0.1",
+    "223.255.255.254",
+    "2606:4700:4700::1111",
+    "2001:4860:4860::8888",
+    "2a00:1450:4001:81c::200e",
+    "2001:200::1",  # just past 2001::/23
+    "2c0f:fb50:4003::1",
+]
+
+
+@pytest.mark.parametrize(("target", "why", "where"), REFUSED)
+def test_non_public_address_is_admin_only(target: str, why: str, where: str) -> None:
     refused = check_network_target(req(target), "engineer", DNS)
     assert not refused.allowed
     assert refused.kind == "admin_only"
     assert why in refused.reason
+    assert f"({where})" in refused.reason, "the reason names the range"
     assert "admins only" in refused.reason
     assert refused.addresses == [], "a refusal gives nothing to connect to"
 
     allowed = check_network_target(req(target), "admin", DNS)
     assert allowed.allowed, allowed.reason
     assert len(allowed.addresses) == 1
+
+
+@pytest.mark.parametrize("target", [t for t, _ in REGISTRY_REACHABLE] + PUBLIC)
+@pytest.mark.parametrize("role", ["engineer", "admin"])
+def test_globally_reachable_address_is_allowed(target: str, role: str) -> None:
+    assert address_class(ipaddress.ip_address(target)) is None, target
+    decision = check_network_target(req(target), role, DNS)
+    assert decision.allowed, decision.reason
+    assert decision.addresses == [target]
+
+
+def test_every_row_of_the_table_is_tested() -> None:
+    """The tables above cover `SPECIAL_RANGES` row by row, so a row added without a test
+    (or a test left for a row taken out) fails here."""
+    refused = {r.network for r in SPECIAL_RANGES if not r.reachable}
+    reachable = {r.network for r in SPECIAL_RANGES if r.reachable}
+    tested = {ipaddress.ip_network(where.split(",")[0]) for _, _, where in REFUSED}
+    assert refused == tested
+    assert reachable == {ipaddress.ip_network(net) for _, net in REGISTRY_REACHABLE}
+    assert len(SPECIAL_RANGES) == len(refused) + len(reachable), "a range listed twice"
+
+
+def test_the_first_and_last_address_of_every_row_follow_the_row() -> None:
+    """The most specific row decides, at a range's edges too; a refusal names its range."""
+    for row in SPECIAL_RANGES:
+        for ip in (row.network.network_address, row.network.broadcast_address):
+            deciding = special_range(ip)
+            assert deciding is not None and deciding.network.prefixlen >= row.network.prefixlen
+            why = address_class(ip)
+            assert (why is None) == deciding.reachable, (ip, why)
+            assert why is None or f"({deciding.network}" in why, (ip, why)
+
+
+@pytest.mark.parametrize(
+    ("answers", "bad", "where"),
+    [
+        (["8.8.8.8", "192.0.0.8"], "192.0.0.8", "192.0.0.8/32"),
+        (["2606:4700:4700::1111", "::ffff:8.8.8.8"], "::ffff:808:808", "::ffff:0:0/96"),
+        (["1.1.1.1", "64:ff9b::808:808"], "64:ff9b::808:808", "64:ff9b::/96"),
+        (["140.82.112.3", "2001:db8::1"], "2001:db8::1", "2001:db8::/32"),
+        (["8.8.8.8", "fe80::1%eth0"], "fe80::1", "fe80::/10"),
+        (["1.1.1.1", "100.64.0.1"], "100.64.0.1", "100.64.0.0/10"),
+        (["2001:4860:4860::8888", "5f00::1"], "5f00::1", "5f00::/16"),
+        (["9.9.9.9", "198.18.0.1"], "198.18.0.1", "198.18.0.0/15"),
+    ],
+)
+def test_name_resolving_to_a_mix_is_refused(answers: list[str], bad: str, where: str) -> None:
+    dns = FakeDNS({"mixed.example.com": answers})
+    refused = check_network_target(req("mixed.example.com"), "engineer", dns)
+    assert not refused.allowed and refused.kind == "admin_only"
+    assert f"{bad} is " in refused.reason and where in refused.reason
+    admin = check_network_target(req("mixed.example.com"), "admin", dns)
+    assert admin.allowed and len(admin.addresses) == 2
+
+
+def test_name_resolving_to_registry_reachable_and_public_is_allowed() -> None:
+    dns = FakeDNS({"pcp.example.com": ["192.0.0.9", "8.8.8.8", "2001:1::1"]})
+    decision = check_network_target(req("pcp.example.com"), "engineer", dns)
+    assert decision.allowed, decision.reason
+    assert decision.addresses == ["192.0.0.9", "8.8.8.8", "2001:1::1"]
 
 
 def test_unknown_role_has_no_admin_rights() -> None:
@@ -263,10 +405,3 @@ def test_bad_ports_do_not_validate(ports: tuple[int, ...]) -> None:
 def test_port_range_must_be_ordered() -> None:
     with pytest.raises(ValidationError, match="ends before it starts"):
         PortRange(first=100, last=10)
-
-
-def test_address_class_of_public_addresses_is_none() -> None:
-    import ipaddress
-
-    for text in ("8.8.8.8", "93.184.216.34", "2606:4700:4700::1111", "100.128.0.1"):
-        assert address_class(ipaddress.ip_address(text)) is None, text
