@@ -34,7 +34,7 @@ from _common import ROOT, median, p95, parser, quiet_logs, report
 
 sys.path.insert(0, str(ROOT))
 
-from connectors.elasticsearch._reader import LogReader
+from connectors.elasticsearch._reader import FIELDS_KEPT, LogReader
 from evals.parsecache import ParseCache, default_cache_dir
 from evals.session import WorldSession
 from evals.worldfile import read_world_file
@@ -94,10 +94,15 @@ def bounds(session: WorldSession) -> dict[str, Any]:
         "memory_max_entries": mem_settings.max_entries,
         "memory_ttl_minutes": mem_settings.ttl_minutes,
         "inventory_cache_entries": len(conv.inventory_cache._entries),
-        # one per index pattern and query window, no limit: found through the collector,
-        # since no public path leads from the conversation to a connector's reader
+        # one per index pattern and query window, at most FIELDS_KEPT per reader: found
+        # through the collector, since no public path leads from the conversation to a
+        # connector's reader
         "es_field_cache_entries": sum(
             len(o._field_cache) for o in gc.get_objects() if isinstance(o, LogReader)
+        ),
+        "es_field_cache_max": max(
+            (len(o._field_cache) for o in gc.get_objects() if isinstance(o, LogReader)),
+            default=0,
         ),
         "name_caches": {k: [v.currsize, v.maxsize] for k, v in caches.items()},
         "python_threads": threading.active_count(),
@@ -105,7 +110,7 @@ def bounds(session: WorldSession) -> dict[str, Any]:
     }
 
 
-UNBOUNDED = ("es_field_cache_entries",)  # no limit: must not keep growing after warm-up
+UNBOUNDED: tuple[str, ...] = ()  # structures with no limit: must not keep growing after warm-up
 
 
 def within(b: dict[str, Any], warm: dict[str, Any] | None = None) -> list[str]:
@@ -115,6 +120,8 @@ def within(b: dict[str, Any], warm: dict[str, Any] | None = None) -> list[str]:
     for name in UNBOUNDED if warm is not None else ():
         if b[name] > max(2 * warm[name], warm[name] + 10):
             broken.append(f"{name} grew {warm[name]} -> {b[name]} after warm-up, no bound")
+    if b["es_field_cache_max"] > FIELDS_KEPT:
+        broken.append(f"a log reader keeps {b['es_field_cache_max']} field lists > {FIELDS_KEPT}")
     if b["memory_threads"] > b["memory_max_threads"]:
         broken.append(f"memory threads {b['memory_threads']} > {b['memory_max_threads']}")
     if b["memory_entries_per_thread_max"] > b["memory_max_entries"]:
@@ -221,7 +228,7 @@ def main() -> None:
             f"largest memory prompt {marks['largest_prompt_bytes']}/{max_prompt} B; "
             f"inventory cache {b['inventory_cache_entries']} reads; log field-caps cache "
             f"{warm['bounds']['es_field_cache_entries']} -> {b['es_field_cache_entries']} "
-            f"(no bound); name caches "
+            f"(at most {b['es_field_cache_max']}/{FIELDS_KEPT} in a reader); name caches "
             + ", ".join(f"{k} {s}/{m}" for k, (s, m) in b["name_caches"].items())
             + f"; {b['python_threads']} Python threads "
             f"(after warm-up {warm['bounds']['python_threads']}); gc objects "

@@ -242,9 +242,10 @@ def _workload(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
         if f.a.reason == "OOMKilled":
             usage = [u for u in _of(facts, MetricsUsage) if u.a.resource == "memory"]
             exit_code = 137 if f.a.exit_code is None else f.a.exit_code
+            limit = f" of {f.a.memory_limit}" if f.a.memory_limit else ""
             text = (
                 f"Container {f.a.container} of {f.a.pod} was killed for exceeding its "
-                f"memory limit (OOMKilled, exit code {exit_code})."
+                f"memory limit{limit} (OOMKilled, exit code {exit_code})."
             )
             out.append(
                 Finding(

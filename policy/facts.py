@@ -297,6 +297,7 @@ class K8sTermination(_Attrs):
     started_at: str | None = None
     restarts: int | None = None
     state: str | None = None  # last or current termination
+    memory_limit: str | None = None  # the container's limit as the spec writes it ("512Mi")
 
 
 class K8sWaiting(_Attrs):

@@ -98,8 +98,22 @@ def pod_facts(reader: KubeReader, pod: dict[str, Any], found: Findings, ctx: Cal
     if node:
         found.entity("node", node, reader.env, None)
         found.relate(f"pod/{name}", "runs_on", f"node/{node}", ctx.now)
+    limits = _memory_limits(pod)
     for cs in _statuses(pod):
-        _container_facts(reader, ns, name, cs, found, link, ctx)
+        _container_facts(reader, ns, name, cs, found, link, ctx, limits.get(str(cs.get("name"))))
+
+
+def _memory_limits(pod: dict[str, Any]) -> dict[str, str]:
+    """Container name -> its memory limit as the spec writes it ("512Mi")."""
+    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    out: dict[str, str] = {}
+    for c in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
+        if not isinstance(c, dict):
+            continue
+        limits = (c.get("resources") or {}).get("limits") or {}
+        if isinstance(limits, dict) and limits.get("memory") is not None:
+            out[str(c.get("name"))] = str(limits["memory"])
+    return out
 
 
 def _container_facts(
@@ -110,6 +124,7 @@ def _container_facts(
     found: Findings,
     link: str,
     ctx: CallContext,
+    memory_limit: str | None = None,
 ) -> None:
     container, restarts = cs.get("name"), int(cs.get("restartCount") or 0)
     state, last = cs.get("state") or {}, cs.get("lastState") or {}
@@ -119,9 +134,10 @@ def _container_facts(
         finished = parse_time(term.get("finishedAt"))
         reason = term.get("reason") or "Terminated"
         verb = "was OOMKilled" if reason == "OOMKilled" else f"terminated with {reason}"
+        limit = f", memory limit {memory_limit}" if reason == "OOMKilled" and memory_limit else ""
         text = (
             f"Container {container} in pod {ns}/{pod} {verb} (exit code "
-            f"{term.get('exitCode')}) at {iso(finished)}"
+            f"{term.get('exitCode')}{limit}) at {iso(finished)}"
         )
         if term.get("startedAt"):
             text += f" after starting at {term['startedAt']}"
@@ -145,6 +161,7 @@ def _container_facts(
                     started_at=term.get("startedAt"),
                     restarts=restarts,
                     state=when,
+                    memory_limit=memory_limit,
                 ),
             )
         )
