@@ -24,7 +24,10 @@ def _parse_step(value: object) -> object:
         units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
         for unit in ("ms", "s", "m", "h", "d"):
             if value.endswith(unit) and value[: -len(unit)].replace(".", "", 1).isdigit():
-                return timedelta(seconds=float(value[: -len(unit)]) * units[unit])
+                try:
+                    return timedelta(seconds=float(value[: -len(unit)]) * units[unit])
+                except OverflowError:
+                    raise ValueError(f"step {value!r}: longer than a timedelta holds") from None
         raise ValueError(f"step {value!r}: expected a duration like 60s, 5m or 1h")
     return value
 
@@ -93,6 +96,26 @@ class GitLabWorld(BaseModel):
     environments: list[dict[str, Any]] = Field(default_factory=list)
 
 
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _ids(items: list[dict[str, Any]], where: str, problems: list[str]) -> set[Any]:
+    """The `id`s of gitlab projects or pipelines; a list or a mapping as an id is a problem."""
+    ids: set[Any] = set()
+    for i, item in enumerate(items):
+        value = item.get("id")
+        if _hashable(value):
+            ids.add(value)
+        else:
+            problems.append(f"{where}[{i}].id: must be a number or a string")
+    return ids
+
+
 class World(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -118,7 +141,10 @@ class World(BaseModel):
                 for key in ("apiVersion", "kind", "metadata"):
                     if key not in obj:
                         problems.append(f"kubernetes.{env}[{i}]: missing {key}")
-                if "name" not in obj.get("metadata", {}):
+                metadata = obj.get("metadata", {})
+                if not isinstance(metadata, dict):
+                    problems.append(f"kubernetes.{env}[{i}].metadata: must be a mapping")
+                elif "name" not in metadata:
                     problems.append(f"kubernetes.{env}[{i}].metadata: missing name")
         for env, streams in self.pod_logs.items():
             for key in streams:
@@ -133,16 +159,20 @@ class World(BaseModel):
                 for i, doc in enumerate(docs):
                     if "@timestamp" not in doc:
                         problems.append(f"logs.{env}.{index}[{i}]: missing @timestamp")
-        project_ids = {p.get("id") for p in self.gitlab.projects}
-        pipeline_ids = {p.get("id") for p in self.gitlab.pipelines}
+        project_ids = _ids(self.gitlab.projects, "gitlab.projects", problems)
+        pipeline_ids = _ids(self.gitlab.pipelines, "gitlab.pipelines", problems)
         for kind in ("pipelines", "jobs", "commits", "deployments"):
             for i, item in enumerate(getattr(self.gitlab, kind)):
                 pid = item.get("project_id")
-                if kind != "commits" and pid not in project_ids:
+                if kind != "commits" and not (_hashable(pid) and pid in project_ids):
                     problems.append(f"gitlab.{kind}[{i}].project_id: {pid!r} is not a project id")
         for i, job in enumerate(self.gitlab.jobs):
-            pipe = (job.get("pipeline") or {}).get("id")
-            if pipe not in pipeline_ids:
+            pipeline = job.get("pipeline") or {}
+            if not isinstance(pipeline, dict):
+                problems.append(f"gitlab.jobs[{i}].pipeline: must be a mapping")
+                continue
+            pipe = pipeline.get("id")
+            if not (_hashable(pipe) and pipe in pipeline_ids):
                 problems.append(f"gitlab.jobs[{i}].pipeline.id: {pipe!r} is not a pipeline id")
         for i, fault in enumerate(self.faults):
             if fault.env is not None and fault.env not in envs:
@@ -177,6 +207,8 @@ def world_from_data(data: Any, name: str = "world", prefix: str = "world") -> Wo
         return World.model_validate(data)
     except ValidationError as exc:
         raise WorldError(f"{name}: invalid world:\n{_format_validation(exc, prefix)}") from None
+    except RecursionError:
+        raise WorldError(f"{name}: invalid world:\n  {prefix}: nested too deeply") from None
 
 
 def deep_merge(base: Any, overlay: Any) -> Any:
@@ -201,6 +233,21 @@ def resolve_world_data(spec: Any, relative_to: Path, *, cache: ParseCache | None
     return spec
 
 
+def world_data_of(spec: Any, path: Path, *, cache: ParseCache | None = None) -> Any:
+    """`resolve_world_data` for the `world:` of the file `path`: a reference that cannot be
+    read is a WorldError naming that file and the key (`world.path`)."""
+    ref = isinstance(spec, dict) and "path" in spec and "environments" not in spec
+    key = "world.path" if ref else "world"
+    if ref and not isinstance(spec["path"], str):
+        raise WorldError(f"{path}: {key}: expected a file path relative to the scenario")
+    try:
+        return resolve_world_data(spec, path.parent, cache=cache)
+    except YamlFileError as exc:
+        raise WorldError(f"{path}: {key}: {exc}") from None
+    except RecursionError:  # deep_merge of an overlay
+        raise WorldError(f"{path}: world.overlay: nested too deeply") from None
+
+
 def load_world(path: Path, *, cache: ParseCache | None = None) -> World:
     """Load a world file (a bare world, or a scenario file whose `world:` is used)."""
     try:
@@ -208,5 +255,5 @@ def load_world(path: Path, *, cache: ParseCache | None = None) -> World:
     except YamlFileError as exc:
         raise WorldError(str(exc)) from None
     if isinstance(data, dict) and "world" in data and "environments" not in data:
-        data = resolve_world_data(data["world"], path.parent, cache=cache)
+        data = world_data_of(data["world"], path, cache=cache)
     return world_from_data(data, str(path))

@@ -22,9 +22,16 @@ def load_yaml(path: Path, *, cache: ParseCache | None = None) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise YamlFileError(f"{path}: cannot read: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise YamlFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except ValueError as exc:  # a NUL byte in the path
+        raise YamlFileError(f"{path}: cannot read: {exc}") from None
     if cache is None or len(text) < cache.min_bytes:
         return load_yaml_text(text, str(path))
-    return cache.load(text, lambda: load_yaml_text(text, str(path)))
+    try:
+        return cache.load(text, lambda: load_yaml_text(text, str(path)))
+    except RecursionError:  # too deep for the cache's JSON round trip, not for the parser
+        return load_yaml_text(text, str(path))
 
 
 def load_yaml_text(text: str, name: str = "<string>") -> Any:
