@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from bot.settings import ConfigFileError, InfrabotConfig, load_config
+from bot.config_errors import ConfigFileError
+from bot.settings import InfrabotConfig, load_config
 from planner.render import render_markdown, render_plain
 from planner.turn import Turn
 

@@ -17,11 +17,12 @@ from zoneinfo import ZoneInfo
 
 import structlog
 
+from bot.config_errors import ConfigFileError
 from bot.conversation import Conversation
 from bot.knowledge import KnowledgeBase, KnowledgeDesk
 from bot.mattermost import MattermostApi, MattermostAuthError, MattermostListener
 from bot.memory import WorkingMemory
-from bot.settings import ConfigFileError, InfrabotConfig, Secrets
+from bot.settings import InfrabotConfig, Secrets
 from bot.sockets import bind, url_of
 from bot.web import build_web_app, term_as_exit, uvicorn_server
 from bot.wiring import build_gate, build_model

@@ -8,15 +8,11 @@ and read here, in `bot`, the composition layer; nothing below `bot` reads os.env
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
-import types
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from dataclasses import field as dc_field
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 import yaml
@@ -34,6 +30,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.config_errors import ConfigFileError, config_error, dotted, key_lines, nearest_line
 from bot.strict_yaml import DuplicateKeyError, load_strict
 from connectors.elasticsearch import LayoutOverride
 
@@ -310,7 +307,7 @@ class InfrabotConfig(_Strict):
 
     def key_line(self, key: Sequence[str | int]) -> int | None:
         """The line of the file that sets `key` (or the nearest key above it)."""
-        return _nearest_line(self._lines, key)
+        return nearest_line(self._lines, key)
 
     def role_of(self, user: str) -> Literal["engineer", "admin"]:
         return "admin" if user in self.admins else "engineer"
@@ -325,165 +322,6 @@ class Secrets(BaseSettings):
     llm_api_key: SecretStr | None = None
 
 
-class ConfigFileError(Exception):
-    """The configuration could not be used; each line of the message names the file (and
-    the line, when it is known), the key path and the reason."""
-
-
-Key = tuple[str | int, ...]
-
-_MESSAGES = {
-    "missing": "required, but not given",
-    "dict_type": "should be a mapping of keys to values",
-    "model_type": "should be a mapping of settings",
-    "model_attributes_type": "should be a mapping of settings",
-    "path_type": "should be a file path",
-    "invalid_key": "keys should be text",
-}
-
-
-def config_error(
-    exc: ValidationError,
-    source: str,
-    *,
-    at: Key = (),
-    rename: Mapping[str, str] | None = None,
-    lines: Mapping[tuple[str, ...], int] | None = None,
-) -> ConfigFileError:
-    """One line per error of `exc`: `source[:line]: key.path: reason`.
-
-    `at` is where the validated data sits in the file (a connector's target built from
-    `environments.dc-a.kubernetes`), `rename` maps a target's field to the key it is read
-    from (`token` -> `token_env`). No input value is repeated (it may be a secret), and
-    none of pydantic's type names or links."""
-    out: list[tuple[int, str]] = []
-    for err in exc.errors(include_url=False, include_input=False):
-        key = tuple(p for p in err["loc"] if p != "[key]")
-        if key and rename and isinstance(key[0], str):
-            key = (rename.get(key[0], key[0]), *key[1:])
-        if err["type"] == "config_key":
-            key = (*key, *err.get("ctx", {})["key"])
-        full = (*at, *key)
-        line = _nearest_line(lines or {}, full)
-        where = f"{source}:{line}" if line else source
-        out.append((line or 0, f"{where}: {dotted(full)}: {_message(err, full)}"))
-    return ConfigFileError("\n".join(text for _, text in sorted(out, key=lambda o: o[0])))
-
-
-def dotted(key: Key) -> str:
-    """`environments.dc-a.logs.url`, `mcp_servers[0].url`; "(top level)" for the file."""
-    if not key:
-        return "(top level)"
-    text = ""
-    for part in key:  # a key's own dots stay: ".timezone" is not "timezone"
-        name = f"{part}" if part != "" else '""'
-        text += f"[{part}]" if isinstance(part, int) else f".{name}" if text else name
-    return text
-
-
-def _message(err: Any, key: Key) -> str:
-    kind = err["type"]
-    if kind == "extra_forbidden":
-        return _unknown_key(key)
-    if kind == "value_error":
-        return str(err["ctx"]["error"]) if "ctx" in err else str(err["msg"])
-    if "[key]" in err["loc"]:
-        return f"not a known key here: {err['msg']}"
-    return _MESSAGES.get(kind, str(err["msg"]))
-
-
-def _unknown_key(key: Key) -> str:
-    model = _model_at(key[:-1])
-    if model is None:
-        return "unknown key"
-    known = sorted(model.model_fields)
-    close = difflib.get_close_matches(str(key[-1]), known, n=1)
-    if close:
-        return f"unknown key; did you mean {close[0]}?"
-    return f"unknown key; the keys here are {', '.join(known)}"
-
-
-def _model_at(key: Key) -> type[BaseModel] | None:
-    """The settings class at `key` of the file (None below a free-form mapping)."""
-    kind: Any = InfrabotConfig
-    for part in key:
-        kind = _unoptional(kind)
-        if isinstance(kind, type) and issubclass(kind, BaseModel):
-            field = kind.model_fields.get(str(part))
-            if field is None:
-                return None
-            kind = field.annotation
-        elif get_origin(kind) in (dict, list):
-            kind = get_args(kind)[-1]
-        else:
-            return None
-    kind = _unoptional(kind)
-    return kind if isinstance(kind, type) and issubclass(kind, BaseModel) else None
-
-
-def _unoptional(kind: Any) -> Any:
-    if get_origin(kind) in (Union, types.UnionType):
-        rest = [a for a in get_args(kind) if a is not type(None)]
-        return rest[0] if len(rest) == 1 else kind
-    return kind
-
-
-@dataclass
-class _Keys:
-    """Where a YAML text sets each key path (1-based lines), the keys it gives twice in one
-    mapping, as (key path, line, line of the first) in the order of the text, and the line
-    of its first key that is a list or a mapping."""
-
-    lines: dict[tuple[str, ...], int] = dc_field(default_factory=dict)
-    twice: list[tuple[Key, int, int]] = dc_field(default_factory=list)
-    complex_key: int | None = None
-
-
-def _key_lines(text: str) -> _Keys:
-    keys = _Keys()
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return keys
-    seen: set[int] = set()  # an anchor may refer to the node it is in
-
-    def walk(node: yaml.Node | None, key: Key) -> None:
-        if node is None or id(node) in seen:
-            return
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            first: dict[str, int] = {}
-            for key_node, value_node in node.value:
-                line = key_node.start_mark.line + 1
-                if not isinstance(key_node, yaml.ScalarNode):
-                    keys.complex_key = keys.complex_key or line
-                    continue
-                name = str(key_node.value)
-                if name in first:
-                    keys.twice.append(((*key, name), line, first[name]))
-                first.setdefault(name, line)
-                keys.lines.setdefault(tuple(str(p) for p in (*key, name)), line)
-                walk(value_node, (*key, name))
-        elif isinstance(node, yaml.SequenceNode):
-            for index, item in enumerate(node.value):
-                keys.lines.setdefault(
-                    tuple(str(p) for p in (*key, index)), item.start_mark.line + 1
-                )
-                walk(item, (*key, index))
-
-    walk(root, ())
-    keys.twice.sort(key=lambda t: t[1])
-    return keys
-
-
-def _nearest_line(lines: Mapping[tuple[str, ...], int], key: Sequence[str | int]) -> int | None:
-    parts = tuple(str(p) for p in key)
-    for end in range(len(parts), 0, -1):
-        if parts[:end] in lines:
-            return lines[parts[:end]]
-    return None
-
-
 def parse_config(
     data: object, name: str = "config", lines: Mapping[tuple[str, ...], int] | None = None
 ) -> InfrabotConfig:
@@ -494,7 +332,7 @@ def parse_config(
     try:
         config = InfrabotConfig.model_validate(data)
     except ValidationError as exc:
-        raise config_error(exc, name, lines=lines) from None
+        raise config_error(exc, name, root=InfrabotConfig, lines=lines) from None
     config._source = name
     config._lines = dict(lines or {})
     return config
@@ -510,7 +348,7 @@ def load_config(path: Path) -> InfrabotConfig:
     try:
         data = load_strict(text)
     except DuplicateKeyError as exc:
-        twice = _key_lines(text).twice
+        twice = key_lines(text).twice
         if not twice:
             raise ConfigFileError(f"{path}: {exc}") from None
         key, line, first = twice[0]
@@ -518,16 +356,12 @@ def load_config(path: Path) -> InfrabotConfig:
             f"{path}:{line}: {dotted(key)}: duplicate key {key[-1]!r} at line {line} "
             f"(first at line {first})"
         ) from None
-    except TypeError:  # a list or a mapping as a key: the duplicate check cannot hash it
-        odd = _key_lines(text).complex_key
-        where = f"{path}:{odd}" if odd else str(path)
-        raise ConfigFileError(f"{where}: invalid YAML: a key is a list or a mapping") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigFileError(f"{where}: invalid YAML: {problem}") from None
-    return parse_config(data, str(path), _key_lines(text).lines)
+    return parse_config(data, str(path), key_lines(text).lines)
 
 
 def secret_from_env(var: str | None, environ: dict[str, str] | None = None) -> SecretStr | None:

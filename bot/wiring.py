@@ -13,7 +13,8 @@ from typing import ParamSpec, TypeVar
 
 from pydantic import SecretStr, ValidationError
 
-from bot.settings import ConfigFileError, InfrabotConfig, config_error, dotted, secret_from_env
+from bot.config_errors import ConfigFileError, config_error, dotted
+from bot.settings import InfrabotConfig, secret_from_env
 from connectors import elasticsearch, gitlab, kubernetes, netcheck, victoriametrics
 from planner.model import ModelClient, OpenAICompatibleModel, ProviderSettings
 from policy.errors import ConfigError
@@ -53,7 +54,7 @@ def _make(
     except ValidationError as exc:
         rename = _KEYS.get(at[-1], {})
         raise config_error(
-            exc, config.source, at=at, rename=rename, lines=config.key_lines
+            exc, config.source, root=InfrabotConfig, at=at, rename=rename, lines=config.key_lines
         ) from None
     except ConfigError as exc:
         raise _key_error(config, (*at, "in_cluster"), str(exc)) from None

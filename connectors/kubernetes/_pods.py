@@ -105,7 +105,9 @@ def pod_facts(reader: KubeReader, pod: dict[str, Any], found: Findings, ctx: Cal
 
 def _memory_limits(pod: dict[str, Any]) -> dict[str, str]:
     """Container name -> its memory limit as the spec writes it ("512Mi")."""
-    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return {}
     out: dict[str, str] = {}
     for c in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
         if not isinstance(c, dict):

@@ -12,8 +12,9 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
+from bot.config_errors import ConfigFileError
 from bot.serve import serve
-from bot.settings import ConfigFileError, MattermostSettings, MemorySettings, Secrets, WebSettings
+from bot.settings import MattermostSettings, MemorySettings, Secrets, WebSettings
 from evals.session import WorldSession
 from evals.simulators.server import BackgroundServer
 from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world

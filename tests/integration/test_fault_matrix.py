@@ -68,7 +68,9 @@ class KindExpectation:
 _FAILED = frozenset({GapReason.SOURCE_FAILED, GapReason.SOURCE_DOWN})
 _EXPECT: dict[str, KindExpectation] = {
     "timeout": KindExpectation(
-        _FAILED, r"did not answer|in time|timed? ?out|no answer within", frozenset({ErrorKind.TIMEOUT})
+        _FAILED,
+        r"did not answer|in time|timed? ?out|no answer within",
+        frozenset({ErrorKind.TIMEOUT}),
     ),
     "http_error": KindExpectation(_FAILED, r"\b5\d\d\b", frozenset({ErrorKind.UNAVAILABLE})),
     "forbidden": KindExpectation(

@@ -14,7 +14,8 @@ import yaml
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bot.settings import ConfigFileError, InfrabotConfig, load_config, parse_config
+from bot.config_errors import ConfigFileError
+from bot.settings import InfrabotConfig, load_config, parse_config
 from tests.property._data import (
     apply_text,
     mutated,
