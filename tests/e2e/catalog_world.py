@@ -15,18 +15,21 @@ RPS = {"dc-a": 412.2, "dc-b": 137.2}
 REPLICAS = {"dc-a": 6, "dc-b": 3}
 
 
-def _deployment(env: str) -> dict[str, Any]:
-    n = REPLICAS[env]
-    labels = {"app.kubernetes.io/name": "catalog-api"}
+def deployment(
+    name: str, namespace: str, uid: str, replicas: int, image: str, generation: int
+) -> dict[str, Any]:
+    """A Deployment as the API serves it, every replica ready."""
+    labels = {"app.kubernetes.io/name": name}
+    n = replicas
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {
-            "name": "catalog-api",
-            "namespace": "catalog",
-            "uid": f"uid-{env}",
+            "name": name,
+            "namespace": namespace,
+            "uid": uid,
             "resourceVersion": "1",
-            "generation": 4,
+            "generation": generation,
             "creationTimestamp": "2025-04-14T07:30:12Z",
             "labels": labels,
         },
@@ -35,21 +38,22 @@ def _deployment(env: str) -> dict[str, Any]:
             "selector": {"matchLabels": labels},
             "template": {
                 "metadata": {"labels": labels},
-                "spec": {
-                    "containers": [
-                        {"name": "api", "image": "registry.example.com/catalog/catalog-api:7.3.0"}
-                    ]
-                },
+                "spec": {"containers": [{"name": "api", "image": image}]},
             },
         },
         "status": {
-            "observedGeneration": 4,
+            "observedGeneration": generation,
             "replicas": n,
             "updatedReplicas": n,
             "readyReplicas": n,
             "availableReplicas": n,
         },
     }
+
+
+def _deployment(env: str) -> dict[str, Any]:
+    image = "registry.example.com/catalog/catalog-api:7.3.0"
+    return deployment("catalog-api", "catalog", f"uid-{env}", REPLICAS[env], image, 4)
 
 
 def _requests(env: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from evals.world import World, world_from_data
+from tests.e2e.catalog_world import deployment
 
 NOW = datetime.fromisoformat("2026-07-22T16:30:00+03:00")
 TIMEZONE = "Europe/Moscow"
@@ -105,40 +106,9 @@ def scopes(envs: int, per_env: int) -> list[ScopeCase]:
 
 
 def _deployment(case: ScopeCase) -> dict[str, Any]:
-    labels = {"app.kubernetes.io/name": case.service}
-    n = case.replicas
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {
-            "name": case.service,
-            "namespace": case.namespace,
-            "uid": f"uid-{case.env}-{case.service}",
-            "resourceVersion": "1",
-            "generation": 2,
-            "creationTimestamp": "2025-04-14T07:30:12Z",
-            "labels": labels,
-        },
-        "spec": {
-            "replicas": n,
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {
-                    "containers": [
-                        {"name": "app", "image": f"registry.example.com/{case.service}:1.0.0"}
-                    ]
-                },
-            },
-        },
-        "status": {
-            "observedGeneration": 2,
-            "replicas": n,
-            "updatedReplicas": n,
-            "readyReplicas": n,
-            "availableReplicas": n,
-        },
-    }
+    image = f"registry.example.com/{case.service}:1.0.0"
+    uid = f"uid-{case.env}-{case.service}"
+    return deployment(case.service, case.namespace, uid, case.replicas, image, 2)
 
 
 def _requests(case: ScopeCase) -> dict[str, Any]:
