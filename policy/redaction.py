@@ -97,7 +97,7 @@ _INLINE_PASSWORD_RE = re.compile(
 # "token: 3fa9c2e1b7d0" in the middle of a line: a key that names a credential, and a value
 # that looks like one (8 or more characters, letters and digits): "token: expired" is kept.
 _INLINE_TOKEN_RE = re.compile(
-    r"(?<![\w-])(?P<key>(?:[\w.]{0,20}[_-])?(?:token|api[_-]?key|apikey|access[_-]?key"
+    r"(?<![\w.-])(?P<key>(?:[\w.]{0,20}[_-])?(?:token|api[_-]?key|apikey|access[_-]?key"
     r"|private[_-]?key|client[_-]?secret|secret[_-]?key|passphrase))(?![\w-])"
     r"(?P<sep>[ \t]*:[ \t]*)(?!\[REDACTED\])"
     r"(?P<value>(?=[\w.~+/=-]*\d)(?=[\w.~+/=-]*[A-Za-z])[\w.~+/=-]{8,}+)",

@@ -17,7 +17,11 @@ LONG_ANSWER_CHARS = 12_000
 REPORT_NAME = "infrabot-report.md"
 # a URL (left alone: links like Kibana's `sort:!('@timestamp')` must keep working) or an
 # @word that Mattermost would turn into a mention (not an e-mail address)
-_AT_RE = re.compile(r"(?P<url>[a-z][a-z0-9+.-]*://\S+)|(?<![\w@])@(?=[\w.-])", re.I)
+# (a scheme starts a word and is short: a long run of letters is scanned once, not once
+# per letter)
+_AT_RE = re.compile(
+    r"(?P<url>(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,15}://\S+)|(?<![\w@])@(?=[\w.-])", re.I
+)
 
 
 def quiet_mentions(text: str) -> str:

@@ -21,6 +21,7 @@ from policy.audit import parse_time
 from policy.errors import SourceMalformed
 from policy.facts import K8sLog
 from policy.logtemplates import LogLine, error_templates, template_fact
+from policy.patterns import LinePattern, line_pattern
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -108,7 +109,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
     else:
         pods = await _service_pods(reader, found, ns, args.service)
     _replaced(found, pods, start)
-    pattern = re.compile(args.grep) if args.grep else None
+    pattern = line_pattern(args.grep) if args.grep else None
     jobs: list[Any] = []
     for pod in pods:
         spec = pod.get("spec") or {}
@@ -182,7 +183,7 @@ def _lines(
     previous: bool,
     start: datetime,
     end: datetime,
-    pattern: re.Pattern[str] | None,
+    pattern: LinePattern | None,
 ) -> list[tuple[datetime, str, str, str | None, str]]:
     name, node = name_of(pod), (pod.get("spec") or {}).get("nodeName")
     found.entity("pod", name, reader.env, meta(pod).get("namespace"), node=node)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
@@ -23,6 +22,7 @@ from connectors.kubernetes._workloads import inventory, workload_status
 from policy.audit import AuditArgs
 from policy.contracts import AgentMeta, Freshness, NegativeSemantics, OutputKind, ToolContract
 from policy.errors import ConfigError, SourceUnsupported
+from policy.patterns import line_pattern
 from policy.results import ToolResult
 from policy.toolset import CallContext, FunctionTool, Tool
 from policy.vocabulary import Facet
@@ -118,7 +118,8 @@ class PodLogsArgs(WindowArgs):
         default=None,
         min_length=1,
         max_length=200,
-        description="Python regular expression a line must match",
+        description="regular expression (RE2 syntax: no lookaround or backreference) a line "
+        "must match",
     )
     previous: bool = Field(default=False, description="the previous (terminated) container")
     limit: int = Field(default=200, ge=1, le=2000)
@@ -127,10 +128,7 @@ class PodLogsArgs(WindowArgs):
     @classmethod
     def _regex(cls, value: str | None) -> str | None:
         if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"not a valid regular expression: {exc}") from None
+            line_pattern(value)  # raises ValueError naming what RE2 cannot read
         return value
 
     @model_validator(mode="after")
