@@ -83,7 +83,15 @@ def _redacted(value: Any) -> Any:
     as the scenario wrote them, the simulators' query log, the checks' expectations and
     error texts. A scenario that plants secrets must not find them kept here."""
     if isinstance(value, dict):
-        return {k: v if k in _ANSWERED else _redacted(v) for k, v in value.items()}
+        return {
+            k: v
+            if k in _ANSWERED
+            else _redacted(v)
+            if isinstance(v, dict | list)
+            # a scalar under a secret-like key ("password", "X-Api-Key") is blanked whole
+            else redact_obj({k: v})[k]
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_redacted(v) for v in value]
     return redact_obj(value)

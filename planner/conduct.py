@@ -145,7 +145,7 @@ async def answer_turn(
         # logs only): a workload-like name in the question is taken as the object rather
         # than dropped
         guess_names=bool(inventory.failed)
-        or bool(inventory.partial)
+        or any(n.env in (None, *(named or settings.envs)) for n in inventory.partial)
         or not any(i.env in (named or settings.envs) for i in inventory.items),
     )
     if context.unknown_envs and "env" not in context.explicit:
@@ -172,7 +172,9 @@ async def answer_turn(
     answer = investigation.answer
     answer.tool_calls = inventory.calls + answer.tool_calls
     # a list of names cut short: what the question names may be missing from it
-    answer.gaps.extend(Gap.of("scope", note) for note in inventory.partial)
+    answer.gaps.extend(
+        Gap.of("scope", note) for note in inventory.partial if note.env in (None, *context.envs)
+    )
     if knowledge is not None:
         # after the live facts, so supported_by indexes stay valid; never stored as observed
         answer.facts.extend(knowledge(turn.question, context.scope))

@@ -24,9 +24,12 @@ def md_text(text: str) -> str:
     last = 0
     flat = " ↵ ".join(part.strip() for part in text.splitlines() if part.strip())
     for match in _DATA_URL.finditer(flat):
+        url = match.group(0).rstrip(".,;:!?")
+        if url.endswith(")") and url.count("(") < url.count(")"):
+            url = url[:-1]  # "(see https://x/y)": the parenthesis is the sentence's
         out.append(_MD_SPECIAL.sub(r"\\\1", flat[last : match.start()]))
-        out.append(f"`{match.group(0)}`")
-        last = match.end()
+        out.append(f"`{url}`")
+        last = match.start() + len(url)
     out.append(_MD_SPECIAL.sub(r"\\\1", flat[last:]))
     return "".join(out)
 

@@ -28,26 +28,35 @@ Ordinary operational text ("ignored 3 duplicate events", "the bot user has no ac
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 NOTICE = "[text addressed to the assistant; not shown, not followed]"
 
 _OVERRIDE_VERB = (
-    r"(?:ignore|disregard|forget|override"
-    r"|игнорируй\w*|проигнорируй\w*|забудь\w*|не\s+обращай\w*\s+внимани\w*|отбрось\w*|отмени\w*)"
+    r"(?:ignore|disregard|forget|override|игнорируй\w*|проигнорируй\w*|забудь\w*"
+    r"|не\s+обращай\w*\s+внимани\w*\s+на|отбрось\w*)"
+)
+# what is overridden must be qualified as the earlier ones: "ignore lint rules" is a chore,
+# "ignore previous instructions" is not
+_EARLIER = (
+    r"(?:previous|prior|above|earlier|preceding|original|all|any|your|system"
+    r"|предыдущ\w*|прежн\w*|вышеуказанн\w*|выше|ранее|все|всё|свои|твои)"
 )
 _INSTRUCTIONS = (
-    r"(?:instructions?|rules|prompts?|directives?|guidelines|context|guardrails|system\s+message"
+    r"(?:instructions?|rules|prompts?|directives?|guidelines|context|guardrails|messages"
     r"|инструкци\w*|указани\w*|правил\w*|промпт\w*|ограничени\w*|контекст\w*)"
 )
+# words that name an AI assistant (not "bot" or "model": a deploy-bot, a data model)
 _ASSISTANT = (
-    r"(?:assistant|a\.?i\.?|llm|chat-?bot|bot|model|copilot|gpt|claude|infrabot"
-    r"|ассистент\w*|ии|нейросет\w*|бот\w*|модел\w*)"
+    r"(?:assistant|a\.?i\.?|llm|chat-?bot|copilot|gpt|claude|infrabot"
+    r"|ассистент\w*|ии|нейросет\w*|чат-?бот\w*)"
 )
 # orders about what the assistant tells, and about what it does
 _TELL = (
     r"(?:say|tell|respond|reply|answer|report|state|claim|conclude|confirm|hide|omit|mark"
+    r"|write|print|output"
     r"|скажи|ответь|сообщи|напиши|выведи|отметь|подтверди|скрой|считай|пиши|говори"
     r"|сказать|ответить|сообщить|написать|вывести|отметить|подтвердить|скрыть|считать)"
 )
@@ -58,45 +67,64 @@ _ACT = (
 _CUES = re.compile(
     "|".join(
         (
-            # an override: the verb, then within a few words the thing overridden
-            # (words apart by spaces: a name like `ignore-rules-sync` is not a sentence)
-            rf"\b{_OVERRIDE_VERB}\b(?:[ \t,]+[\w'’]+){{0,4}}?[ \t,]+{_INSTRUCTIONS}\b",
-            # a new role or mode
-            r"\byou\s+are\s+now\b|\bpretend\s+(?:to\s+be|you\s+are)\b|\bsystem\s+prompt\b"
+            # an override of the earlier instructions
+            rf"\b{_OVERRIDE_VERB}\s+(?:the\s+|my\s+|о\s+)?{_EARLIER}\s+(?:[\w'’]+\s+){{0,3}}?"
+            rf"{_INSTRUCTIONS}\b",
+            rf"\b{_OVERRIDE_VERB}\s+(?:\w+\s+){{0,2}}?{_INSTRUCTIONS}\s+(?:выше|ранее|above|before"
+            r"|earlier)\b",
+            r"\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:above|before"
+            r"|previous|prior|you\s+(?:were|have\s+been)\s+told)\b"
+            r"|\b(?:ignore|disregard)\s+the\s+above\b"
+            r"|\b(?:забудь|игнорируй|проигнорируй)\w*\s+(?:всё|все|то),?\s+что\s+(?:тебе|вам)\b",
+            # a new role for the assistant
+            r"\byou\s+are\s+now\s+(?:an?\s+|the\s+|my\s+|dan\b|free\b|unrestricted\b"
+            r"|no\s+longer\b|in\s+\w+\s+mode\b)"
+            r"|\bpretend\s+(?:to\s+be|you\s+are)\b"
             r"|\bact\s+as\s+(?:if\s+)?(?:an?\s+)?(?:admin\w*|root|system|unrestricted|dan)\b"
-            r"|\bdeveloper\s+mode\b|\bjailbreak\b|\bnew\s+instructions?\b"
-            r"|\bты\s+теперь\b|\bпредставь,?\s+что\s+ты\b|\bсистемн\w*\s+промпт\w*"
-            r"|\bнов\w*\s+инструкци\w*",
+            r"|\b(?:new|real|actual|updated)\s+(?:system\s+prompt|instructions?)\s*:"
+            r"|\bdeveloper\s+mode\b[^.\n]{0,40}[.!:]\s*(?:output|print|reveal|show|ignore|disable)\b"
+            r"|\bты\s+теперь\b|\bпредставь,?\s+что\s+ты\b|\bнов\w*\s+инструкци\w*\s*:",
             # chat-template markers
             r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[/?INST\]|<<SYS>>"
-            r"|#{2,}\s*(?:system|instruction|assistant)\b"
-            r"|(?m:^[ \t]*(?:system|assistant)[ \t]*:[ \t]+\S)",
-            # the assistant addressed (a vocative: "AI, say...", "бот: удали...")
-            rf"\b{_ASSISTANT}[ \t]*[,:!—][ \t]+(?:please\W+|пожалуйста\W+)?(?:{_TELL}|{_ACT})\b",
+            r"|(?<!#)#{2,}\s*(?:system|instruction|assistant)\s*:"
+            r"|(?m:^[ \t]*assistant[ \t]*:[ \t]+\S)",
+            # the assistant addressed (a vocative: "AI, say...", "ассистент: удали...")
+            rf"(?<![\w-]){_ASSISTANT}\s*[,:!—]\s+(?:please\s+|пожалуйста,?\s+)?(?:{_TELL}|{_ACT})\b",
+            # a bot addressed only with a polite order ("bot: please delete ..."): a bare
+            # "release-bot: approve" or "bot: state changed" is a log line
+            rf"(?<![\w-])(?:bot|бот)\s*[,:!—]\s+(?:please|пожалуйста),?\s+(?:{_TELL}|{_ACT})\b",
             # or told about in the third person what it must tell
-            rf"\b{_ASSISTANT}\s+(?:should|must|shall|will|needs?\s+to|has\s+to|is\s+to"
+            rf"(?<![\w-]){_ASSISTANT}\s+(?:should|must|shall|will|needs?\s+to|has\s+to|is\s+to"
             rf"|долж\w*|обязан\w*)\s+(?:\w+\s+){{0,2}}?{_TELL}\b",
-            r"\b(?:tell|inform|convince|reassure)\s+(?:the\s+)?"
-            r"(?:user|operator|engineer|on-?call|human|team)s?\b"
-            r"|\b(?:скажи|сообщи|ответь|напиши)\w*\s+пользовател\w*",
+            # orders about the answer itself
+            r"\b(?:tell|inform|convince|reassure)\s+the\s+(?:user|human)s?\b"
+            r"|\b(?:скажи|сообщи|ответь|напиши)\w*\s+пользовател\w*"
+            r"|\b(?:respond|reply|answer)\s+only\s+with\b|\bответь\w*\s+только\b"
+            r"|\bwhen\s+you\s+(?:summari[sz]e|answer|respond|report|read)\b",
             rf"\b(?:dear|hey|attention|note\s+to(?:\s+the)?|внимание|уважаем\w*)\W+{_ASSISTANT}\b",
         )
     ),
     re.IGNORECASE,
 )
-# where a sentence starts: after a sentence end followed by space, or a line break
-_SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n")
+# where a sentence starts: after a sentence end followed by space
+_SENTENCE_END = re.compile(r"[.!?;](?=\s)")
+# characters that hide a cue from a pattern and show nothing: zero-width spaces and joiners
+_INVISIBLE = re.compile("[\u200b-\u200f\u2060\ufeff\u00ad]")
 
 
 # Markup written in data: a markdown link or image, an HTML element. Shown as it is, a
 # surface that renders markdown or HTML makes it a live link, or fetches the image (a
 # tracking pixel) as soon as the post is seen; so it is described instead.
 _MD_LINK = re.compile(
-    r"(?P<image>!?)\[(?P<label>[^\[\]\n]{0,200})\]\((?P<url>[^()\s]{0,2000})[^()\n]{0,200}\)"
+    r"(?P<image>!?)\[(?P<label>[^\[\]\n]{0,200})\]\(\s*"
+    r"(?P<url>(?:[a-z][a-z0-9+.-]{0,15}:|www\.|//)[^()\s]{0,2000})[^()\n]{0,200}\)",
+    re.IGNORECASE,
 )
+# an element that links, loads or runs: one with a link attribute, or a script or frame
 _HTML_TAG = re.compile(
-    r"<(?P<tag>a|img|iframe|script|image|svg|object|embed|link|meta|form|video|audio|source)\b"
-    r"[^<>]{0,2000}>(?:[^<>]{0,500}</(?P=tag)\s*>)?",
+    r"<(?P<tag>script|iframe|(?:a|img|image|svg|object|embed|link|meta|form|video|audio"
+    r"|source)(?=[^<>]{0,2000}\b(?:href|src|srcset|action|data|on\w+)\s*=))"
+    r"\b[^<>]{0,2000}>(?:[^<>]{0,500}</(?P=tag)\s*>)?",
     re.IGNORECASE,
 )
 _TAG_URL = re.compile(r"""(?:href|src|action|data)\s*=\s*["']?(?P<url>[^"'\s>]+)""", re.IGNORECASE)
@@ -132,29 +160,46 @@ def describe_markup(text: str) -> str:
     return text
 
 
+def _normal(text: str) -> str:
+    """What a pattern reads: full-width and other compatibility forms folded (NFKC),
+    invisible characters dropped, every space a plain one."""
+    folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+    return "".join(" " if ch.isspace() and ch not in "\n" else ch for ch in folded)
+
+
 def addressed(text: str) -> bool:
     """True when `text` carries an instruction to the assistant."""
-    return bool(text) and _CUES.search(text) is not None
+    return bool(text) and _CUES.search(_normal(text)) is not None
 
 
 def describe(text: str) -> str:
-    """`text` up to the sentence that addresses the assistant, then NOTICE: that sentence
-    and everything after it (the rest of what it wrote) are not shown. Idempotent."""
+    """`text` with each line that addresses the assistant cut at the sentence of the cue
+    (a label before it, "pod x/app: ", is kept) and NOTICE in its place: the rest of that
+    line (what the instruction goes on to ask) is not shown; other lines are kept as
+    they are. Idempotent."""
     if not text:
         return text
     text = describe_markup(text)
-    cue = _CUES.search(text)
-    if cue is None:
+    if _CUES.search(_normal(text)) is None:
         return text
-    start = 0
-    for end in _SENTENCE_END.finditer(text, 0, cue.start()):
-        start = end.end()
-    # within the sentence, a label before the cue ("pod x/app: ", "message - ") is ours
-    label = max(text.rfind(": ", start, cue.start()), text.rfind(" - ", start, cue.start()))
-    if label >= 0:
-        start = label + 2
-    kept = text[:start].rstrip()
-    return f"{kept} {NOTICE}" if kept else NOTICE
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        normal = _normal(line)
+        cue = _CUES.search(normal)
+        if cue is None:
+            continue
+        start = 0
+        for end in _SENTENCE_END.finditer(normal, 0, cue.start()):
+            start = end.end()
+        # within the sentence, a label before the cue ("pod x/app: ", "message - ") is ours
+        label = max(normal.rfind(": ", start, cue.start()), normal.rfind(" - ", start, cue.start()))
+        if label >= 0:
+            start = label + 2
+        kept = normal[:start].rstrip()
+        lines[i] = f"{kept} {NOTICE}" if kept else NOTICE
+    joined = "\n".join(lines)
+    # a cue split over two lines ("ignore previous\ninstructions"): nothing of it is kept
+    return NOTICE if _CUES.search(_normal(joined.replace("\n", " "))) else joined
 
 
 def describe_obj(value: Any) -> Any:

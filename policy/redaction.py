@@ -39,9 +39,7 @@ _RUN_RE = re.compile(r"(?:\[REDACTED\]){2,}")
 # nothing word-like after it (so `secretName`, `token-service`, `tokenizer` are not keys).
 _SECRET_WORD = (
     r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|signing[_-]?key|account[_-]?key|credentials?|(?:client[_-]?)?key[_-]?data"
-    # session cookies: `sessionid=`, `PHPSESSID=`, `JSESSIONID=`, `sid=`
-    r"|sess(?:ion)?(?:[_-]?id)?|sid)"
+    r"|private[_-]?key|signing[_-]?key|account[_-]?key|credentials?|(?:client[_-]?)?key[_-]?data)"
 )
 _KEY_SUFFIX = r"(?:[_-]?(?:key|id|value|access[_-]?key|hash))?"
 _SECRET_KEY = rf"[\w.-]{{0,40}}?{_SECRET_WORD}{_KEY_SUFFIX}"
@@ -100,7 +98,16 @@ _INLINE_TOKEN_RE = re.compile(
     r"(?<![\w.-])(?P<key>(?:[\w.]{0,20}[_-])?(?:token|api[_-]?key|apikey|access[_-]?key"
     r"|private[_-]?key|client[_-]?secret|secret[_-]?key|passphrase))(?![\w-])"
     r"(?P<sep>[ \t]*:[ \t]*)(?!\[REDACTED\])"
-    r"(?P<value>(?=[\w.~+/=-]*\d)(?=[\w.~+/=-]*[A-Za-z])[\w.~+/=-]{8,}+)",
+    r"(?P<value>(?!\d{4}-\d\d-\d\d)(?![a-z0-9]+(?:-[a-z0-9]+)+(?![\w.~+/=]))"
+    r"(?=[\w.~+/=-]*\d)(?=[\w.~+/=-]*[A-Za-z])[\w.~+/=-]{8,}+)",
+    re.IGNORECASE,
+)
+# a session cookie outside a Cookie header: `sessionid=`, `PHPSESSID=`, `JSESSIONID=`,
+# `sid=`, with a value that looks like one (12 or more characters, letters and digits), so
+# "session=closed" and "ORACLE_SID=ORCL" are kept
+_SESSION_RE = re.compile(
+    r"(?<![\w.-])(?P<key>(?:php|j|asp\.net_|connect\.)?sess(?:ion)?(?:[_-]?id)?|sid|_session)"
+    r"(?P<sep>=)(?P<value>(?=[\w%.~+/-]*\d)(?=[\w%.~+/-]*[A-Za-z])[\w%.~+/-]{12,}+)",
     re.IGNORECASE,
 )
 # CLI flags: --db-password Q7rx2, --api-token=..., --client-secret x
@@ -161,9 +168,11 @@ _TOKEN_RES = (
 # family glued (`-pSECRET`; a spaced `-p NAME` names a database), sshpass and `docker login`
 # glued or spaced. Arguments between the command and the flag are bounded.
 _COMMAND_FLAG_RE = re.compile(
-    r"\b(?:(?:mysql|mysqldump|mysqladmin|mysqlsh|mariadb(?:-dump)?)(?:[ \t]+\S+){0,12}?[ \t]+-p"
+    r"\b(?:(?:mysql|mysqldump|mysqladmin|mysqlsh|mariadb(?:-dump)?)(?:[ \t]+[^\s;&|<>]+){0,12}?"
+    r"[ \t]+-p"
     r"|sshpass[ \t]+-p[ \t]*"
-    r"|(?:docker|podman|nerdctl|helm[ \t]+registry)[ \t]+login(?:[ \t]+\S+){0,8}?[ \t]+-p[ \t]*)"
+    r"|(?:docker|podman|nerdctl|helm[ \t]+registry)[ \t]+login(?:[ \t]+[^\s;&|<>]+){0,8}?"
+    r"[ \t]+-p[ \t]*)"
     r"(?P<value>(?!\[REDACTED\])(?:'[^'\r\n]*'|\"[^\"\r\n]*\"|[^\s'\"]+))"
 )
 # Go's MySQL driver DSN: user:password@tcp(host:3306)/db, no scheme in front.
@@ -171,7 +180,7 @@ _GO_DSN_RE = re.compile(
     r"(?<![\w/:.-])[\w.-]{1,64}:(?P<value>[^\s@/:'\"]{1,256})@(?:tcp|udp|unix)\("
 )
 # A map printed by Go's fmt (`map[DB_PASSWORD:x API_KEY:y]`), as controllers print a Secret.
-_GO_MAP_RE = re.compile(r"map\[(?P<body>(?:[^\[\]\r\n]|\[REDACTED\]){1,4000}+)\]")
+_GO_MAP_RE = re.compile(r"map\[(?P<body>(?:[^\[\]\r\n]|\[[\d ]*\]|\[REDACTED\])++)\]")
 # Sentry DSNs: the key is the userinfo, https://<32 hex>@o1.ingest.sentry.io/2
 _KEY_USERINFO_RE = re.compile(r"(?P<scheme>://)[0-9a-f]{32}(?::[0-9a-f]{32})?@")
 # Webhook URLs whose path is the secret: keep the host and the fixed part of the path.
@@ -227,7 +236,9 @@ def _query_replacer(keep_query_hosts: frozenset[str]) -> Callable[[re.Match[str]
             # our own link keeps its query, but a link inside it (a search for a URL) is
             # judged by its own host
             return url[: mark + 1] + _URL_RE.sub(replace, query)
-        stripped = query.rstrip(_TRAILING_PUNCT)
+        # trailing punctuation is the sentence's, not the query's ("...?a=1)."), but the
+        # bracket closing an earlier [REDACTED] is the query's
+        stripped = query if query.endswith(REDACTED) else query.rstrip(_TRAILING_PUNCT)
         if not stripped or query.startswith(REDACTED):
             return url
         return f"{url[:mark]}?{REDACTED}{query[len(stripped) :]}"
@@ -240,11 +251,13 @@ def _webhook(match: re.Match[str]) -> str:
 
 
 def _go_map(match: re.Match[str]) -> str:
+    # a []byte value prints as "[104 117 ...]": its spaces are not between pairs
+    body = re.sub(r"\[[\d ]*\]", lambda m: m.group(0).replace(" ", "\0"), match.group("body"))
     pairs = []
-    for pair in match.group("body").split(" "):
+    for pair in body.split(" "):
         key, colon, value = pair.partition(":")
         secret = colon and value and value != REDACTED and is_secret_key(key)
-        pairs.append(f"{key}:{REDACTED}" if secret else pair)
+        pairs.append(f"{key}:{REDACTED}" if secret else pair.replace("\0", " "))
     return f"map[{' '.join(pairs)}]"
 
 
@@ -284,6 +297,7 @@ def _one_pass(text: str, keep_query_hosts: frozenset[str], depth: int) -> str:
     out = _LINE_KV_RE.sub(_replace_value, out)
     out = _INLINE_PASSWORD_RE.sub(_replace_value, out)
     out = _INLINE_TOKEN_RE.sub(_replace_value, out)
+    out = _SESSION_RE.sub(_replace_value, out)
     out = _FLAG_RE.sub(_replace_value, out)
     out = _SCHEME_RE.sub(_replace_value, out)
     out = _COMMAND_FLAG_RE.sub(_replace_value, out)
@@ -317,10 +331,11 @@ _ESCAPE_RE = re.compile(r"%[0-9A-Fa-f]{2}")
 # what stays literal when a decoded run is encoded again: the URL's own structure
 _URL_SAFE = "/:?#[]@!$&'()*+,;=-._~"
 # a base64 or base64url token: 16 characters or more, whole (not inside a longer word)
-_BASE64_RE = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{16,}+={0,2}+(?![A-Za-z0-9+/_=-])")
+_BASE64_RE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}+={0,2}+(?![A-Za-z0-9+/_=-])")
 _MAX_BASE64 = 65536
 # what a decoded `user:password` pair looks like (a docker `auth`, a Basic credential)
 _CREDENTIAL_PAIR_RE = re.compile(r"[\w.@+-]{1,64}:[^\s:]{4,256}")
+_CREDENTIAL_WORDS = ("auth", "basic", "cred", "login", "pass", "secret")
 
 
 def _decoded_replacer(
@@ -347,7 +362,12 @@ def _base64_replacer(depth: int) -> Callable[[re.Match[str]], str]:
         text = _base64_text(token)
         if text is None:
             return token
-        if _CREDENTIAL_PAIR_RE.fullmatch(text) or _redact(text, frozenset(), depth - 1) != text:
+        if _redact(text, frozenset(), depth - 1) != text:
+            return REDACTED
+        # "user:password" decoded only counts where the text says credential (a docker
+        # `auth`, a Basic value): base64 of "Pipeline:4821" is a GraphQL id
+        before = match.string[max(0, match.start() - 24) : match.start()].lower()
+        if _CREDENTIAL_PAIR_RE.fullmatch(text) and any(w in before for w in _CREDENTIAL_WORDS):
             return REDACTED
         return token
 
@@ -474,4 +494,12 @@ class RedactingFilter(logging.Filter):
             message = f"{record.msg} {record.args}"
         record.msg = redact(message)
         record.args = None
+        if record.exc_info:
+            # the traceback is formatted after the filters: format it now, redacted
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        elif record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
         return True

@@ -4,6 +4,7 @@ that is not an object) must make that field empty, never stop the listener."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,9 +20,11 @@ def millis(value: Any) -> int:
     """A post time in milliseconds since the epoch; 0 for anything that is not one."""
     if isinstance(value, bool):
         return 0
-    if isinstance(value, int | float):
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and math.isfinite(value):
         number = int(value)
-    elif isinstance(value, str) and value.strip().isdigit():
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         number = int(value.strip()[:16])
     else:
         return 0

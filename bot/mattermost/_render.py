@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from planner.answer import Answer
-from planner.render import render_markdown
+from planner.render import md_text, render_markdown
 
 LONG_ANSWER_CHARS = 12_000
 REPORT_NAME = "infrabot-report.md"
@@ -40,7 +40,7 @@ def render_reply(answer: Answer, *, limit: int = LONG_ANSWER_CHARS) -> RenderedR
         return RenderedReply(full)
     short = quiet_mentions(render_markdown(answer, max_facts=5))
     if len(short) > limit - 300:
-        short = quiet_mentions(f"**{answer.summary[: limit // 2]}**\n")
+        short = quiet_mentions(f"**{md_text(answer.summary[: limit // 2])}**\n")
     note = (
         f"\n_The answer is long: the full report ({len(answer.facts)} facts, "
         f"{len(answer.gaps)} gaps, {len(answer.tool_calls)} tool calls) is attached as "

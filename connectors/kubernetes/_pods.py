@@ -112,7 +112,8 @@ def _memory_limits(pod: dict[str, Any]) -> dict[str, str]:
     for c in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
         if not isinstance(c, dict):
             continue
-        limits = (c.get("resources") or {}).get("limits") or {}
+        resources = c.get("resources")
+        limits = resources.get("limits") if isinstance(resources, dict) else None
         if isinstance(limits, dict) and limits.get("memory") is not None:
             out[str(c.get("name"))] = str(limits["memory"])
     return out
