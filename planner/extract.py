@@ -6,16 +6,20 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# Bounded work on any input: the spaces around a separator are read once (`\s*+`), and the
+# ending of a Russian word is at most 12 letters (a word with no \b before it is tried again
+# at each repetition of it, each try reading to the end of the run: quadratic).
 RX_REQUEST_ID_LABELLED = re.compile(
-    r"(?:request[_\s-]?id|req[_-]?id|x-request-id|rid|реквест\w*)\s*[:=#]?\s*([A-Za-z0-9-]{8,64})",
+    r"(?:request[_\s-]?id|req[_-]?id|x-request-id|rid|реквест\w{0,12})\s*+[:=#]?\s*"
+    r"([A-Za-z0-9-]{8,64})",
     re.I,
 )
 RX_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 RX_HEX32 = re.compile(r"\b[0-9a-f]{32}\b", re.I)
 RX_SHA40 = re.compile(r"\b[0-9a-f]{40}\b", re.I)
-RX_SHA_LABELLED = re.compile(r"(?:commit|коммит\w*|sha)\s*[:#]?\s*([0-9a-f]{7,40})\b", re.I)
-RX_JOB = re.compile(r"(?:job|джоб\w*|джоба|задани\w*)\s*[:#]?\s*#?(\d{3,12})\b", re.I)
-RX_PIPELINE = re.compile(r"(?:pipeline|пайплайн\w*)\s*[:#]?\s*#?(\d{2,12})\b", re.I)
+RX_SHA_LABELLED = re.compile(r"(?:commit|коммит\w{0,12}|sha)\s*+[:#]?\s*([0-9a-f]{7,40})\b", re.I)
+RX_JOB = re.compile(r"(?:job|джоб\w{0,12}|джоба|задани\w{0,12})\s*+[:#]?\s*#?(\d{3,12})\b", re.I)
+RX_PIPELINE = re.compile(r"(?:pipeline|пайплайн\w{0,12})\s*+[:#]?\s*#?(\d{2,12})\b", re.I)
 RX_HTTP = re.compile(r"(?<![\d.:/-])([1-5]\d\d|[1-5]xx)(?![\d.:/-])", re.I)
 RX_HOST = re.compile(
     r"\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|ru|dev|local|internal|example"
@@ -31,9 +35,20 @@ RX_PROMQL = re.compile(
     re.I,
 )
 RX_PROMQL_WORD = re.compile(r"\b(?:promql|prometheus|metricsql)\b", re.I)
-# an expression: a function call or a selector, with what follows it
-RX_INLINE_EXPR = re.compile(r"(?<![\w.-])(?P<q>[a-zA-Z_:][\w:]*\s*(?:\(|\{).*)$", re.S)
-RX_BACKTICK_PROMQL = re.compile(r"`(?P<q>[^`]*[a-zA-Z_:][\w:]*\s*[{(\[][^`]*)`")
+# an expression: a function call or a selector, with what follows it. It may start at the
+# first place in a run of [\w:] not after a word character, dot or dash; every place in
+# one run has the same end of run, so the match is tried once per run, from the run's
+# start, up to that first place (atomic): a try at each ":" would be quadratic.
+RX_INLINE_EXPR = re.compile(
+    r"(?<![\w:])(?:(?<![.-])(?=[a-zA-Z_:])|(?>[\w:]*?(?<=:)(?=[a-zA-Z_:])))"
+    r"(?P<q>[a-zA-Z_:][\w:]*\s*(?:\(|\{).*)$",
+    re.S,
+)
+# in backticks, text with a name before "{", "(" or "[": the first such name of each run
+# decides (atomic), so no run is read twice
+RX_BACKTICK_PROMQL = re.compile(
+    r"`(?P<q>(?>[^`]*?(?<![\w:])(?>[\w:]*?[a-zA-Z_:])[\w:]*+\s*+[{(\[])[^`]*+)`"
+)
 # "найди в логах X", "search the logs for X", "grep logs for X"
 RX_LOG_QUERY = re.compile(
     r"(?:найди|поищи|ищи|grep|search|find)\s+(?:во?\s+)?(?:все[хм]?\s+|the\s+|all\s+)?"
@@ -46,7 +61,7 @@ RX_LOG_QUERY = re.compile(
 RX_IPV4 = re.compile(
     r"(?<![\d.])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(?![\d.])"
 )
-RX_PORT_WORD = re.compile(r"(?:\bport\b|\bпорт\w*)\s*[:#]?\s*(\d{1,5})\b", re.I)
+RX_PORT_WORD = re.compile(r"(?:\bport\b|\bпорт\w*)\s*+[:#]?\s*(\d{1,5})\b", re.I)
 # Bounded work on any input: a pattern with nested repetition (labels of a host name) is
 # only ever run on one run of host characters at most a host name long; the runs are
 # found by a pattern that starts only where a run starts, so each character is read once.
@@ -113,7 +128,7 @@ def _promql(text: str) -> str | None:
         if m is not None:
             query = m.group("q").strip().strip("`")
             # an expression has a metric selector or a function call; "promql please" is not
-            if re.search(r"[\w:]+\s*[{(\[]", query):
+            if re.search(r"(?<![\w:])[\w:]+\s*[{(\[]", query):  # from a run's start: linear
                 return query
     if RX_PROMQL_WORD.search(text) and (m := RX_INLINE_EXPR.search(text)):
         # "run this PromQL in <env> and tell me the value: <expression>": the words name a

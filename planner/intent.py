@@ -70,10 +70,16 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
         (r"\bready\b|готов[аыо]?\b|были ли готовы", 0.5),
     ],
     "node_health": [
-        (r"retransmit\w*|ретрансмит\w*|softnet|squeez\w*|\bnic\b|сетев\w+ (?:проблем|ошибк)\w*", 3),
+        # a word ending at most 12 letters long: unbounded, a text repeating "сетев" would
+        # read the rest of its run at each repetition (quadratic)
+        (
+            r"retransmit\w*|ретрансмит\w*|softnet|squeez\w*|\bnic\b"
+            r"|сетев\w{1,12} (?:проблем|ошибк)\w*",
+            3,
+        ),
     ],
     "traffic": [
-        (r"\brps\b|\bqps\b|requests? per second|request rate|запрос\w* в секунду", 3),
+        (r"\brps\b|\bqps\b|requests? per second|request rate|запрос\w{0,12} в секунду", 3),
         (r"\btraffic\b|трафик\w*|нагрузк\w*|\bload\b|сколько запросов|how many requests", 2),
     ],
     "latency": [

@@ -64,13 +64,21 @@ _ACT = (
     r"(?:run|execute|delete|scale|restart|approve|rollback|drain"
     r"|выполни|удали|запусти|перезапусти|откати)"
 )
+# every cue starts with a word of two or more characters beginning with one of these
+# letters, a marker's bracket, a run of "#", or indented at a line's start: any other place
+# is refused by one look, not by each alternative in turn (a long run of spaces, letters
+# or punctuation is read in linear time with a small constant); keep it in step with the
+# cues
+_CUE_START = r"(?=\b[abcdfghilnoprtuwyабвзинопстуч]\w|[<\[]|(?<!#)##|(?m:^[ \t]++a))"
 _CUES = re.compile(
-    "|".join(
+    _CUE_START
+    + "(?:"
+    + "|".join(
         (
             # an override of the earlier instructions
-            rf"\b{_OVERRIDE_VERB}\s+(?:the\s+|my\s+|о\s+)?{_EARLIER}\s+(?:[\w'’]+\s+){{0,3}}?"
+            rf"\b{_OVERRIDE_VERB}\s++(?:the\s+|my\s+|о\s+)?{_EARLIER}\s++(?:[\w'’]+\s+){{0,3}}?"
             rf"{_INSTRUCTIONS}\b",
-            rf"\b{_OVERRIDE_VERB}\s+(?:\w+\s+){{0,2}}?{_INSTRUCTIONS}\s+(?:выше|ранее|above|before"
+            rf"\b{_OVERRIDE_VERB}\s++(?:\w+\s+){{0,2}}?{_INSTRUCTIONS}\s++(?:выше|ранее|above|before"
             r"|earlier)\b",
             r"\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:above|before"
             r"|previous|prior|you\s+(?:were|have\s+been)\s+told)\b"
@@ -103,7 +111,8 @@ _CUES = re.compile(
             r"|\bwhen\s+you\s+(?:summari[sz]e|answer|respond|report|read)\b",
             rf"\b(?:dear|hey|attention|note\s+to(?:\s+the)?|внимание|уважаем\w*)\W+{_ASSISTANT}\b",
         )
-    ),
+    )
+    + ")",
     re.IGNORECASE,
 )
 # where a sentence starts: after a sentence end followed by space
@@ -162,14 +171,30 @@ def describe_markup(text: str) -> str:
 
 def _normal(text: str) -> str:
     """What a pattern reads: full-width and other compatibility forms folded (NFKC),
-    invisible characters dropped, every space a plain one."""
+    invisible characters dropped, every space a plain one (ASCII text is read as it is)."""
+    if text.isascii():
+        return text
     folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
-    return "".join(" " if ch.isspace() and ch not in "\n" else ch for ch in folded)
+    return _SPACE.sub(" ", folded)
+
+
+_SPACE = re.compile(r"[^\S\n]")
+
+
+def _may_hold_a_cue(normal: str) -> bool:
+    """Every cue has a space or a marker's bracket: a name, an id or a number has none
+    (most strings of a tool result), and is not searched."""
+    return " " in normal or "<" in normal or "[" in normal or "\n" in normal or "\t" in normal
+
+
+def _cue(text: str) -> re.Match[str] | None:
+    normal = _normal(text)
+    return _CUES.search(normal) if _may_hold_a_cue(normal) else None
 
 
 def addressed(text: str) -> bool:
     """True when `text` carries an instruction to the assistant."""
-    return bool(text) and _CUES.search(_normal(text)) is not None
+    return bool(text) and _cue(text) is not None
 
 
 def describe(text: str) -> str:
@@ -180,7 +205,7 @@ def describe(text: str) -> str:
     if not text:
         return text
     text = describe_markup(text)
-    if _CUES.search(_normal(text)) is None:
+    if _cue(text) is None:
         return text
     lines = text.split("\n")
     for i, line in enumerate(lines):
@@ -199,17 +224,26 @@ def describe(text: str) -> str:
         lines[i] = f"{kept} {NOTICE}" if kept else NOTICE
     joined = "\n".join(lines)
     # a cue split over two lines ("ignore previous\ninstructions"): nothing of it is kept
-    return NOTICE if _CUES.search(_normal(joined.replace("\n", " "))) else joined
+    return NOTICE if _cue(joined.replace("\n", " ")) else joined
 
 
 def describe_obj(value: Any) -> Any:
-    """`describe` every string of a structure (dicts, lists, tuples), keys kept."""
-    if isinstance(value, str):
-        return describe(value)
-    if isinstance(value, Mapping):
-        return {key: describe_obj(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [describe_obj(item) for item in value]
-    if isinstance(value, tuple):
-        return tuple(describe_obj(item) for item in value)
-    return value
+    """`describe` every string of a structure (dicts, lists, tuples), keys kept; a string
+    repeated through the structure (a namespace, a node) is read once."""
+    seen: dict[str, str] = {}
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            done = seen.get(item)
+            if done is None:
+                done = seen[item] = describe(item)
+            return done
+        if isinstance(item, Mapping):
+            return {key: walk(v) for key, v in item.items()}
+        if isinstance(item, list):
+            return [walk(v) for v in item]
+        if isinstance(item, tuple):
+            return tuple(walk(v) for v in item)
+        return item
+
+    return walk(value)

@@ -230,7 +230,9 @@ def request_key(access: dict[str, Any], layout: Layout = DEFAULT) -> RequestKey 
     )
 
 
-_ADDRESS_RE = re.compile(r"\[?[0-9A-Fa-f.:]+\]?:\d+")
+# an address starts where a run of its characters starts (or at its "["): a start inside
+# the run would scan the same run again, quadratic on a long one
+_ADDRESS_RE = re.compile(r"(?:\[|(?<![0-9A-Fa-f.:]))[0-9A-Fa-f.:]+\]?:\d+")
 
 
 def addresses(value: Any) -> frozenset[str]:

@@ -17,7 +17,7 @@ from typing import Any
 _DATE_RE = re.compile(
     r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|z|[+-]\d{2}:?\d{2})?$"
 )
-_NUMBER_RE = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_NUMBER_RE = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")  # one digit split
 _TOKEN_RE = re.compile(r"\w+(?:\.\w+)*")
 
 

@@ -16,7 +16,7 @@ _KEY = r"[A-Za-z0-9][-A-Za-z0-9_./]*"
 _VALUE = r"[-A-Za-z0-9_.]*"
 _SET_RE = re.compile(rf"^\s*({_KEY})\s+(in|notin)\s*\(([^)]*)\)\s*$")
 _EQ_RE = re.compile(rf"^\s*({_KEY})\s*(==|=|!=)\s*({_VALUE})\s*$")
-_EXISTS_RE = re.compile(rf"^\s*(!?)\s*({_KEY})\s*$")
+_EXISTS_RE = re.compile(rf"^\s*+(!?)\s*({_KEY})\s*$")  # possessive: linear on spaces
 
 
 class SelectorError(ValueError):
