@@ -132,3 +132,39 @@ async def test_a_secret_a_source_returned_reaches_no_model_workspace_or_answer()
         assert stored is not None and SECRET not in stored.model_dump_json(exclude={"raw"})
     assert any("db connect failed" in f.text for f in outcome.answer.facts)
     assert SECRET not in outcome.answer.model_dump_json()
+
+
+async def test_every_corpus_secret_and_instruction_in_any_tool_output_is_cleaned() -> None:
+    """What any tool returns (a connector today, an MCP server's result tomorrow: all go
+    through the same wrapper) comes back with no corpus secret, in its facts, attributes,
+    warnings or error, and with instructions to the assistant described."""
+    from policy.hostile import NOTICE
+    from policy.results import Coverage, ResultFact, ToolResult
+    from tests.hostile_corpus import PAYLOADS
+    from tests.secrets_corpus import CORPUS
+    from tests.unit.test_redaction_corpus import leaks
+
+    texts = [t for _, t, _ in CORPUS] + [t for _, t, _ in PAYLOADS]
+
+    async def run(args: BaseModel, context: CallContext) -> ToolResult:
+        return ToolResult(
+            tool="mcp.anything",
+            status="error",
+            scope=Scope(env="dc-a"),
+            error=" | ".join(t for _, t, _ in CORPUS[:40]),
+            warnings=[t for _, t, _ in CORPUS[40:]],
+            coverage=Coverage(source="mcp"),
+            facts=[
+                ResultFact(text=t, kind="app.log", source="mcp", attrs={"message": t})
+                for t in texts
+            ],
+        )
+
+    tool = make_tool("mcp.anything", EnvArgs, agent(["app.log"], "logs"), ENVS, run)
+    result = await RedactingToolset(ToolSet([tool])).call("mcp.anything", {"env": "dc-a"}, ctx())
+    shown = result.model_dump_json()
+    for _, text, secret in CORPUS:
+        assert not leaks(secret, text, shown), secret
+    for _, _, echo in PAYLOADS:
+        assert echo.lower() not in shown.lower(), echo
+    assert NOTICE in shown
