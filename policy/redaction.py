@@ -275,7 +275,14 @@ def redact(text: str, keep_query_hosts: frozenset[str] = frozenset()) -> str:
     return _redact(text, keep_query_hosts, _DEPTH)
 
 
+# every rule needs one of these characters, or 16 characters in a row (a bare token);
+# a short name ("service-a", "payments") has none, and is not read by every rule
+_RULE_CHARS = frozenset("=:@%/ \t\n\r")
+
+
 def _redact(text: str, keep_query_hosts: frozenset[str], depth: int) -> str:
+    if len(text) < 16 and _RULE_CHARS.isdisjoint(text):
+        return text
     out = text
     for _ in range(_MAX_PASSES):
         again = _one_pass(out, keep_query_hosts, depth)
