@@ -47,7 +47,7 @@ from planner.workspace import TurnWorkspace
 from policy.facts import RelationKind
 from policy.gaps import GapNote, GapReason
 from policy.hostile import describe, describe_obj
-from policy.redaction import redact, redact_obj
+from policy.redaction import redact_memo, redact_obj
 from policy.results import ToolResult
 from policy.scope import Scope
 from policy.toolset import CallContext, Toolset
@@ -102,7 +102,7 @@ async def answer_turn(
     keep = settings.investigation.keep_query_hosts
     if len(turn.question) > MAX_QUESTION_CHARS:
         return _leave(_too_long(turn), keep)
-    gate = RedactingToolset(gate, keep)
+    gate = redacting = RedactingToolset(gate, keep)
     # a question that names its environments needs only their names listed
     named = envs_named(turn.question, settings.envs, settings.env_aliases)
     inventory = await _read_inventory(turn, gate, settings, inventory_cache, only=named)
@@ -150,13 +150,13 @@ async def answer_turn(
     )
     if context.unknown_envs and "env" not in context.explicit:
         answer = _unknown_env_answer(turn, context, settings.envs)
-        return _leave(TurnOutcome(answer, context, None, inventory.calls), keep)
+        return _leave(TurnOutcome(answer, context, None, inventory.calls), keep, redacting.memo)
     start, _ = context.scope.time.bounds(turn.now)
     if start > turn.now:
         # nothing can have been observed yet: reading would only produce empty "complete"
         # reads that look like proof of absence
         answer = _future_answer(turn, context, start)
-        return _leave(TurnOutcome(answer, context, None, inventory.calls), keep)
+        return _leave(TurnOutcome(answer, context, None, inventory.calls), keep, redacting.memo)
     investigation = await investigate(
         turn,
         context,
@@ -178,20 +178,30 @@ async def answer_turn(
     if knowledge is not None:
         # after the live facts, so supported_by indexes stay valid; never stored as observed
         answer.facts.extend(knowledge(turn.question, context.scope))
-    return _leave(TurnOutcome(answer, context, investigation, inventory.calls), keep)
+    return _leave(
+        TurnOutcome(answer, context, investigation, inventory.calls), keep, redacting.memo
+    )
 
 
-def _leave(outcome: TurnOutcome, keep_query_hosts: frozenset[str]) -> TurnOutcome:
+def _leave(
+    outcome: TurnOutcome, keep_query_hosts: frozenset[str], memo: dict[str, str] | None = None
+) -> TurnOutcome:
     """The exit of every turn: what the user pasted (the question), what tools returned
     (facts, links, errors in gaps and tool calls) and what was derived from them (summary,
     hypotheses, scope) are redacted here, once, whichever way the turn ended."""
-    outcome.answer = redact_answer(outcome.answer, keep_query_hosts)
+    outcome.answer = redact_answer(outcome.answer, keep_query_hosts, memo)
     return outcome
 
 
-def redact_answer(answer: Answer, keep_query_hosts: frozenset[str] = frozenset()) -> Answer:
+def redact_answer(
+    answer: Answer,
+    keep_query_hosts: frozenset[str] = frozenset(),
+    memo: dict[str, str] | None = None,
+) -> Answer:
+    memo = {} if memo is None else memo
+
     def r(text: str) -> str:
-        return describe(redact(text, keep_query_hosts=keep_query_hosts))
+        return describe(redact_memo(text, keep_query_hosts, memo))
 
     def maybe(text: str | None) -> str | None:
         return r(text) if text is not None else None
@@ -214,7 +224,7 @@ def redact_answer(answer: Answer, keep_query_hosts: frozenset[str] = frozenset()
                     update={
                         "text": r(f.text),
                         "link": maybe(f.link),
-                        "scope": describe_obj(redact_obj(f.scope, keep_query_hosts)),
+                        "scope": describe_obj(redact_obj(f.scope, keep_query_hosts, memo)),
                     }
                 )
                 for f in answer.facts
@@ -222,7 +232,7 @@ def redact_answer(answer: Answer, keep_query_hosts: frozenset[str] = frozenset()
             "hypotheses": [h.model_copy(update={"text": r(h.text)}) for h in answer.hypotheses],
             "gaps": [g.model_copy(update={"reason": r(g.reason)}) for g in answer.gaps],
             "recommendations": [r(x) for x in answer.recommendations],
-            "tool_calls": describe_obj(redact_obj(answer.tool_calls, keep_query_hosts)),
+            "tool_calls": describe_obj(redact_obj(answer.tool_calls, keep_query_hosts, memo)),
         }
     )
 

@@ -411,27 +411,42 @@ def is_secret_key(key: str) -> bool:
     return _KEY_RE.fullmatch(key.strip()) is not None
 
 
-def redact_obj(value: Any, keep_query_hosts: frozenset[str] = frozenset()) -> Any:
+def redact_obj(
+    value: Any, keep_query_hosts: frozenset[str] = frozenset(), memo: dict[str, str] | None = None
+) -> Any:
     """Redact a structure recursively: strings are `redact`ed, values under secret-like
     keys are blanked, containers keep their shape. A pydantic model becomes its redacted
     JSON-mode dump (a dict); validate it back into the model where one is needed. Mapping
-    keys are kept as they are."""
-    return _Redactor(keep_query_hosts).obj(value)
+    keys are kept as they are. `memo` (text -> redacted text) may be shared by the calls
+    of one turn: a string redacted once is not read again (see `redact_memo`)."""
+    return _Redactor(keep_query_hosts, memo).obj(value)
+
+
+def redact_memo(text: str, keep_query_hosts: frozenset[str], memo: dict[str, str]) -> str:
+    """`redact(text)` through `memo`; what it gives is remembered as clean too (redacting
+    is idempotent), so the exit of a turn does not read again what a tool result already
+    brought in redacted."""
+    done = memo.get(text)
+    if done is None:
+        done = memo[text] = redact(text, keep_query_hosts)
+        memo.setdefault(done, done)
+    return done
 
 
 class _Redactor:
     """One structure's redaction. A tool result repeats the same strings (namespaces,
     node names, field names) many times: each is redacted once."""
 
-    def __init__(self, keep_query_hosts: frozenset[str]) -> None:
+    def __init__(self, keep_query_hosts: frozenset[str], memo: dict[str, str] | None) -> None:
         self._keep = keep_query_hosts
-        self._texts: dict[str, str] = {}
+        self._texts: dict[str, str] = {} if memo is None else memo
         self._keys: dict[str, bool] = {}
 
     def text(self, value: str) -> str:
         done = self._texts.get(value)
         if done is None:
             done = self._texts[value] = redact(value, self._keep)
+            self._texts.setdefault(done, done)
         return done
 
     def secret_key(self, key: str) -> bool:

@@ -53,10 +53,14 @@ class RedactingToolset(WrapperToolset):
     def __init__(self, inner: Toolset, keep_query_hosts: frozenset[str] = frozenset()) -> None:
         super().__init__(inner)
         self._keep = keep_query_hosts
+        # text -> redacted text, for the calls of one turn (a wrapper is made per turn):
+        # the same namespace, node or log line is read once, and the turn's exit skips
+        # what came in redacted
+        self.memo: dict[str, str] = {}
 
     async def call(self, name: str, arguments: dict[str, Any], ctx: CallContext) -> ToolResult:
         result = await self._inner.call(name, arguments, ctx)
-        clean = redact_obj(result.model_copy(update={"raw": None}), self._keep)
+        clean = redact_obj(result.model_copy(update={"raw": None}), self._keep, self.memo)
         # text that addresses the assistant is described, not passed on (policy/hostile)
         clean = describe_obj(clean)
         return ToolResult.model_validate({**clean, "raw": result.raw})
