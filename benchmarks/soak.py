@@ -2,8 +2,8 @@
 
 The same in-process bot the other benchmarks use (the demo world's simulators and one
 `Conversation`) answers `--turns` turns: the demo questions, each opening a thread, and
-follow-ups in threads opened earlier ("the same for dc-b", "and in the last 15
-minutes?", "кто его выкатывал?"), several threads open at once. The turn clock moves
+follow-ups in threads opened earlier ("the same for <another env of the world>", "and in
+the last 15 minutes?", "кто его выкатывал?"), several threads open at once. The turn clock moves
 `--step-s` per turn, as a running bot's does, so working memory expires threads on its own
 TTL. Resident memory (VmRSS) is read after `--warmup` turns and at the end: growth above
 `--max-growth` percent exits 1. The structures the turns fill are measured too (working
@@ -41,13 +41,14 @@ from evals.worldfile import read_world_file
 from planner import names
 from planner.turn import Turn
 
-# what a person says next in a thread, whatever it opened with
+# what a person says next in a thread, whatever it opened with; `{env}` is one of the
+# world's environments
 FOLLOW_UPS = (
-    "the same for dc-b",
+    "the same for {env}",
     "and in the last 15 minutes?",
-    "а что в dc-a?",
+    "а что в {env}?",
     "кто его выкатывал сегодня?",
-    "what about stage?",
+    "what about {env}?",
     "повтори за последние 30 минут",
 )
 OPEN_THREADS = 8  # threads a follow-up may land in: the most recently opened ones
@@ -61,7 +62,7 @@ def rss_kib() -> int:
     raise RuntimeError("no VmRSS in /proc/self/status")
 
 
-def plan(turns: int, questions: list[str]) -> list[tuple[str, str]]:
+def plan(turns: int, questions: list[str], envs: list[str]) -> list[tuple[str, str]]:
     """(thread root, message) for every turn: every third turn opens a thread with the
     next demo question, the others follow up in one of the threads opened last."""
     out: list[tuple[str, str]] = []
@@ -73,7 +74,8 @@ def plan(turns: int, questions: list[str]) -> list[tuple[str, str]]:
             out.append((root, questions[len(opened) % len(questions)]))
         else:
             recent = opened[-OPEN_THREADS:]
-            out.append((recent[i % len(recent)], FOLLOW_UPS[i % len(FOLLOW_UPS)]))
+            text = FOLLOW_UPS[i % len(FOLLOW_UPS)].format(env=envs[i % len(envs)])
+            out.append((recent[i % len(recent)], text))
     return out
 
 
@@ -178,7 +180,7 @@ def main() -> None:
         p.error("--warmup must be between 0 and --turns")
     quiet_logs()
     wf = read_world_file(None, cache=ParseCache(default_cache_dir()))
-    turns = plan(args.turns, wf.questions)
+    turns = plan(args.turns, wf.questions, sorted(wf.world.environments))
     began = time.perf_counter()
     with WorldSession(wf.world, timezone=wf.timezone, now=wf.now) as session:
         rss_start = rss_kib()

@@ -1,5 +1,5 @@
 """Errors of the configuration file, each naming the file, the line where it is known,
-the key path and the reason: `infrabot.yaml:5: environments.dc-a.metrics.url: scheme
+the key path and the reason: `infrabot.yaml:5: environments.<env>.metrics.url: scheme
 'file' is not allowed; use http or https`. Pydantic's errors are turned into these lines
 without the input values (they may be secrets), type names or links; `key_lines` finds
 where a YAML text sets each key, and which keys it gives twice."""
@@ -46,7 +46,7 @@ def config_error(
     """One line per error of `exc`: `source[:line]: key.path: reason`.
 
     `at` is where the validated data sits in the file (a connector's target built from
-    `environments.dc-a.kubernetes`), `rename` maps a target's field to the key it is read
+    `environments.<env>.kubernetes`), `rename` maps a target's field to the key it is read
     from (`token` -> `token_env`). No input value is repeated (it may be a secret), and
     none of pydantic's type names or links."""
     out: list[tuple[int, str]] = []
@@ -64,7 +64,7 @@ def config_error(
 
 
 def dotted(key: Key) -> str:
-    """`environments.dc-a.logs.url`, `mcp_servers[0].url`; "(top level)" for the file."""
+    """`environments.<env>.logs.url`, `mcp_servers[0].url`; "(top level)" for the file."""
     if not key:
         return "(top level)"
     text = ""

@@ -25,10 +25,13 @@ error text. A key named like `secretName` or `tokenizer` is not a secret key; a 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import re
 from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
+from urllib.parse import quote, unquote
 
 from pydantic import BaseModel
 
@@ -276,7 +279,7 @@ def redact(text: str, keep_query_hosts: frozenset[str] = frozenset()) -> str:
 
 
 # every rule needs one of these characters, or 16 characters in a row (a bare token);
-# a short name ("service-a", "payments") has none, and is not read by every rule
+# a short name (a workload, a namespace) has none, and is not read by every rule
 _RULE_CHARS = frozenset("=:@%/ \t\n\r")
 
 
@@ -348,8 +351,6 @@ _CREDENTIAL_WORDS = ("auth", "basic", "cred", "login", "pass", "secret")
 def _decoded_replacer(
     keep_query_hosts: frozenset[str], depth: int
 ) -> Callable[[re.Match[str]], str]:
-    from urllib.parse import quote, unquote
-
     def replace(match: re.Match[str]) -> str:
         run = match.group(0)
         if "%" not in run or not _ESCAPE_RE.search(run):
@@ -384,9 +385,6 @@ def _base64_replacer(depth: int) -> Callable[[re.Match[str]], str]:
 def _base64_text(token: str) -> str | None:
     """The text a base64 token decodes to, or None when it is not printable text (a hash,
     an id or a word decodes to bytes that are not)."""
-    import base64
-    import binascii
-
     if len(token) > _MAX_BASE64:
         return None
     body = token.rstrip("=")

@@ -134,15 +134,7 @@ def _replace(node: Any, path: KeyPath, fn: Callable[[Any], Any]) -> Any:
     if not path:
         return fn(node)
     head, rest = path[0], path[1:]
-    if isinstance(node, dict):
-        out: Any = dict(node)
-        new = _replace(node[head], rest, fn)
-        if new is _DELETE:
-            del out[head]
-        else:
-            out[head] = new
-        return out
-    out = list(node)
+    out: Any = dict(node) if isinstance(node, dict) else list(node)
     new = _replace(node[head], rest, fn)
     if new is _DELETE:
         del out[head]

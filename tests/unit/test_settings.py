@@ -246,13 +246,15 @@ def dump(data: object) -> str:
     return yaml.safe_dump(data, sort_keys=False)
 
 
-def start(path: Path) -> None:
-    """What start-up does with a file: load it and build every source from it."""
+def start(path: Path) -> tuple[Any, Any]:
+    """What start-up does with a file: load it and build every source from it; the
+    configuration and the sources' targets."""
     from bot.wiring import build_model, build_targets
 
     config = load_config(path)
-    build_targets(config, environ=SECRETS)
+    targets = build_targets(config, environ=SECRETS)
     build_model(config, environ=SECRETS)
+    return config, targets
 
 
 def start_error(tmp_path: Path, text: str) -> str:
@@ -272,7 +274,12 @@ def start_error(tmp_path: Path, text: str) -> str:
 def test_the_valid_config_starts(tmp_path: Path) -> None:
     path = tmp_path / "infrabot.yaml"
     path.write_text(dump(VALID), encoding="utf-8")
-    start(path)
+    config, targets = start(path)
+    # every configured source became a target of its env
+    for kind in ("kubernetes", "metrics", "logs"):
+        configured = {n for n, e in VALID["environments"].items() if kind in e}
+        assert {t.env for t in getattr(targets, kind)} == configured, kind
+    assert set(config.environments) == set(VALID["environments"])
 
 
 def _k8s(key: str) -> Path_:
@@ -511,7 +518,12 @@ def test_credentials_in_a_url_are_refused_naming_the_secret_setting(
 def test_good_urls_start(tmp_path: Path, path: Path_, url: str) -> None:
     path_ = tmp_path / "infrabot.yaml"
     path_.write_text(dump(broken(path, url)), encoding="utf-8")
-    start(path_)
+    config, _ = start(path_)
+    # the URL is kept as given (a scheme is only lower-cased)
+    node: Any = config
+    for part in path:
+        node = node[part] if isinstance(node, dict) else getattr(node, str(part))
+    assert str(node).lower() == url.lower()
 
 
 @pytest.mark.parametrize(
