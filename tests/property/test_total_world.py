@@ -216,8 +216,6 @@ def test_a_mutated_demo_world_loads_or_names_the_key(
 _DIR = Path(tempfile.mkdtemp(prefix="infrabot-world-prop-", dir=scratch_dir()))
 
 
-
-
 @TIER
 @given(
     case=mutated(mini_scenario(), vocabulary(), max_ops=1),
