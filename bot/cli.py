@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from bot.config_errors import ConfigFileError
+from bot.model_flags import add_model_flags, model_config_extra, with_models
 from bot.settings import InfrabotConfig, load_config
 from planner.render import render_markdown, render_plain
 from planner.turn import Turn
@@ -92,7 +93,12 @@ async def _ask_world(args: argparse.Namespace) -> int:
         now = _parse_now(args.now) or wf.now
         vm = boot.vm()
         with WorldSession(
-            wf.world, timezone=wf.timezone, now=now, shared_vm=vm, vm_preloaded=vm is not None
+            wf.world,
+            timezone=wf.timezone,
+            now=now,
+            shared_vm=vm,
+            vm_preloaded=vm is not None,
+            config_extra=model_config_extra(args),
         ) as session:
             assert session.conversation is not None and session.config is not None
             return await _ask_with(session.conversation, session.config, args, session.clock())
@@ -103,13 +109,13 @@ async def _ask_world(args: argparse.Namespace) -> int:
 async def _ask_config(args: argparse.Namespace, path: Path) -> int:
     from bot.conversation import Conversation
     from bot.memory import WorkingMemory
-    from bot.wiring import build_gate, build_model
+    from bot.wiring import build_gate, build_models
 
-    config = load_config(path)
+    config = with_models(load_config(path), args)
     conversation = Conversation(
         config=config,
         gate=build_gate(config),
-        model=build_model(config),
+        models=build_models(config),
         memory=WorkingMemory.from_settings(
             config.memory, clock=lambda: datetime.now().astimezone()
         ),
@@ -248,7 +254,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     world_file = _world_file(args.world)
     with (
         term_as_exit(),
-        WorldSession(world_file.world, timezone=world_file.timezone, now=world_file.now) as session,
+        WorldSession(
+            world_file.world,
+            timezone=world_file.timezone,
+            now=world_file.now,
+            config_extra=model_config_extra(args),
+        ) as session,
     ):
         assert session.conversation is not None and session.config is not None
         config = session.config
@@ -310,12 +321,14 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print the Answer structure")
     ask.add_argument("--markdown", action="store_true", help="print Mattermost markdown")
     ask.add_argument("--now", help="the clock, ISO-8601 (default: the world's `now`, or now)")
+    add_model_flags(ask)
     ask.set_defaults(fn=cmd_ask)
 
     demo = sub.add_parser("demo", help="web chat on the built-in demo world, no setup needed")
     demo.add_argument("--host", default="127.0.0.1")
     demo.add_argument("--port", type=int, default=8080)
     demo.add_argument("--world", help="another world file instead of the demo world")
+    add_model_flags(demo)
     demo.set_defaults(fn=cmd_demo)
 
     serve = sub.add_parser("serve", help="Mattermost listener + web chat, from configuration")
@@ -328,7 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--report", help="write report.json and report.html into this folder")
     ev.add_argument("--only-required", action="store_true")
     ev.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
-    ev.add_argument("--model", help="model mode: base URL of an OpenAI-compatible server")
+    add_model_flags(ev)
     ev.set_defaults(fn=cmd_eval)
 
     tools = sub.add_parser("tools", help="the admitted tool catalogue with contracts")

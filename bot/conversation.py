@@ -20,7 +20,7 @@ from bot.settings import InfrabotConfig
 from planner.conduct import TurnOutcome, TurnSettings, answer_turn
 from planner.inventory_cache import InventoryCache
 from planner.investigation import InvestigationSettings
-from planner.model import ModelClient
+from planner.modelroles import ModelSet
 from planner.turn import Turn
 from policy.gate import PolicyGate
 
@@ -36,11 +36,11 @@ class Conversation:
         config: InfrabotConfig,
         gate: PolicyGate,
         memory: WorkingMemory,
-        model: ModelClient | None = None,
+        models: ModelSet | None = None,
         knowledge: KnowledgeBase | None = None,
     ) -> None:
         self.config = config
-        self.model = model
+        self.models = models
         self.knowledge = knowledge
         self.gate = gate
         self.memory = memory
@@ -62,6 +62,8 @@ class Conversation:
     async def aclose(self) -> None:
         """Close the connectors' keep-alive clients; call it on the loop that answered."""
         await self.gate.aclose()
+        if self.models is not None:
+            await self.models.aclose()
 
     @staticmethod
     def _timeouts(config: InfrabotConfig) -> dict[str, float]:
@@ -85,7 +87,7 @@ class Conversation:
             gate=self.gate,
             settings=self.turn_settings,
             inventory_cache=self.inventory_cache,
-            model=self.model,
+            models=self.models,
             knowledge=lambda question, scope: knowledge_facts(self.knowledge, question, scope),
         )
         if outcome.investigation is not None:

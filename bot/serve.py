@@ -25,7 +25,7 @@ from bot.memory import WorkingMemory
 from bot.settings import InfrabotConfig, Secrets
 from bot.sockets import bind, url_of
 from bot.web import build_web_app, term_as_exit, uvicorn_server
-from bot.wiring import build_gate, build_model
+from bot.wiring import build_gate, build_models
 
 log = structlog.get_logger(__name__)
 
@@ -56,7 +56,7 @@ async def serve(
     conversation = Conversation(
         config=config,
         gate=build_gate(config),
-        model=build_model(config),
+        models=build_models(config),
         memory=memory,
         knowledge=kb,
     )

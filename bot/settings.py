@@ -206,12 +206,27 @@ class ModelSettings(_Strict):
     base_url: Annotated[str, _url("put the key in the variable api_key_env names")]
     model: str
     api_key_env: str | None = "INFRABOT_LLM_API_KEY"
-    timeout_s: float = Field(default=30.0, gt=0, le=600)
+    timeout_s: float = Field(default=30.0, gt=0, le=600, description="one call, one attempt")
+    max_tokens: int = Field(default=1024, ge=16, le=32768, description="of one completion")
 
 
 class ModelsSettings(_Strict):
+    """The planner model picks tools for what deterministic routes leave open; the
+    finalizer model writes the answer's prose and takes over planning when the planner
+    fails. One of them alone does both roles."""
+
     planner: ModelSettings | None = None
     finalizer: ModelSettings | None = None
+    max_tool_schemas: int = Field(
+        default=8, ge=1, le=64, description="tool schemas in one request, at most"
+    )
+    rerank: bool = Field(default=True, description="the model orders the prefiltered tools")
+    synthesis_reserve_s: float = Field(
+        default=10.0,
+        ge=0,
+        le=600,
+        description="seconds of the turn deadline kept for writing the answer",
+    )
 
 
 class MemorySettings(_Strict):

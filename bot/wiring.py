@@ -14,9 +14,11 @@ from typing import ParamSpec, TypeVar
 from pydantic import SecretStr, ValidationError
 
 from bot.config_errors import ConfigFileError, config_error, dotted
-from bot.settings import InfrabotConfig, secret_from_env
+from bot.settings import InfrabotConfig, ModelSettings, secret_from_env
 from connectors import elasticsearch, gitlab, kubernetes, netcheck, victoriametrics
-from planner.model import ModelClient, OpenAICompatibleModel, ProviderSettings
+from planner.catalogue import trimmed_spec
+from planner.model import OpenAICompatibleModel, ProviderSettings
+from planner.modelroles import ModelRole, ModelSet, RoleLimits
 from policy.errors import ConfigError
 from policy.gate import PolicyGate
 from policy.toolset import Tool, ToolSet
@@ -208,18 +210,44 @@ def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None
     return tools
 
 
-def build_model(
+def build_models(
     config: InfrabotConfig, environ: Mapping[str, str] | None = None
-) -> ModelClient | None:
-    """The planner model from configuration, or None: everything works without one."""
-    m = config.models.planner
-    if m is None:
+) -> ModelSet | None:
+    """The configured models, or None: everything works without one. With one model it
+    does every role; with both, each is the other's fallback."""
+    ms = config.models
+    if ms.planner is None and ms.finalizer is None:
         return None
     env_vars = dict(environ) if environ is not None else None
-    return OpenAICompatibleModel(
-        ProviderSettings(
-            base_url=m.base_url, model=m.model, api_key=secret_from_env(m.api_key_env, env_vars)
+
+    def client(m: ModelSettings) -> OpenAICompatibleModel:
+        return OpenAICompatibleModel(
+            ProviderSettings(
+                base_url=m.base_url,
+                model=m.model,
+                api_key=secret_from_env(m.api_key_env, env_vars),
+            ),
+            spec=trimmed_spec,
         )
+
+    planner_settings = ms.planner or ms.finalizer
+    assert planner_settings is not None
+    planner = client(planner_settings)
+    finalizer = (
+        client(ms.finalizer) if ms.finalizer is not None and ms.planner is not None else None
+    )
+    final_settings = ms.finalizer or planner_settings
+    return ModelSet(
+        planner=planner,
+        finalizer=finalizer,
+        limits={
+            ModelRole.PLANNER: RoleLimits(planner_settings.timeout_s, planner_settings.max_tokens),
+            ModelRole.RERANK: RoleLimits(planner_settings.timeout_s, 256),
+            ModelRole.FINALIZER: RoleLimits(final_settings.timeout_s, final_settings.max_tokens),
+        },
+        max_tool_schemas=ms.max_tool_schemas,
+        rerank=ms.rerank,
+        synthesis_reserve_s=ms.synthesis_reserve_s,
     )
 
 

@@ -55,9 +55,33 @@ def build_report(
         "failed": [s["id"] for s in scenarios if not s["passed"]],
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+    use = [r["model"] for s in scenarios for r in s["runs"] if "model" in r]
+    if use:
+        summary["model_use"] = _model_summary(use)
     if error:
         summary["error"] = error
     return {"summary": summary, "scenarios": scenarios}
+
+
+def _model_summary(use: list[dict[str, Any]]) -> dict[str, Any]:
+    """Totals over every run, and medians per turn (what a user's turn costs)."""
+    tokens = [n for u in use for n in u.get("prompt_tokens_per_turn", [])]
+    calls = [n for u in use for n in u.get("calls_per_turn", [])]
+    out: dict[str, Any] = {
+        k: sum(int(u.get(k, 0)) for u in use)
+        for k in (
+            "calls",
+            "prompt_tokens",
+            "completion_tokens",
+            "latency_ms",
+            "format_errors",
+            "denied_calls",
+            "turns",
+        )
+    }
+    out["median_prompt_tokens_per_turn"] = statistics.median(tokens) if tokens else 0
+    out["median_calls_per_turn"] = statistics.median(calls) if calls else 0
+    return out
 
 
 def write_report(directory: Path, report: dict[str, Any]) -> tuple[Path, Path]:
@@ -203,7 +227,17 @@ def _turn(turn: dict[str, Any]) -> str:
         parts.append(
             f'<p class="muted">Timings: turn {_e(turn.get("seconds"))} s; answer total '
             f"{_e(timings.get('total_ms'))} ms, tools {_e(timings.get('tools_ms'))} ms, "
-            f"model {_e(timings.get('model_ms'))} ms</p>"
+            f"model {_e(timings.get('model_ms'))} ms"
+            + (
+                f"; {_e(timings.get('model_calls'))} model calls, "
+                f"{_e(timings.get('prompt_tokens'))} prompt and "
+                f"{_e(timings.get('completion_tokens'))} completion tokens, "
+                f"{_e(timings.get('model_format_errors'))} format errors, "
+                f"{_e(timings.get('model_denied_calls'))} denied calls"
+                if timings.get("model_calls")
+                else ""
+            )
+            + "</p>"
         )
         parts.append(
             "<details><summary>Answer structure (JSON)</summary>"
@@ -226,6 +260,13 @@ def _run(run: dict[str, Any]) -> str:
         f"{_e(run.get('seconds'))} s answering, {_e(run.get('setup_seconds'))} s setup · "
         f"{_e(run.get('tool_calls'))} tool calls"
     )
+    if "model" in run:
+        m = run["model"]
+        head += (
+            f" · model: {_e(m.get('calls'))} calls, {_e(m.get('prompt_tokens'))} prompt + "
+            f"{_e(m.get('completion_tokens'))} completion tokens, {_e(m.get('latency_ms'))} ms, "
+            f"{_e(m.get('format_errors'))} format errors, {_e(m.get('denied_calls'))} denied"
+        )
     body = [_failures(run.get("failures") or [])]
     if "error" in run:
         body.append(f"<pre>{_e(run['error'])}</pre>")
@@ -261,6 +302,8 @@ def render_html(report: dict[str, Any]) -> str:
         "generated_at",
     ]
     summary_rows = [[_e(k), _e(_or_dash(summary.get(k)))] for k in keys if k in summary]
+    for k, v in (summary.get("model_use") or {}).items():
+        summary_rows.append([_e(f"model {k.replace('_', ' ')}"), _e(v)])
     if summary.get("error"):
         summary_rows.append(["error", f'<span class="fail">{_e(summary["error"])}</span>'])
     overview = [

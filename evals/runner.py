@@ -26,6 +26,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any, TextIO
 
+from bot.model_flags import model_config_extra
 from evals.checks import Failure, check_turn, clip
 from evals.parsecache import ParseCache, default_cache_dir
 from evals.report import build_report, write_report
@@ -42,9 +43,13 @@ STALL_SECONDS = 4.0
 SOURCE_TIMEOUT_S = 1.0
 TURN_GUARD_S = 120.0
 
-MODEL_UNAVAILABLE = (
-    "infrabot eval: model mode (--model {url}) is not available in this build: the model "
-    "planner seam is not implemented yet. Run without --model for the deterministic mode."
+MODEL_KEYS = (
+    "model_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "model_ms",
+    "model_format_errors",
+    "model_denied_calls",
 )
 
 
@@ -114,7 +119,10 @@ class SharedMetrics:
 
 
 async def run_once(
-    scenario: Scenario, run: int, metrics: SharedMetrics | None = None
+    scenario: Scenario,
+    run: int,
+    metrics: SharedMetrics | None = None,
+    config_extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One run of a scenario in a fresh world (with `metrics`, its series in the suite's
     VictoriaMetrics); the run's report entry."""
@@ -146,6 +154,7 @@ async def run_once(
         timeout_s=SOURCE_TIMEOUT_S,
         shared_vm=vm,
         vm_prefix=vm_prefix,
+        config_extra=config_extra,
     )
     try:
         await asyncio.to_thread(session.start)
@@ -237,7 +246,27 @@ async def run_once(
         seconds=round(sum(t["seconds"] for t in turns), 3),
         failures=[f.as_dict() for f in failures],
     )
+    if config_extra and "models" in config_extra:
+        entry["model"] = _model_use(turns)
     return entry
+
+
+def _model_use(turns: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a run asked of its models, summed over its turns (from each answer's timings),
+    with the per-turn figures kept for medians."""
+    per_turn = [((t.get("answer") or {}).get("timings") or {}) for t in turns if "answer" in t]
+    total = {k: sum(int(t.get(k, 0)) for t in per_turn) for k in MODEL_KEYS}
+    return {
+        "calls": total["model_calls"],
+        "prompt_tokens": total["prompt_tokens"],
+        "completion_tokens": total["completion_tokens"],
+        "latency_ms": total["model_ms"],
+        "format_errors": total["model_format_errors"],
+        "denied_calls": total["model_denied_calls"],
+        "turns": len(per_turn),
+        "prompt_tokens_per_turn": [int(t.get("prompt_tokens", 0)) for t in per_turn],
+        "calls_per_turn": [int(t.get("model_calls", 0)) for t in per_turn],
+    }
 
 
 def _progress(stream: TextIO, scenario: Scenario, entry: dict[str, Any], runs: int) -> None:
@@ -259,7 +288,10 @@ def _progress(stream: TextIO, scenario: Scenario, entry: dict[str, Any], runs: i
 
 
 async def run_suite(
-    scenarios: Sequence[Scenario], runs: int | None = None, stream: TextIO | None = None
+    scenarios: Sequence[Scenario],
+    runs: int | None = None,
+    stream: TextIO | None = None,
+    config_extra: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Run every scenario `runs` times (default: its own `runs`); report entries."""
     results = []
@@ -269,7 +301,7 @@ async def run_suite(
             count = runs or scenario.spec.runs
             entries = []
             for run in range(1, count + 1):
-                entry = await run_once(scenario, run, metrics)
+                entry = await run_once(scenario, run, metrics, config_extra)
                 entries.append(entry)
                 if stream is not None:
                     _progress(stream, scenario, entry, count)
@@ -323,7 +355,6 @@ def main(args: argparse.Namespace) -> int:
     err = sys.stderr
     runs: int | None = getattr(args, "runs", None)
     tags: list[str] = list(getattr(args, "tag", None) or [])
-    model: str | None = getattr(args, "model", None)
     report_dir: str | None = getattr(args, "report", None)
     if runs is not None and runs < 1:
         print("infrabot eval: --runs must be at least 1", file=err)
@@ -349,23 +380,22 @@ def main(args: argparse.Namespace) -> int:
             file=err,
         )
         return 2
-    if model:
-        message = MODEL_UNAVAILABLE.format(url=model)
-        print(message, file=err)
-        not_run = [_scenario_entry(s, []) for s in selected]
-        _write(
-            report_dir,
-            build_report(
-                not_run, mode="model", model=model, runs=runs, wall_seconds=0.0, error=message
-            ),
-            err,
-        )
+    try:
+        extra = model_config_extra(args)
+    except ValueError as exc:
+        print(f"infrabot eval: {exc}", file=err)
         return 2
+    models = extra["models"] if extra else None
+    model_name = " + ".join(dict.fromkeys(m["model"] for m in models.values())) if models else None
     started = perf_counter()
     with _quiet_stall_cancellations():
-        results = asyncio.run(run_suite(selected, runs, err))
+        results = asyncio.run(run_suite(selected, runs, err, extra))
     report = build_report(
-        results, mode="deterministic", model=None, runs=runs, wall_seconds=perf_counter() - started
+        results,
+        mode="model" if models else "deterministic",
+        model=model_name,
+        runs=runs,
+        wall_seconds=perf_counter() - started,
     )
     s = report["summary"]
     print(
@@ -374,6 +404,14 @@ def main(args: argparse.Namespace) -> int:
         f"median {s['median_seconds']}s, p95 {s['p95_seconds']}s",
         file=err,
     )
+    if "model_use" in s:
+        u = s["model_use"]
+        print(
+            f"model {s['model']}: {u['calls']} calls, median {u['median_prompt_tokens_per_turn']} "
+            f"prompt tokens and {u['median_calls_per_turn']} calls per turn, "
+            f"{u['format_errors']} format errors, {u['denied_calls']} denied calls",
+            file=err,
+        )
     if not _write(report_dir, report, err):
         return 2
     return 1 if any(r["required"] and not r["passed"] for r in results) else 0

@@ -12,7 +12,7 @@ from typing import Any
 from bot.conversation import Conversation
 from bot.memory import WorkingMemory
 from bot.settings import InfrabotConfig
-from bot.wiring import build_gate
+from bot.wiring import build_gate, build_models
 from evals.simulators.host import WorldSimulators
 from evals.world import World
 from evals.worldconfig import config_for_world
@@ -82,7 +82,9 @@ class WorldSession:
         )
         gate = build_gate(self.config, environ={})
         memory = WorkingMemory.from_settings(self.config.memory, clock=self.clock)
-        self.conversation = Conversation(config=self.config, gate=gate, memory=memory)
+        self.conversation = Conversation(
+            config=self.config, gate=gate, memory=memory, models=build_models(self.config)
+        )
         return self
 
     def stop(self) -> None:

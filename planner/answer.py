@@ -69,6 +69,16 @@ class Timings(BaseModel):
     total_ms: int = 0
     model_ms: int = 0
     tools_ms: int = 0
+    # model mode only (all zero without a model): what the turn asked of its models
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model_format_errors: int = Field(
+        default=0, description="tool calls a model wrote as text instead of as calls"
+    )
+    model_denied_calls: int = Field(
+        default=0, description="tool calls the code refused: unknown name, bad arguments, scope"
+    )
 
 
 class Answer(BaseModel):

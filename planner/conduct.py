@@ -40,7 +40,7 @@ from planner.investigation import (
     InvestigationSettings,
     investigate,
 )
-from planner.model import ModelClient
+from planner.modelroles import ModelSet
 from planner.routing import PlannedCall, canonical
 from planner.turn import Turn
 from planner.workspace import TurnWorkspace
@@ -93,7 +93,7 @@ async def answer_turn(
     gate: Toolset,
     settings: TurnSettings,
     inventory_cache: InventoryCache,
-    model: ModelClient | None = None,
+    models: ModelSet | None = None,
     knowledge: KnowledgeLookup | None = None,
 ) -> TurnOutcome:
     """Answer one turn. Results come in redacted (the rules, the model and the workspace
@@ -162,7 +162,7 @@ async def answer_turn(
         context,
         gate,
         settings.investigation,
-        model=model,
+        models=models,
         unavailable_sources=inventory.failed,
         inventory=inventory.items,
     )

@@ -1,14 +1,24 @@
-"""Free planning with a model, for questions no deterministic route covers.
+"""Free planning with a model, for what no deterministic route settled.
 
 The loop is the small `while` of every agent: ask the model, run the tools it asks for
 (through the gate, via the executor: same timeouts, dedupe and unavailable-source rules),
 feed back compact observations, repeat. Around it, the guardrails live in code:
-- tool names and arguments are checked by the gate (models hallucinate names);
+- the model sees at most `ModelSet.max_tool_schemas` trimmed schemas, chosen by
+  planner.catalogue (objective relevance, lexical prefilter, optional model rerank) in a
+  stable order, so a server's prefix cache keeps working across steps;
+- tool names are checked (models hallucinate names): the gate refuses an unknown one,
+  the refusal is counted and kept in the answer's tool calls; arguments that are not a
+  JSON object are never echoed back, the tool message says what was wrong instead; the
+  gate validates the rest;
+- the env scope is the question's: the model cannot widen it;
 - the todo list of objectives is re-shown at the end of every prompt (long tasks drift);
-- only the last few observations are shown in full (micro-compact);
-- tool output is untrusted data, never instructions;
-- a bounded number of steps and a model timeout; a model failure ends the loop, and the
-  answer is built from what was confirmed.
+- only the last few observations are shown in full; older ones become a placeholder that
+  names `workspace.read` and the call id to read them back;
+- tool output is untrusted data, never instructions (described and redacted on the way
+  in, policy.wrappers);
+- a bounded number of steps; a model failure (after a retry and the fallback model) ends
+  the loop, and the answer is built from what was confirmed. `outcome` is the caller's,
+  so a loop cut by the turn's deadline keeps what it counted.
 """
 
 from __future__ import annotations
@@ -19,14 +29,18 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from planner import catalogue
 from planner.context import ContextState
 from planner.executor import CallRecord, Executor
 from planner.guard import Progress
-from planner.model import CompletionSettings, ModelClient, ModelError, ModelMessage
+from planner.model import ModelError, ModelMessage, ToolCallRequest
+from planner.modelroles import ModelDesk, ModelRole
 from planner.objectives import QuestionPlan
 from planner.routing import PlannedCall, canonical
+from planner.textcalls import normalise_name
+from planner.workspace_tool import CONTRACT as WORKSPACE_READ
+from planner.workspace_tool import read_workspace
 from policy.contracts import ToolContract
-from policy.redaction import redact
 
 log = structlog.get_logger(__name__)
 
@@ -39,24 +53,28 @@ SYSTEM = (
 )
 KEEP_FULL = 3
 MAX_CALLS_PER_STEP = 8
+FACTS_PER_OBSERVATION = 15
 
 
 @dataclass
 class FreePlanOutcome:
-    model_ms: int = 0
     steps: int = 0
     notes: list[str] = field(default_factory=list)
+    closing: str | None = None  # the planner's last prose: notes for the finalizer, no fact
+    schemas_sent: int = 0  # the most tool schemas one request carried
 
 
 def _observation(rec: CallRecord) -> str:
     r = rec.result
     body = {
+        "call_id": rec.call_id,
         "tool": rec.call.tool,
         "status": r.status,
-        "error": redact(r.error) if r.error else None,
+        "error": r.error,
         "coverage": r.coverage.model_dump(exclude_none=True),
-        # tool output is untrusted data: redacted, and quoted as data, never as instructions
-        "facts": [redact(f.text) for f in r.facts[:15]],
+        # redacted and described when they came in (policy.wrappers): quoted as data
+        "facts": [f.text for f in r.facts[:FACTS_PER_OBSERVATION]],
+        "more_facts": max(0, len(r.facts) - FACTS_PER_OBSERVATION),
     }
     return json.dumps(body, ensure_ascii=False, default=str)
 
@@ -69,6 +87,29 @@ def _todo(plan: QuestionPlan, status: dict[str, Progress]) -> str:
     return "Objectives (todo):\n" + "\n".join(lines)
 
 
+def _compacted(history: list[ModelMessage]) -> list[ModelMessage]:
+    """All but the last KEEP_FULL tool results become a placeholder pointing at
+    workspace.read (micro-compact)."""
+    tool_msgs = [i for i, m in enumerate(history) if m.role == "tool"]
+    keep = set(tool_msgs[-KEEP_FULL:])
+    shown: list[ModelMessage] = []
+    for i, m in enumerate(history):
+        if m.role == "tool" and i not in keep:
+            try:
+                call_id = json.loads(m.content).get("call_id")
+            except (json.JSONDecodeError, AttributeError):
+                call_id = None
+            text = (
+                f"[older result compacted: call {WORKSPACE_READ.name} with call_id={call_id!r}]"
+                if call_id
+                else "[older result compacted]"
+            )
+            shown.append(m.model_copy(update={"content": text}))
+        else:
+            shown.append(m)
+    return shown
+
+
 async def free_planning(
     *,
     question: str,
@@ -76,96 +117,135 @@ async def free_planning(
     plan: QuestionPlan,
     executor: Executor,
     contracts: list[ToolContract],
-    model: ModelClient,
+    desk: ModelDesk,
     status_of: Callable[[], dict[str, Progress]],
+    outcome: FreePlanOutcome,
     max_steps: int = 4,
-    settings: CompletionSettings | None = None,
 ) -> FreePlanOutcome:
-    settings = settings or CompletionSettings()
     by_name = {c.name: c for c in contracts}
-    outcome = FreePlanOutcome()
     history: list[ModelMessage] = []
     scope = context.scope.model_dump(mode="json")
+    limit = desk.models.max_tool_schemas
+    ranked: list[str] | None = None
+    offered_for: frozenset[str] | None = None
+    offered: list[ToolContract] = []
     for step in range(max_steps):
-        todo = _todo(plan, status_of())
+        status = status_of()
+        open_ids = frozenset(o for o, s in status.items() if s == "open")
+        if open_ids != offered_for:
+            selection = catalogue.select(
+                contracts, question=question, plan=plan, open_ids=open_ids, limit=limit
+            )
+            if ranked is None and desk.models.rerank and len(selection.prefiltered) > limit:
+                ranked = await _rerank(desk, selection, question)
+            offered = list(catalogue.rerank(selection, ranked, limit))
+            offered_for = open_ids
+        tools = offered + ([WORKSPACE_READ] if any(m.role == "tool" for m in history) else [])
+        outcome.schemas_sent = max(outcome.schemas_sent, len(tools))
         user = ModelMessage(
             role="user",
             content=(
-                f"Question: {question}\nScope: {json.dumps(scope, ensure_ascii=False)}\n{todo}"
+                f"Question: {question}\nScope: {json.dumps(scope, ensure_ascii=False)}\n"
+                f"{_todo(plan, status)}"
             ),
         )
-        # micro-compact: old tool observations become a placeholder
-        shown: list[ModelMessage] = []
-        tool_msgs = [i for i, m in enumerate(history) if m.role == "tool"]
-        for i, m in enumerate(history):
-            if m.role == "tool" and i not in tool_msgs[-KEEP_FULL:]:
-                shown.append(m.model_copy(update={"content": "[older result: see workspace]"}))
-            else:
-                shown.append(m)
-        messages = [ModelMessage(role="system", content=SYSTEM), *shown, user]
+        messages = [ModelMessage(role="system", content=SYSTEM), *_compacted(history), user]
         try:
-            turn = await model.complete(messages, contracts, settings)
+            turn, _model = await desk.complete(
+                ModelRole.PLANNER, messages, tools, known_tools=[*by_name, WORKSPACE_READ.name]
+            )
         except ModelError as exc:
             outcome.notes.append(
-                f"the model could not continue ({exc}); answered from the "
-                "evidence already collected"
+                f"the model could not continue ({exc}); answered from the evidence already "
+                "collected"
             )
             break
-        outcome.model_ms += turn.elapsed_ms
         outcome.steps = step + 1
         if not turn.tool_calls:
-            break  # the model's own prose is no evidence, and nothing renders it yet
-        history.append(
-            ModelMessage(role="assistant", content=turn.content or "", tool_calls=turn.tool_calls)
-        )
+            outcome.closing = turn.content or None
+            break
+        calls = [_named(c, by_name) for c in turn.tool_calls]
+        # the history never carries arguments the model could not encode (see wire_messages)
+        history.append(ModelMessage(role="assistant", content=turn.content or "", tool_calls=calls))
         planned: list[tuple[str, PlannedCall | None, str]] = []
-        for n, call in enumerate(turn.tool_calls):
-            if call.arguments is None:
-                planned.append((call.id, None, "arguments are not valid JSON; send an object"))
+        for n, call in enumerate(calls):
+            problem = _refusal(call, n, by_name, context)
+            if problem:
+                desk.ledger.denied_calls += 1
+                planned.append((call.id, None, problem))
                 continue
-            if n >= MAX_CALLS_PER_STEP:
-                planned.append((call.id, None, f"at most {MAX_CALLS_PER_STEP} calls per step"))
+            if call.name == WORKSPACE_READ.name:
+                planned.append((call.id, None, ""))
                 continue
-            asked_env = call.arguments.get("env")
-            if isinstance(asked_env, str) and asked_env not in context.envs:
-                # the question's scope is decided in code: the model cannot widen it
-                planned.append(
-                    (
-                        call.id,
-                        None,
-                        f"env {asked_env!r} is outside the question's "
-                        f"scope ({', '.join(context.envs)})",
-                    )
-                )
-                continue
+            assert call.arguments is not None
+            # an unknown name goes to the gate too: it refuses it, and the refusal stays
+            # in the answer's tool calls for the audit
             contract = by_name.get(call.name)
-            source = contract.agent.sources[0] if contract else "policy"
-            objectives = tuple(
-                o.id
-                for o in plan.objectives
-                if contract and set(o.evidence) & set(contract.agent.evidence)
-            ) or ("free",)
-            env = call.arguments.get("env") if isinstance(call.arguments.get("env"), str) else None
+            evidence = set(contract.agent.evidence) if contract else set()
+            objectives = tuple(o.id for o in plan.objectives if set(o.evidence) & evidence)
+            env = call.arguments.get("env")
             planned.append(
                 (
                     call.id,
-                    PlannedCall(call.name, canonical(call.arguments), env, source, objectives),
+                    PlannedCall(
+                        call.name,
+                        canonical(call.arguments),
+                        env if isinstance(env, str) else None,
+                        contract.agent.sources[0] if contract else "policy",
+                        objectives or ("free",),
+                    ),
                     "",
                 )
             )
-        runnable = [p for _, p, _ in planned if p is not None]
-        records = await executor.run(runnable)
+        records = await executor.run([p for _, p, _ in planned if p is not None])
         by_key = {r.call.key: r for r in records}
-        for call_id, p, problem in planned:
-            if p is None:
+        for (call_id, p, problem), call in zip(planned, calls, strict=True):
+            if problem:
                 content = json.dumps({"error": problem})
+            elif p is None:
+                content = read_workspace(executor.workspace, call.arguments or {})
             else:
                 rec = by_key.get(p.key) or executor.record_for(p.key)
-                content = (
-                    _observation(rec)
-                    if rec
-                    else json.dumps({"error": "identical call already made in this turn"})
-                )
+                if rec is None:
+                    content = json.dumps({"error": "identical call already made in this turn"})
+                else:
+                    if rec.result.status == "denied":
+                        desk.ledger.denied_calls += 1
+                    content = _observation(rec)
             history.append(ModelMessage(role="tool", content=content, tool_call_id=call_id))
-        log.info("freeplan.step", step=step + 1, calls=len(runnable))
+        log.info("freeplan.step", step=step + 1, calls=len(records))
     return outcome
+
+
+def _named(call: ToolCallRequest, by_name: dict[str, ToolContract]) -> ToolCallRequest:
+    """The call with its name as we spell it (a model may write `k8s_pods` for
+    `k8s.pods`), and arguments that are not an object dropped from what is sent back."""
+    known = normalise_name(call.name, [*by_name, WORKSPACE_READ.name])
+    return call.model_copy(update={"name": known or call.name, "raw_arguments": ""})
+
+
+def _refusal(
+    call: ToolCallRequest, n: int, by_name: dict[str, ToolContract], context: ContextState
+) -> str:
+    """Why the code refuses a call before the gate sees it, or ''."""
+    if call.arguments is None:
+        return "the arguments are not a JSON object; send an object that matches the schema"
+    if n >= MAX_CALLS_PER_STEP:
+        return f"at most {MAX_CALLS_PER_STEP} calls per step"
+    asked_env = call.arguments.get("env")
+    if isinstance(asked_env, str) and asked_env not in context.envs:
+        # the question's scope is decided in code: the model cannot widen it
+        return f"env {asked_env!r} is outside the question's scope ({', '.join(context.envs)})"
+    return ""
+
+
+async def _rerank(
+    desk: ModelDesk, selection: catalogue.Selection, question: str
+) -> list[str] | None:
+    """The model's order of the prefiltered tools, or None (the lexical order is used)."""
+    messages = [ModelMessage(role="user", content=catalogue.rerank_prompt(selection, question))]
+    try:
+        turn, _ = await desk.complete(ModelRole.RERANK, messages)
+    except ModelError:
+        return None
+    return catalogue.parse_rerank(turn.content)

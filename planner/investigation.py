@@ -27,9 +27,10 @@ from planner.executor import CallRecord, Executor
 from planner.finalizer import finalize
 from planner.freeplan import FreePlanOutcome, free_planning
 from planner.guard import EnvOutcome, Progress, outcome_for
-from planner.model import ModelClient
+from planner.modelroles import ModelDesk, ModelSet
 from planner.names import normalise
 from planner.objectives import Objective, QuestionPlan, plan_for
+from planner.prose import write_prose
 from planner.routing import (
     Block,
     Blocked,
@@ -262,7 +263,7 @@ async def investigate(
     gate: Toolset,
     settings: InvestigationSettings,
     *,
-    model: ModelClient | None = None,
+    models: ModelSet | None = None,
     unavailable_sources: dict[tuple[str, str | None], GapNote] | None = None,
     inventory: list[InventoryItem] | None = None,
     clock: Callable[[], float] = time.perf_counter,
@@ -473,27 +474,41 @@ async def investigate(
             )
         return out
 
+    desk: ModelDesk | None = models.desk() if models is not None else None
+    model_phase = False
+
     async def with_model() -> None:
-        nonlocal free
+        nonlocal model_phase
         await rounds()
         open_required = any(o.required and status_now()[o.id] == "open" for o in plan.objectives)
-        if model is not None and (plan.intent == "general" or open_required):
-            free = await free_planning(
+        if desk is not None and (plan.intent == "general" or open_required):
+            model_phase = True
+            await free_planning(
                 question=turn.question,
                 context=context,
                 plan=plan,
                 executor=executor,
                 contracts=contracts,
-                model=model,
+                desk=desk,
                 status_of=status_now,
+                outcome=free,
             )
             _discover(executor.records, discovered)
 
+    # with a model, the answer's prose has a reserve of its own: planning stops in time
+    # for it, and what planning collected is kept whatever way it ends
+    reserve = _reserve(models, settings.turn_deadline_s)
     try:
-        await asyncio.wait_for(with_model(), settings.turn_deadline_s)
+        await asyncio.wait_for(with_model(), settings.turn_deadline_s - reserve)
     except TimeoutError:
         timed_out = True
-        log.warning("investigation.deadline", seconds=settings.turn_deadline_s)
+        log.warning("investigation.deadline", seconds=settings.turn_deadline_s - reserve)
+        if model_phase and desk is not None:
+            free.notes.append(
+                f"the model ({', '.join(desk.models.names())}) was cut after "
+                f"{settings.turn_deadline_s - reserve:.0f} s, the turn's planning budget; "
+                "answered from the evidence already collected"
+            )
     finally:
         await executor.drop_prefetched()  # read ahead, never planned: not evidence
 
@@ -530,9 +545,58 @@ async def investigate(
         total_ms=total_ms,
         timed_out=timed_out,
     )
-    answer.timings.model_ms = free.model_ms
-    for note in free.notes:
-        answer.gaps.append(Gap.of("model", GapNote(GapReason.MODEL, detail=note)))
+    if desk is not None:
+        left = settings.turn_deadline_s - (clock() - started)
+        prose = await write_prose(
+            answer,
+            question=turn.question,
+            desk=desk,
+            budget_s=max(0.0, min(reserve, left)),
+            tz=settings.timezone,
+            planner_notes=free.closing,
+            names=_known_names(context, inventory or [], contracts),
+        )
+        if prose.summary:
+            answer.summary = prose.summary
+        for note in [*free.notes, *prose.notes]:
+            answer.gaps.append(Gap.of("model", GapNote(GapReason.MODEL, detail=note)))
+        _account(answer, desk)
+        answer.timings.total_ms = int((clock() - started) * 1000)
     return Investigation(
         plan, context, executor.ordered(), outcomes, packet, workspace, answer, timed_out
     )
+
+
+SYNTHESIS_SHARE = 0.25  # at most this share of a turn's deadline is held back for prose
+
+
+def _reserve(models: ModelSet | None, deadline_s: float) -> float:
+    """The seconds kept from planning for writing the answer: none without a model."""
+    if models is None:
+        return 0.0
+    return min(models.synthesis_reserve_s, deadline_s * SYNTHESIS_SHARE)
+
+
+def _account(answer: Answer, desk: ModelDesk) -> None:
+    ledger = desk.ledger
+    t = answer.timings
+    t.model_ms = ledger.ms
+    t.model_calls = len(ledger.calls)
+    t.prompt_tokens = ledger.prompt_tokens
+    t.completion_tokens = ledger.completion_tokens
+    t.model_format_errors = ledger.format_errors
+    t.model_denied_calls = ledger.denied_calls
+
+
+def _known_names(
+    context: ContextState, inventory: list[InventoryItem], contracts: list[ToolContract]
+) -> set[str]:
+    """Every environment (each tool's env enum is the configured set), namespace and
+    workload name the turn knows of: in the model's prose, each must be one its citations
+    hold (planner.prose)."""
+    names = set(context.envs)
+    for contract in contracts:
+        names.update(contract.enums.get("env", []))
+    for item in inventory:
+        names.update(n for n in (item.env, item.namespace, item.name) if n)
+    return names

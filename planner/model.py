@@ -1,19 +1,23 @@
 """The model seam: one async method, any OpenAI-compatible server.
 
-`ModelClient.complete(messages, tools, settings) -> ModelTurn`. vLLM, Ollama or any
-OpenAI-compatible endpoint differ only by `base_url`. Tests use `ScriptedModel`, a
-function of the conversation so far; no test reaches a network model.
+`ModelClient.complete(messages, tools, settings) -> ModelTurn`. vLLM, Ollama, llama.cpp
+or any OpenAI-compatible endpoint differ only by `base_url`. Unit tests use
+`ScriptedModel`, a function of the conversation so far; integration tests drive the real
+`openai` client against a scripted HTTP server (evals.simulators.model_server).
 
 The model only *suggests*: the tool names and arguments it returns go through the policy
-gate like any other call, and its text never becomes a fact.
+gate like any other call, and its text never becomes a fact. Every way a server can fail
+(an HTTP error, a timeout, a body that is not a completion, no choice) is one
+`ModelError` with its `ModelFailure` kind, never an exception of the SDK's.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
@@ -42,12 +46,20 @@ class ToolCallRequest(BaseModel):
 ModelMessage.model_rebuild()
 
 
+class TokenUsage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
 class ModelTurn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     content: str | None = None
     tool_calls: list[ToolCallRequest] = Field(default_factory=list)
     elapsed_ms: int = 0
+    usage: TokenUsage = Field(default_factory=TokenUsage)
 
 
 @dataclass(frozen=True)
@@ -57,15 +69,32 @@ class CompletionSettings:
     timeout_s: float = 30.0
 
 
+class ModelFailure(StrEnum):
+    """Why a model call produced no turn: each becomes a gap that names the model."""
+
+    TIMEOUT = "timeout"
+    API_ERROR = "api_error"  # an HTTP error status, a refused or reset connection
+    UNDECODABLE = "undecodable"  # a body that is not a chat completion
+    EMPTY = "empty"  # a completion with no choice
+    INVALID = "invalid"  # a choice that does not validate
+
+
 class ModelError(Exception):
-    """The model could not produce a turn (timeout, HTTP error, unusable answer)."""
+    """The model could not produce a turn."""
+
+    def __init__(self, message: str, kind: ModelFailure = ModelFailure.API_ERROR) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class ModelClient(Protocol):
     name: str
 
     async def complete(
-        self, messages: list[ModelMessage], tools: list[ToolContract], settings: CompletionSettings
+        self,
+        messages: Sequence[ModelMessage],
+        tools: Sequence[ToolContract],
+        settings: CompletionSettings,
     ) -> ModelTurn: ...
 
 
@@ -79,6 +108,7 @@ def our_name(wire: str) -> str:
 
 
 def tool_spec(contract: ToolContract) -> dict[str, Any]:
+    """The untrimmed spec: every word of the contract (catalogue.trimmed_spec is sent)."""
     return {
         "type": "function",
         "function": {
@@ -96,14 +126,84 @@ class ProviderSettings:
     api_key: SecretStr | None = None
 
 
-class OpenAICompatibleModel:
-    """`openai.AsyncOpenAI` against any OpenAI-compatible base URL."""
+def wire_messages(messages: Sequence[ModelMessage]) -> list[dict[str, Any]]:
+    """Our messages as the chat-completions API takes them. Arguments a model sent that
+    were not a JSON object are never sent back (llama.cpp answers such a history with an
+    HTTP 500): the call goes back with `{}` and its tool message says what was wrong."""
+    payload: list[dict[str, Any]] = []
+    for m in messages:
+        item: dict[str, Any] = {"role": m.role, "content": m.content}
+        if m.tool_calls:
+            item["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {
+                        "name": wire_name(c.name),
+                        "arguments": json.dumps(c.arguments or {}, ensure_ascii=False),
+                    },
+                }
+                for c in m.tool_calls
+            ]
+        if m.tool_call_id:
+            item["tool_call_id"] = m.tool_call_id
+        payload.append(item)
+    return payload
 
-    def __init__(self, provider: ProviderSettings) -> None:
+
+def _failure_of(exc: Exception) -> ModelFailure:
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError | TimeoutError):
+        return ModelFailure.TIMEOUT
+    if isinstance(exc, openai.APIResponseValidationError | json.JSONDecodeError):
+        return ModelFailure.UNDECODABLE
+    return ModelFailure.API_ERROR
+
+
+def _what(exc: Exception) -> str:
+    status = getattr(exc, "status_code", None)
+    return f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "")
+
+
+def _decode_calls(message: Any) -> list[ToolCallRequest]:
+    calls = []
+    for n, c in enumerate(getattr(message, "tool_calls", None) or []):
+        fn = getattr(c, "function", None)
+        name = getattr(fn, "name", None)
+        if not isinstance(name, str) or not name:
+            continue
+        raw = getattr(fn, "arguments", None)
+        raw = raw if isinstance(raw, str) else ""
+        try:
+            args = json.loads(raw or "{}")
+        except json.JSONDecodeError:
+            args = None
+        calls.append(
+            ToolCallRequest(
+                id=str(getattr(c, "id", None) or f"call-{n + 1}"),
+                name=our_name(name),
+                arguments=args if isinstance(args, dict) else None,
+                raw_arguments=raw,
+            )
+        )
+    return calls
+
+
+class OpenAICompatibleModel:
+    """`openai.AsyncOpenAI` against any OpenAI-compatible base URL; retries are the
+    caller's (planner.modelroles), so the SDK's own are off."""
+
+    def __init__(
+        self,
+        provider: ProviderSettings,
+        spec: Callable[[ToolContract], dict[str, Any]] = tool_spec,
+    ) -> None:
         from openai import AsyncOpenAI
 
         self.name = provider.model
         self._model = provider.model
+        self._spec = spec
         self._client = AsyncOpenAI(
             base_url=provider.base_url,
             api_key=provider.api_key.get_secret_value() if provider.api_key else "unused",
@@ -111,70 +211,58 @@ class OpenAICompatibleModel:
         )
 
     async def complete(
-        self, messages: list[ModelMessage], tools: list[ToolContract], settings: CompletionSettings
+        self,
+        messages: Sequence[ModelMessage],
+        tools: Sequence[ToolContract],
+        settings: CompletionSettings,
     ) -> ModelTurn:
         import openai
 
-        payload: list[dict[str, Any]] = []
-        for m in messages:
-            item: dict[str, Any] = {"role": m.role, "content": m.content}
-            if m.tool_calls:
-                item["tool_calls"] = [
-                    {
-                        "id": c.id,
-                        "type": "function",
-                        "function": {
-                            "name": wire_name(c.name),
-                            "arguments": c.raw_arguments or json.dumps(c.arguments or {}),
-                        },
-                    }
-                    for c in m.tool_calls
-                ]
-            if m.tool_call_id:
-                item["tool_call_id"] = m.tool_call_id
-            payload.append(item)
         started = time.perf_counter()
         try:
             resp = await self._client.chat.completions.create(
                 model=self._model,
-                messages=payload,  # type: ignore[arg-type]
-                tools=[tool_spec(c) for c in tools] or openai.NOT_GIVEN,  # type: ignore[arg-type,misc]
+                messages=wire_messages(messages),  # type: ignore[arg-type]
+                tools=[self._spec(c) for c in tools] or openai.NOT_GIVEN,  # type: ignore[arg-type,misc]
                 temperature=settings.temperature,
                 max_tokens=settings.max_tokens,
                 timeout=settings.timeout_s,
             )
-        except openai.APIError as exc:
-            raise ModelError(f"model {self._model}: {type(exc).__name__}") from exc
-        if not resp.choices:
-            raise ModelError(f"model {self._model}: empty answer")
-        msg = resp.choices[0].message
-        calls = []
-        for c in msg.tool_calls or []:
-            fn = getattr(c, "function", None)
-            if fn is None:
-                continue
-            try:
-                args = json.loads(fn.arguments or "{}")
-                args = args if isinstance(args, dict) else None
-            except json.JSONDecodeError:
-                args = None
-            calls.append(
-                ToolCallRequest(
-                    id=c.id,
-                    name=our_name(fn.name),
-                    arguments=args,
-                    raw_arguments=fn.arguments or "",
-                )
+        except (openai.APIError, TimeoutError, json.JSONDecodeError) as exc:
+            raise ModelError(f"model {self._model}: {_what(exc)}", _failure_of(exc)) from exc
+        # a 200 whose body is not JSON comes back from the SDK as the body's text
+        choices = getattr(resp, "choices", None)
+        if not isinstance(choices, list):
+            raise ModelError(
+                f"model {self._model}: the answer is not a chat completion",
+                ModelFailure.UNDECODABLE,
             )
+        if not choices:
+            raise ModelError(f"model {self._model}: the answer has no choice", ModelFailure.EMPTY)
+        message = getattr(choices[0], "message", None)
+        content = getattr(message, "content", None)
+        if message is None or not (content is None or isinstance(content, str)):
+            raise ModelError(
+                f"model {self._model}: the choice has no message", ModelFailure.INVALID
+            )
+        usage = getattr(resp, "usage", None)
         return ModelTurn(
-            content=msg.content,
-            tool_calls=calls,
+            content=content,
+            tool_calls=_decode_calls(message),
             elapsed_ms=int((time.perf_counter() - started) * 1000),
+            usage=TokenUsage(
+                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            ),
         )
+
+    async def aclose(self) -> None:
+        await self._client.close()
 
 
 class ScriptedModel:
-    """A model for tests: `script(messages, tools) -> ModelTurn`, no network."""
+    """A model for unit tests: `script(messages, tools) -> ModelTurn`, no network. A script
+    that raises ModelError is a failing model."""
 
     def __init__(
         self,
@@ -186,7 +274,10 @@ class ScriptedModel:
         self.calls = 0
 
     async def complete(
-        self, messages: list[ModelMessage], tools: list[ToolContract], settings: CompletionSettings
+        self,
+        messages: Sequence[ModelMessage],
+        tools: Sequence[ToolContract],
+        settings: CompletionSettings,
     ) -> ModelTurn:
         self.calls += 1
-        return self._script(messages, tools)
+        return self._script(list(messages), list(tools))

@@ -63,3 +63,38 @@ def test_bad_config_names_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["ask", "--config", str(cfg), "hello"]) == 2
     err = capsys.readouterr().err
     assert "environments.dc-a.metrics.timeout_s" in err
+
+
+def test_ask_in_model_mode_on_the_demo_world_reports_the_models_use(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No configuration: the demo world, the real openai client, a scripted server."""
+    from evals.simulators.model_policy import INVENTED, evidence_echo
+    from evals.simulators.model_server import ModelServer
+
+    with ModelServer(evidence_echo(), model="echo") as server:
+        code = main(
+            [
+                "ask",
+                "--json",
+                "--model-url",
+                server.url,
+                "--model",
+                "echo",
+                "what is going on with service-b in dc-b?",
+            ]
+        )
+        bodies = server.requests
+    assert code == 0
+    answer = json.loads(capsys.readouterr().out)
+    timings = answer["timings"]
+    assert timings["model_calls"] == len(bodies) > 0
+    assert timings["prompt_tokens"] > 0 and timings["completion_tokens"] > 0
+    assert timings["model_ms"] > 0
+    assert INVENTED not in json.dumps(answer, ensure_ascii=False)
+    assert all(len(b.get("tools") or []) <= 9 for b in bodies)
+
+
+def test_model_flags_need_both_url_and_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "--model", "qwen", "why?"]) == 2
+    assert "--model-url URL and --model NAME" in capsys.readouterr().err

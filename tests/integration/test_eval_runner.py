@@ -222,13 +222,42 @@ def test_scenario_file_error_exits_2_naming_file_and_path(
     assert str(bad) in err and "turns[0].expect.queried[0].source:" in err
 
 
-def test_model_mode_is_refused_and_recorded(
+def test_model_mode_runs_through_a_model_server_and_reports_its_use(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from evals.simulators.model_policy import INVENTED, evidence_echo
+    from evals.simulators.model_server import ModelServer
+
     out = tmp_path / "report"
-    url = "http://127.0.0.1:9/v1"
-    assert run_eval(str(suite), "--model", url, "--report", str(out)) == 2
-    assert "not available in this build" in capsys.readouterr().err
-    summary = json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]
-    assert summary["mode"] == "model" and summary["model"] == url
-    assert summary["completed"] == 0 and "not available" in summary["error"]
+    with ModelServer(evidence_echo(), model="echo") as server:
+        code = run_eval(
+            str(suite / "optional.yaml"),
+            "--model-url",
+            server.url,
+            "--model",
+            "echo",
+            "--runs",
+            "1",
+            "--report",
+            str(out),
+        )
+        bodies = server.requests
+    assert code == 0
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    summary = report["summary"]
+    assert summary["mode"] == "model" and summary["model"] == "echo"
+    assert summary["passed"] == 1
+    run = report["scenarios"][0]["runs"][0]
+    use = run["model"]
+    assert use["calls"] == len(bodies) > 0
+    assert use["prompt_tokens"] > 0 and use["completion_tokens"] > 0
+    assert summary["model_use"]["calls"] == use["calls"]
+    # the policy's invented sentence never reaches the answer: the guard dropped it
+    assert INVENTED not in run["turns"][0]["rendered"]
+    assert "model calls" in (out / "report.html").read_text(encoding="utf-8")
+    assert "model echo:" in capsys.readouterr().err
+
+
+def test_model_mode_needs_a_url_and_a_name(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_eval(str(suite), "--model", "qwen") == 2
+    assert "--model-url URL and --model NAME" in capsys.readouterr().err

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 from planner.context import InventoryItem, build_context
 from planner.investigation import InvestigationSettings, investigate
 from planner.model import ModelError, ModelTurn, ScriptedModel, ToolCallRequest
+from planner.modelroles import ModelSet
 from planner.turn import Turn
 from policy.gate import PolicyGate
 from policy.toolset import ToolSet
@@ -49,7 +50,11 @@ async def run(script, question: str = "что за странная штука �
     context = build_context(question, envs=ENVS, inventory=INV, now=NOW, tz=TZ)
     turn = Turn(question=question, user="alice", now=NOW)
     inv = await investigate(
-        turn, context, PolicyGate(ToolSet(tools())), InvestigationSettings(timezone=TZ), model=model
+        turn,
+        context,
+        PolicyGate(ToolSet(tools())),
+        InvestigationSettings(timezone=TZ),
+        models=ModelSet(planner=model, rerank=False),
     )
     return inv, model
 
@@ -81,7 +86,8 @@ async def test_model_picks_tools_through_the_gate_and_its_prose_is_no_fact() -> 
     tools_called = [c["tool"] for c in answer.tool_calls]
     assert tools_called == ["k8s.workload_status", "logs.app_logs"]
     assert not any("no problems" in f.text for f in answer.facts)
-    assert model.calls == 2
+    assert "no problems" not in answer.summary
+    assert model.calls == 3  # two planning steps, then the finalizer's prose
 
 
 async def test_injected_instruction_in_a_log_cannot_reach_a_mutating_tool() -> None:
@@ -115,7 +121,7 @@ async def test_injected_instruction_in_a_log_cannot_reach_a_mutating_tool() -> N
     assert "unknown tool" in denied[0]["error"]
 
 
-async def test_invalid_json_arguments_are_sent_back_and_the_model_can_fix_them() -> None:
+async def test_invalid_json_arguments_are_never_echoed_and_the_model_can_fix_them() -> None:
     def script(messages, _tools):
         step = sum(1 for m in messages if m.role == "assistant")
         if step == 0:
@@ -127,7 +133,10 @@ async def test_invalid_json_arguments_are_sent_back_and_the_model_can_fix_them()
                 ]
             )
         if step == 1:
-            assert any("not valid JSON" in m.content for m in messages if m.role == "tool")
+            assert any("not a JSON object" in m.content for m in messages if m.role == "tool")
+            # what the model could not encode is not sent back (llama.cpp answers 500)
+            sent = [c for m in messages if m.role == "assistant" for c in m.tool_calls]
+            assert sent and all(c.raw_arguments == "" for c in sent)
             return ModelTurn(
                 tool_calls=[
                     ToolCallRequest(
@@ -141,7 +150,7 @@ async def test_invalid_json_arguments_are_sent_back_and_the_model_can_fix_them()
 
     inv, model = await run(script)
     assert [c["tool"] for c in inv.answer.tool_calls][-1] == "logs.app_logs"
-    assert model.calls == 3
+    assert model.calls == 4  # three planning steps, then the finalizer's prose
 
 
 async def test_model_failure_keeps_collected_facts_and_says_so() -> None:
@@ -153,9 +162,54 @@ async def test_model_failure_keeps_collected_facts_and_says_so() -> None:
     assert any(g.objective == "model" and "could not continue" in g.reason for g in inv.answer.gaps)
 
 
-async def test_known_intent_with_everything_resolved_never_calls_the_model() -> None:
-    inv, model = await run(
-        by_step(ModelTurn(content="x")), question="почему service-a в dc-a рестартует?"
-    )
-    assert model.calls == 0
+async def test_known_intent_with_everything_resolved_never_plans_with_the_model() -> None:
+    seen: list[int] = []
+
+    def script(messages, tools):
+        seen.append(len(tools))
+        return ModelTurn(content="x")
+
+    inv, model = await run(script, question="почему service-a в dc-a рестартует?")
+    # one call only, and it offers no tools: the finalizer's prose, never planning
+    assert model.calls == 1 and seen == [0]
     assert inv.answer.final
+
+
+async def test_old_results_are_compacted_and_read_back_through_workspace_read() -> None:
+    seen: dict[int, tuple[list, list]] = {}
+
+    def script(messages, tools):
+        step = sum(1 for m in messages if m.role == "assistant")
+        if not tools:
+            return ModelTurn(content="")  # the finalizer: nothing to add
+        seen[step] = (messages, [t.name for t in tools])
+        if step == 0:
+            calls = [
+                ToolCallRequest(
+                    id=str(n),
+                    name="logs.app_logs",
+                    arguments={"env": "dc-a", "service": "service-a", "namespace": ns},
+                )
+                for n, ns in enumerate(["a", "b", "c", "d"])
+            ]
+            return ModelTurn(tool_calls=calls)
+        if step == 1:
+            placeholder = next(m.content for m in messages if m.role == "tool")
+            call_id = placeholder.split("call_id=")[1].split("'")[1]
+            read = ToolCallRequest(
+                id="r", name="workspace.read", arguments={"call_id": call_id, "contains": "ignore"}
+            )
+            return ModelTurn(tool_calls=[read])
+        return ModelTurn(content="done")
+
+    await run(script)
+    _, tools_first = seen[0]
+    assert "workspace.read" not in tools_first  # nothing to read back yet
+    messages, tools_then = seen[1]
+    assert "workspace.read" in tools_then
+    tool_msgs = [m.content for m in messages if m.role == "tool"]
+    assert "compacted" in tool_msgs[0] and "workspace.read" in tool_msgs[0]
+    assert all("compacted" not in m for m in tool_msgs[1:])
+    assert messages[-1].role == "user" and "Objectives (todo)" in messages[-1].content
+    rows = [m.content for m in seen[2][0] if m.role == "tool"][-1]
+    assert '"table": "facts"' in rows and '"matched": 1' in rows

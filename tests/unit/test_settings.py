@@ -249,11 +249,11 @@ def dump(data: object) -> str:
 def start(path: Path) -> tuple[Any, Any]:
     """What start-up does with a file: load it and build every source from it; the
     configuration and the sources' targets."""
-    from bot.wiring import build_model, build_targets
+    from bot.wiring import build_models, build_targets
 
     config = load_config(path)
     targets = build_targets(config, environ=SECRETS)
-    build_model(config, environ=SECRETS)
+    build_models(config, environ=SECRETS)
     return config, targets
 
 

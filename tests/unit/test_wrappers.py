@@ -13,6 +13,7 @@ from planner.conduct import TurnSettings, answer_turn
 from planner.inventory_cache import InventoryCache
 from planner.investigation import InvestigationSettings
 from planner.model import ModelMessage, ModelTurn, ScriptedModel, ToolCallRequest
+from planner.modelroles import ModelSet
 from planner.turn import Turn
 from policy.errors import ErrorKind
 from policy.gate import PolicyGate
@@ -121,7 +122,7 @@ async def test_a_secret_a_source_returned_reaches_no_model_workspace_or_answer()
         gate=PolicyGate(ToolSet(tools())),
         settings=settings,
         inventory_cache=InventoryCache(timedelta(0)),
-        model=ScriptedModel(script),
+        models=ModelSet(planner=ScriptedModel(script)),
     )
     assert any(m.role == "tool" for m in seen), "the model was asked with the tool's result"
     assert all(SECRET not in (m.content or "") for m in seen)

@@ -1,0 +1,105 @@
+"""`evidence_echo`: a scripted model policy that plays each role plainly, for model-mode
+evaluation without a real model (CI runs the required suite through it).
+
+It reads only the request, as a model would, and answers the way a careful small model
+does, plus one thing a careless one does:
+
+- planner (a request with tools): on its first step it calls the first offered tool whose
+  required arguments it can fill from the `Scope:` line of the prompt (an enum's first
+  value where the scope says nothing), then closes with a short note;
+- rerank (a request asking for a JSON array of tool names): the names in the order given;
+- finalizer (a request with `Items:`): the conclusion `[C]` sentence by sentence, the first
+  two facts, each with its citation, and one sentence that cites a fact but names an
+  environment and a time no item holds: the evidence guard must drop it, so an eval run
+  in this mode also checks that no invented sentence reaches a user.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from evals.simulators.model_server import ModelReply, Script, WireCall
+
+INVENTED = "Everything else in zz-nowhere-9 is healthy since 03:07"
+_ITEM = re.compile(r"^\[([CFHG]\d*)\] (.*)$", re.MULTILINE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _last_user(body: dict[str, Any]) -> str:
+    for m in reversed(body.get("messages") or []):
+        if m.get("role") == "user" and isinstance(m.get("content"), str):
+            return str(m["content"])
+    return ""
+
+
+def _scope(prompt: str) -> dict[str, Any]:
+    for line in prompt.splitlines():
+        if line.startswith("Scope: "):
+            try:
+                value = json.loads(line[len("Scope: ") :])
+            except json.JSONDecodeError:
+                return {}
+            return value if isinstance(value, dict) else {}
+    return {}
+
+
+def _arguments(params: dict[str, Any], scope: dict[str, Any]) -> dict[str, Any] | None:
+    """Arguments for the required parameters, from the scope or an enum; None if some
+    required one cannot be filled."""
+    props = params.get("properties") or {}
+    wanted = {"env": scope.get("env"), "namespace": scope.get("namespace")}
+    wanted["service"] = wanted["object"] = wanted["name"] = scope.get("object")
+    args: dict[str, Any] = {}
+    for name in params.get("required") or []:
+        prop = props.get(name) or {}
+        value = wanted.get(name)
+        enum = prop.get("enum")
+        if value is None and enum:
+            value = enum[0]
+        if value is None or (enum and value not in enum):
+            return None
+        args[name] = value
+    return args
+
+
+def _plan(body: dict[str, Any]) -> ModelReply:
+    if any(m.get("role") == "tool" for m in body.get("messages") or []):
+        return ModelReply(content="I read what the offered tools could show.")
+    scope = _scope(_last_user(body))
+    for tool in body.get("tools") or []:
+        fn = tool.get("function") or {}
+        args = _arguments(fn.get("parameters") or {}, scope)
+        if args is not None and not str(fn.get("name", "")).startswith("workspace"):
+            return ModelReply(tool_calls=(WireCall(fn["name"], json.dumps(args)),))
+    return ModelReply(content="No offered tool fits the scope.")
+
+
+def _finalize(prompt: str) -> ModelReply:
+    items = dict(_ITEM.findall(prompt))
+    sentences = [f"{s.rstrip('.')} [C]." for s in _SENTENCE.split(items.get("C", "")) if s.strip()]
+    for key in ("F1", "F2"):
+        if key in items:
+            text = items[key].split(" (source ")[0].strip().rstrip(".")
+            sentences.append(f"{text} [{key}].")
+    if "F1" in items:
+        sentences.append(f"{INVENTED} [F1].")
+    return ModelReply(content=" ".join(sentences) or "Nothing to say [C].")
+
+
+def _rerank(prompt: str) -> ModelReply:
+    names = re.findall(r"^\d+\. ([\w.]+):", prompt, re.MULTILINE)
+    return ModelReply(content=json.dumps(names))
+
+
+def evidence_echo() -> Script:
+    def script(body: dict[str, Any]) -> ModelReply:
+        if body.get("tools"):
+            return _plan(body)
+        prompt = _last_user(body)
+        if "\nItems:\n" in prompt:
+            return _finalize(prompt)
+        return _rerank(prompt)
+
+    return script

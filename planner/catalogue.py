@@ -1,0 +1,424 @@
+"""Which tool schemas a model call carries: a few relevant ones, trimmed, in a stable order.
+
+Sending every admitted contract's full JSON Schema on every model call costs thousands of
+prompt tokens and dilutes the model's choice. The stages, each one generic (nothing here
+knows a tool, a question or a language):
+
+1. admission: the caller passes the contracts the gate admitted for this user;
+2. objective relevance: the tools whose declared evidence kinds meet the open objectives'
+   (all of them for a general question, or when none does);
+3. lexical prefilter: BM25 over each contract's own text (name parts, description,
+   evidence kinds, argument names and descriptions), up to `prefilter` tools;
+4. optional model rerank of the prefiltered names (`rerank_prompt`, `parse_rerank`,
+   `rerank`), the lexical order being the fallback when the model fails or answers
+   something unusable;
+5. at most `limit` schemas in one request, sorted by name, so that the tools block of a
+   prompt is byte-identical from call to call and servers' prefix caches work;
+   `trimmed_spec` drops what the model does not need from each schema (the gate still
+   validates every call against the full one).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from planner.model import our_name, wire_name
+from planner.objectives import Objective, QuestionPlan
+from policy.contracts import ToolContract
+
+LIMIT = 8
+PREFILTER = 30
+DESCRIPTION_CHARS = 300
+PROPERTY_DESCRIPTION_CHARS = 120
+PROMPT_LINE_CHARS = 160
+_RERANK_SCAN_CHARS = 20_000
+_RERANK_SCAN_ARRAYS = 200
+
+# BM25 parameters (the usual ones) and the weight of each field of a contract's text: the
+# name and the evidence kinds say what a tool is for, the argument texts only what it takes
+_K1 = 1.2
+_B = 0.75
+_K3 = 1.0  # saturation of a term repeated in the query (question + titles + kinds)
+_W_NAME = 3.0
+_W_EVIDENCE = 3.0
+_W_DESCRIPTION = 1.0
+_W_PROPERTY = 0.5
+
+# keywords whose value is a schema, a list of schemas or a map of name -> schema; any other
+# keyword's value is data (enum, const, default, required) and is copied as it is
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+_SCHEMA_LISTS = frozenset({"anyOf", "allOf", "oneOf", "prefixItems"})
+_SCHEMA_ONE = frozenset(
+    {"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"}
+)
+# noise for a model: pydantic's titles repeat the property names, and the string length
+# bounds and patterns are checked by the gate, whose refusal names the field
+_DROPPED = frozenset({"title", "pattern", "minLength", "maxLength"})
+_NULL: dict[str, Any] = {"type": "null"}
+
+_WORD = re.compile(r"\w+")
+# a run of word characters, dots and dashes: an identifier as written in text (an evidence
+# kind, a dotted tool name, a hyphenated object name) is such a run, kept whole as well.
+# One character class, so a scan is linear on any text (tests/unit/test_regex_bounded.py)
+_CHUNK = re.compile(r"[\w.\-]+")
+_JOINERS = frozenset("._-")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The tools for one model call. `prefiltered`: in lexical order, at most `prefilter`
+    (what a reranking model chooses from); `chosen`: at most `limit`, sorted by name."""
+
+    prefiltered: tuple[ToolContract, ...]
+    chosen: tuple[ToolContract, ...]
+
+
+class _Ref:
+    """A contract as a cache key, by identity: contracts are shared, immutable objects, and
+    the cache holding this reference keeps the id from being reused by another one."""
+
+    __slots__ = ("contract",)
+
+    def __init__(self, contract: ToolContract) -> None:
+        self.contract = contract
+
+    def __hash__(self) -> int:
+        return id(self.contract)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Ref) and other.contract is self.contract
+
+
+# --- tokens -------------------------------------------------------------------------------
+
+
+def _stem(word: str) -> str:
+    """A plural and its singular are one term (English tool text: errors, restarts)."""
+    if len(word) > 3 and word.isascii() and word.isalpha() and word[-1] == "s" != word[-2]:
+        return word[:-1]
+    return word
+
+
+def _tokens(text: str) -> list[str]:
+    """Unicode words, lowercased and split on underscores, plus every identifier-looking
+    token whole: a question in any language still matches a tool by the names it cites."""
+    out: list[str] = []
+    for chunk in _CHUNK.findall(text.lower()):
+        out += [_stem(part) for word in _WORD.findall(chunk) for part in word.split("_") if part]
+        whole = chunk.strip(".-")
+        if _JOINERS.intersection(whole):
+            out.append(whole)
+    return out
+
+
+def _property_texts(schema: Any) -> Iterable[str]:
+    """Argument names and descriptions of a schema, nested ones included."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key in _SCHEMA_MAPS and isinstance(value, dict):
+                for name, sub in value.items():
+                    yield str(name)
+                    yield from _property_texts(sub)
+            elif key == "description" and isinstance(value, str):
+                yield value
+            elif key in _SCHEMA_LISTS or key in _SCHEMA_ONE:
+                yield from _property_texts(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _property_texts(item)
+
+
+@functools.lru_cache(maxsize=1024)
+def _document(ref: _Ref) -> tuple[dict[str, float], float]:
+    """A contract's weighted term frequencies and its length."""
+    c = ref.contract
+    freq: dict[str, float] = {}
+
+    def add(text: str, weight: float) -> None:
+        for token in _tokens(text):
+            freq[token] = freq.get(token, 0.0) + weight
+
+    add(c.name, _W_NAME)  # its parts (split on dots and underscores) and itself whole
+    add(" ".join(c.agent.evidence), _W_EVIDENCE)
+    add(c.description, _W_DESCRIPTION)
+    for text in _property_texts(c.input_schema()):
+        add(text, _W_PROPERTY)
+    return freq, math.fsum(freq.values())
+
+
+# --- stages -------------------------------------------------------------------------------
+
+
+def relevant(
+    contracts: Iterable[ToolContract], open_evidence: Collection[str]
+) -> list[ToolContract]:
+    """The tools whose declared evidence meets the open objectives' kinds, in the order
+    given; every tool when no kind is open (a general question) or no tool serves one."""
+    every = list(contracts)
+    if not open_evidence:
+        return every
+    wanted = set(open_evidence)
+    serving = [c for c in every if wanted.intersection(c.agent.evidence)]
+    return serving or every
+
+
+def lexical_rank(contracts: Iterable[ToolContract], query: str) -> list[ToolContract]:
+    """The contracts by BM25 score of `query` over their own text, best first; equal scores
+    by name. The order depends on the set of contracts, never on the order they come in."""
+    every = sorted(contracts, key=lambda c: c.name)
+    if not every:
+        return []
+    docs = [_document(_Ref(c)) for c in every]
+    n = len(docs)
+    avgdl = math.fsum(length for _, length in docs) / n or 1.0
+    wanted = Counter(_tokens(query))
+    terms = sorted(wanted)
+    df = {t: sum(1 for freq, _ in docs if t in freq) for t in terms}
+    idf = {t: math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
+    qweight = {t: (_K3 + 1.0) * wanted[t] / (_K3 + wanted[t]) for t in terms}
+
+    def score(doc: tuple[dict[str, float], float]) -> float:
+        freq, length = doc
+        norm = _K1 * (1.0 - _B + _B * length / avgdl)
+        parts = []
+        for t in terms:
+            f = freq.get(t, 0.0)
+            if f:
+                parts.append(idf[t] * qweight[t] * f * (_K1 + 1.0) / (f + norm))
+        return math.fsum(parts)
+
+    scored = [(score(d), c) for d, c in zip(docs, every, strict=True)]
+    scored.sort(key=lambda sc: (-sc[0], sc[1].name))
+    return [c for _, c in scored]
+
+
+def _query(question: str, objectives: Sequence[Objective]) -> str:
+    """The question, the open objectives' titles and their evidence kinds (each kind once);
+    a required objective's title and kinds twice, as they weigh more."""
+    parts = [question]
+    for o in objectives:
+        parts += [o.title] * (2 if o.required else 1)
+    every = dict.fromkeys(k for o in objectives for k in o.evidence)
+    required = dict.fromkeys(k for o in objectives if o.required for k in o.evidence)
+    parts += [" ".join(every), " ".join(required)]
+    return "\n".join(parts)
+
+
+def _covering(objectives: Sequence[Objective], ranked: Sequence[ToolContract]) -> list[str]:
+    """For each open required objective, the best-ranked tool able to close it (for a union
+    objective, one for each of its kinds): the names, without repeats. The optional ones
+    are left to the lexical order."""
+    out: list[str] = []
+    for o in objectives:
+        if not o.required:
+            continue
+        groups = [[k] for k in o.evidence] if o.all_of else [o.evidence]
+        for kinds in groups:
+            best = next((c for c in ranked if set(kinds).intersection(c.agent.evidence)), None)
+            if best is not None and best.name not in out:
+                out.append(best.name)
+    return out
+
+
+def _by_name(tools: Iterable[ToolContract]) -> tuple[ToolContract, ...]:
+    return tuple(sorted(tools, key=lambda c: c.name))
+
+
+def select(
+    contracts: Iterable[ToolContract],
+    *,
+    question: str,
+    plan: QuestionPlan,
+    open_ids: Collection[str],
+    limit: int = LIMIT,
+    prefilter: int = PREFILTER,
+) -> Selection:
+    """The tools for a model call about `question` while the objectives `open_ids` of
+    `plan` are open. `chosen`: a tool for each open required objective the prefilter holds
+    one for, then the lexical order; at most `limit`, sorted by name."""
+    objectives = [o for o in plan.objectives if o.id in open_ids]
+    kinds = {k for o in objectives for k in o.evidence}
+    ranked = lexical_rank(relevant(contracts, kinds), _query(question, objectives))
+    prefiltered = tuple(ranked[: max(prefilter, 0)])
+    names = _covering(objectives, prefiltered)[: max(limit, 0)]
+    for c in prefiltered:
+        if len(names) >= limit:
+            break
+        if c.name not in names:
+            names.append(c.name)
+    keep = set(names)
+    return Selection(prefiltered, _by_name(c for c in prefiltered if c.name in keep))
+
+
+def rerank(
+    selection: Selection, ranked_names: Sequence[str] | None, limit: int = LIMIT
+) -> tuple[ToolContract, ...]:
+    """The model's order (the names it gave that the prefilter holds, each once; a wire
+    name is read as the tool's), filled up with the lexical choice and then the lexical
+    order; with no usable answer (None), the lexical choice. At most `limit`, by name."""
+    by_name = {c.name: c for c in selection.prefiltered}
+    picked: list[str] = []
+    for name in ranked_names or ():
+        if len(picked) >= limit:
+            break
+        if not isinstance(name, str):
+            continue
+        key = name if name in by_name else our_name(name)
+        if key in by_name and key not in picked:
+            picked.append(key)
+    chosen = {c.name for c in selection.chosen}
+    fill = [c for c in selection.prefiltered if c.name in chosen]
+    fill += [c for c in selection.prefiltered if c.name not in chosen]
+    for c in fill:
+        if len(picked) >= limit:
+            break
+        if c.name not in picked:
+            picked.append(c.name)
+    return _by_name(by_name[n] for n in picked)
+
+
+def _first_line(text: str, limit: int) -> str:
+    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
+    return _cut(line, limit)
+
+
+def rerank_prompt(selection: Selection, question: str, limit: int = LIMIT) -> str:
+    """A short prompt asking a model to order the prefiltered tools for the question."""
+    lines = [
+        f"{n}. {c.name}: {_first_line(c.description, PROMPT_LINE_CHARS)}"
+        for n, c in enumerate(selection.prefiltered, 1)
+    ]
+    return (
+        "Choose the tools most useful to investigate the question below.\n"
+        f"Question: {question}\n"
+        "Tools:\n" + "\n".join(lines) + "\n"
+        f"Reply with only a JSON array of at most {limit} tool names from this list, most "
+        "useful first."
+    )
+
+
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
+
+
+def _string_array(text: str) -> list[str] | None:
+    decoder = json.JSONDecoder()
+    tried = 0
+    start = text.find("[")
+    while start != -1 and tried < _RERANK_SCAN_ARRAYS:
+        tried += 1
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            value = None
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return value
+        start = text.find("[", start + 1)
+    return None
+
+
+def parse_rerank(content: str | None) -> list[str] | None:
+    """The first JSON array of strings in a model's answer (a fenced block first), else
+    None. Never raises."""
+    if not isinstance(content, str):
+        return None
+    try:
+        text = content[:_RERANK_SCAN_CHARS]
+        for block in _FENCE.findall(text):
+            found = _string_array(block)
+            if found is not None:
+                return found
+        return _string_array(text)
+    except Exception:  # an answer is untrusted text: nothing in it may break the turn
+        return None
+
+
+# --- trimmed schemas ----------------------------------------------------------------------
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters, cut at a word where one is near."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    if space > limit // 2:
+        head = head[:space]
+    return head.rstrip(" ,;:-") + "…"
+
+
+def _collapse_null(node: dict[str, Any]) -> dict[str, Any]:
+    """{anyOf: [X, {type: null}], ...} -> {...X, ...}: an optional argument is one the
+    model leaves out, which is what it should do rather than send null."""
+    options = node.get("anyOf")
+    if not (isinstance(options, list) and len(options) == 2 and _NULL in options):
+        return node
+    other = options[1] if options[0] == _NULL else options[0]
+    if not isinstance(other, dict) or other == _NULL:
+        return node
+    merged = {k: v for k, v in node.items() if k != "anyOf"}
+    for key, value in other.items():
+        merged.setdefault(key, value)
+    return merged
+
+
+def _trim(schema: Any) -> Any:
+    """A trimmed copy of a schema; the schema itself is never changed."""
+    if isinstance(schema, list):
+        return [_trim(item) for item in schema]
+    if not isinstance(schema, dict):
+        return copy.deepcopy(schema)
+    out: dict[str, Any] = {}
+    for key, value in _collapse_null(schema).items():
+        if key in _DROPPED or (key == "default" and value is None):
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: _trim(sub) for name, sub in value.items()}
+        elif key in _SCHEMA_LISTS or key in _SCHEMA_ONE:
+            out[key] = _trim(value)
+        elif key == "description" and isinstance(value, str):
+            out[key] = _cut(value, PROPERTY_DESCRIPTION_CHARS)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _first_paragraph(text: str) -> str:
+    paragraph = next((p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()), "")
+    return _cut(paragraph, DESCRIPTION_CHARS)
+
+
+@functools.lru_cache(maxsize=1024)
+def _trimmed(ref: _Ref) -> dict[str, Any]:
+    c = ref.contract
+    return {
+        "type": "function",
+        "function": {
+            "name": wire_name(c.name),
+            "description": _first_paragraph(c.description),
+            "parameters": _trim(c.input_schema()),
+        },
+    }
+
+
+def trimmed_spec(contract: ToolContract) -> dict[str, Any]:
+    """The OpenAI tool spec of a contract (as `planner.model.tool_spec`) with the noise
+    trimmed: the description's first paragraph, no titles, an optional argument's null
+    alternative and null default gone, argument descriptions cut short, no string length
+    bounds or patterns. Types, enums, required and additionalProperties stay. Built once
+    per contract and shared: do not mutate it."""
+    return _trimmed(_Ref(contract))
+
+
+def schema_chars(specs: Iterable[Mapping[str, Any]]) -> int:
+    """The size of tool specs as a request carries them (compact JSON, UTF-8 text as it is:
+    how the OpenAI client's HTTP layer writes a body), for measuring."""
+    return len(json.dumps([dict(s) for s in specs], ensure_ascii=False, separators=(",", ":")))
