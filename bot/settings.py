@@ -218,7 +218,7 @@ class ModelsSettings(_Strict):
     planner: ModelSettings | None = None
     finalizer: ModelSettings | None = None
     max_tool_schemas: int = Field(
-        default=8, ge=1, le=64, description="tool schemas in one request, at most"
+        default=8, ge=2, le=64, description="tool schemas in one request, at most"
     )
     rerank: bool = Field(default=True, description="the model orders the prefiltered tools")
     synthesis_reserve_s: float = Field(

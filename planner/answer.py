@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from policy.gaps import GapNote, GapReason
 from policy.scope import Scope
@@ -97,3 +97,14 @@ class Answer(BaseModel):
     final: bool = Field(
         default=True, description="False when the turn ended before every objective was settled"
     )
+    # the summary's conclusion before the code framed it (partial, gaps): what the
+    # finalizer model may rewrite (planner.prose); not part of the printed structure
+    _conclusion: str | None = PrivateAttr(default=None)
+
+    @property
+    def conclusion(self) -> str:
+        return self._conclusion if self._conclusion is not None else self.summary
+
+    @conclusion.setter
+    def conclusion(self, value: str) -> None:
+        self._conclusion = value

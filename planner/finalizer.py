@@ -193,12 +193,12 @@ def finalize(
     # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
     # ready. Pod … is in CrashLoopBackOff …")
     value = _value_asked(indexed, context)
-    summary = _summary(leading, facts, gaps, final, context, min(lead, default=0), value)
+    head = _summary(leading, facts, context, min(lead, default=0), value)
     tools_ms = sum(r.duration_ms for r in records)
-    return Answer(
+    answer = Answer(
         question=turn.question,
         scope=context.scope,
-        summary=summary,
+        summary=frame_summary(head, len(gaps), final),
         facts=facts,
         hypotheses=hypotheses,
         gaps=gaps,
@@ -208,6 +208,8 @@ def finalize(
         timings=Timings(total_ms=total_ms, model_ms=0, tools_ms=tools_ms),
         final=final,
     )
+    answer.conclusion = head
+    return answer
 
 
 def _value_asked(indexed: list[IndexedFact], context: ContextState) -> str | None:
@@ -258,8 +260,6 @@ def _answer_fact(
 def _summary(
     findings: list[Finding],
     facts: list[AnswerFact],
-    gaps: list[Gap],
-    final: bool,
     context: ContextState,
     first_asked: int = 0,
     value: str | None = None,
@@ -283,8 +283,14 @@ def _summary(
             head += f" ({len(facts) - 1} more observation(s) below.)"
     else:
         head = f"Nothing about {where} in {env} could be established."
+    return head
+
+
+def frame_summary(head: str, gaps: int, final: bool) -> str:
+    """The summary around its conclusion: what is partial and what was not checked is
+    said by the code, whoever wrote the conclusion (the finalizer model's prose too)."""
     if gaps:
-        head += f" Not checked or not proven: {len(gaps)} item(s), see gaps."
+        head += f" Not checked or not proven: {gaps} item(s), see gaps."
     if not final:
         head = "Partial answer: " + head
     return head

@@ -125,7 +125,7 @@ async def free_planning(
     by_name = {c.name: c for c in contracts}
     history: list[ModelMessage] = []
     scope = context.scope.model_dump(mode="json")
-    limit = desk.models.max_tool_schemas
+    limit = max(1, desk.models.max_tool_schemas - 1)  # the last one is workspace.read
     ranked: list[str] | None = None
     offered_for: frozenset[str] | None = None
     offered: list[ToolContract] = []
@@ -138,9 +138,11 @@ async def free_planning(
             )
             if ranked is None and desk.models.rerank and len(selection.prefiltered) > limit:
                 ranked = await _rerank(desk, selection, question)
-            offered = list(catalogue.rerank(selection, ranked, limit))
+            # workspace.read is one of the `limit`, from the first step on: the list a
+            # server caches as a prefix stays the same until the open objectives change
+            offered = [*catalogue.rerank(selection, ranked, limit), WORKSPACE_READ]
             offered_for = open_ids
-        tools = offered + ([WORKSPACE_READ] if any(m.role == "tool" for m in history) else [])
+        tools = offered
         outcome.schemas_sent = max(outcome.schemas_sent, len(tools))
         user = ModelMessage(
             role="user",

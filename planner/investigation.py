@@ -24,7 +24,7 @@ from planner.asked import value_priority
 from planner.context import ContextState, InventoryItem
 from planner.evidence import FACT_ORDER, EvidencePacket, build_packet
 from planner.executor import CallRecord, Executor
-from planner.finalizer import finalize
+from planner.finalizer import finalize, frame_summary
 from planner.freeplan import FreePlanOutcome, free_planning
 from planner.guard import EnvOutcome, Progress, outcome_for
 from planner.modelroles import ModelDesk, ModelSet
@@ -556,10 +556,10 @@ async def investigate(
             planner_notes=free.closing,
             names=_known_names(context, inventory or [], contracts),
         )
-        if prose.summary:
-            answer.summary = prose.summary
         for note in [*free.notes, *prose.notes]:
             answer.gaps.append(Gap.of("model", GapNote(GapReason.MODEL, detail=note)))
+        head = prose.summary or answer.conclusion
+        answer.summary = frame_summary(head, len(answer.gaps), answer.final)
         _account(answer, desk)
         answer.timings.total_ms = int((clock() - started) * 1000)
     return Investigation(

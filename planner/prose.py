@@ -74,7 +74,7 @@ class _Item:
 
 
 def evidence_items(answer: Answer, tz: tzinfo | None = None) -> list[_Item]:
-    items = [_Item("C", answer.summary)]
+    items = [_Item("C", answer.conclusion)]
     for n, f in enumerate(answer.facts[:MAX_FACTS_SHOWN], start=1):
         when = f.observed_at.astimezone(tz).isoformat(timespec="seconds") if f.observed_at else ""
         env = str(f.scope.get("env") or "")

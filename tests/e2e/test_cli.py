@@ -92,7 +92,7 @@ def test_ask_in_model_mode_on_the_demo_world_reports_the_models_use(
     assert timings["prompt_tokens"] > 0 and timings["completion_tokens"] > 0
     assert timings["model_ms"] > 0
     assert INVENTED not in json.dumps(answer, ensure_ascii=False)
-    assert all(len(b.get("tools") or []) <= 9 for b in bodies)
+    assert all(len(b.get("tools") or []) <= 8 for b in bodies)
 
 
 def test_model_flags_need_both_url_and_name(capsys: pytest.CaptureFixture[str]) -> None:
