@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
@@ -63,6 +63,17 @@ def build_report(
     return {"summary": summary, "scenarios": scenarios}
 
 
+def sum_tallies(parts: Iterable[Mapping[str, Mapping[str, int]]]) -> dict[str, dict[str, int]]:
+    """Per-model tallies (`Timings.by_model`) added up over turns or runs."""
+    out: dict[str, dict[str, int]] = {}
+    for part in parts:
+        for name, tally in part.items():
+            row = out.setdefault(name, {})
+            for key, value in tally.items():
+                row[key] = row.get(key, 0) + int(value)
+    return out
+
+
 def _model_summary(use: list[dict[str, Any]]) -> dict[str, Any]:
     """Totals over every run, and medians per turn (what a user's turn costs)."""
     tokens = [n for u in use for n in u.get("prompt_tokens_per_turn", [])]
@@ -79,6 +90,7 @@ def _model_summary(use: list[dict[str, Any]]) -> dict[str, Any]:
             "turns",
         )
     }
+    out["by_model"] = sum_tallies(u.get("by_model") or {} for u in use)
     out["median_prompt_tokens_per_turn"] = statistics.median(tokens) if tokens else 0
     out["median_calls_per_turn"] = statistics.median(calls) if calls else 0
     return out
@@ -303,7 +315,12 @@ def render_html(report: dict[str, Any]) -> str:
     ]
     summary_rows = [[_e(k), _e(_or_dash(summary.get(k)))] for k in keys if k in summary]
     for k, v in (summary.get("model_use") or {}).items():
-        summary_rows.append([_e(f"model {k.replace('_', ' ')}"), _e(v)])
+        if k == "by_model":
+            for name, tally in v.items():
+                shown = ", ".join(f"{key.replace('_', ' ')} {n}" for key, n in tally.items())
+                summary_rows.append([_e(f"model {name}"), _e(shown)])
+        else:
+            summary_rows.append([_e(f"model {k.replace('_', ' ')}"), _e(v)])
     if summary.get("error"):
         summary_rows.append(["error", f'<span class="fail">{_e(summary["error"])}</span>'])
     overview = [

@@ -29,7 +29,7 @@ from typing import Any, TextIO
 from bot.model_flags import model_config_extra
 from evals.checks import Failure, check_turn, clip
 from evals.parsecache import ParseCache, default_cache_dir
-from evals.report import build_report, write_report
+from evals.report import build_report, sum_tallies, write_report
 from evals.scenario import Scenario, ScenarioError, builtin_suite, load_suite
 from evals.world import World
 from planner.render import render_plain
@@ -264,6 +264,7 @@ def _model_use(turns: list[dict[str, Any]]) -> dict[str, Any]:
         "format_errors": total["model_format_errors"],
         "denied_calls": total["model_denied_calls"],
         "turns": len(per_turn),
+        "by_model": sum_tallies(t.get("by_model") or {} for t in per_turn),
         "prompt_tokens_per_turn": [int(t.get("prompt_tokens", 0)) for t in per_turn],
         "calls_per_turn": [int(t.get("model_calls", 0)) for t in per_turn],
     }

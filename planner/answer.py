@@ -63,6 +63,19 @@ class ObjectiveReport(BaseModel):
     sources: list[str] = Field(default_factory=list)
 
 
+class ModelTally(BaseModel):
+    """What one model did in a turn (model mode)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    failed_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ms: int = 0
+    format_errors: int = 0
+
+
 class Timings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -79,6 +92,7 @@ class Timings(BaseModel):
     model_denied_calls: int = Field(
         default=0, description="tool calls the code refused: unknown name, bad arguments, scope"
     )
+    by_model: dict[str, ModelTally] = Field(default_factory=dict)
 
 
 class Answer(BaseModel):

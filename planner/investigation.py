@@ -19,7 +19,7 @@ from datetime import tzinfo
 
 import structlog
 
-from planner.answer import Answer, Gap
+from planner.answer import Answer, Gap, ModelTally
 from planner.asked import value_priority
 from planner.context import ContextState, InventoryItem
 from planner.evidence import FACT_ORDER, EvidencePacket, build_packet
@@ -586,6 +586,14 @@ def _account(answer: Answer, desk: ModelDesk) -> None:
     t.completion_tokens = ledger.completion_tokens
     t.model_format_errors = ledger.format_errors
     t.model_denied_calls = ledger.denied_calls
+    for call in ledger.calls:
+        tally = t.by_model.setdefault(call.model, ModelTally())
+        tally.calls += 1
+        tally.failed_calls += call.failure is not None
+        tally.prompt_tokens += call.prompt_tokens
+        tally.completion_tokens += call.completion_tokens
+        tally.ms += call.ms
+        tally.format_errors += call.format_errors
 
 
 def _known_names(

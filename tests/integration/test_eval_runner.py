@@ -252,6 +252,9 @@ def test_model_mode_runs_through_a_model_server_and_reports_its_use(
     assert use["calls"] == len(bodies) > 0
     assert use["prompt_tokens"] > 0 and use["completion_tokens"] > 0
     assert summary["model_use"]["calls"] == use["calls"]
+    # per model: the one model did every call
+    assert summary["model_use"]["by_model"]["echo"]["calls"] == use["calls"]
+    assert use["by_model"]["echo"]["format_errors"] == use["format_errors"] == 0
     # the policy's invented sentence never reaches the answer: the guard dropped it
     assert INVENTED not in run["turns"][0]["rendered"]
     assert "model calls" in (out / "report.html").read_text(encoding="utf-8")

@@ -172,6 +172,7 @@ async def test_a_tool_call_written_as_text_is_run_and_counted_as_a_format_error(
         inv = await investigate_with(models(server.url))
     assert "logs.app_logs" in [c["tool"] for c in inv.answer.tool_calls]
     assert inv.answer.timings.model_format_errors == 1
+    assert inv.answer.timings.by_model["small"].format_errors == 1  # counted per model
 
 
 async def test_invalid_json_arguments_are_never_sent_back() -> None:
@@ -218,6 +219,8 @@ async def test_429_then_500_is_retried_then_the_fallback_model_plans() -> None:
         inv = await investigate_with(models(server.url, fallback=True))
         asked = [b["model"] for b in server.requests]
     assert asked[:3] == ["small", "small", "large"]
+    by_model = inv.answer.timings.by_model
+    assert by_model["small"].failed_calls == 2 and by_model["large"].failed_calls == 0
     assert any(f.text == LOG_FACT for f in inv.answer.facts)
     assert not any(g.objective == "model" for g in inv.answer.gaps)
 
