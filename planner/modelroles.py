@@ -7,7 +7,8 @@ planning when the first fails. `ModelSet` holds them and the limits of each role
 - gives each attempt the role's timeout and max tokens, never more than the time the
   caller has left (`budget_s`);
 - retries once, then asks the fallback model, on any failure: an API error, a timeout, an
-  undecodable body, a choice that does not validate;
+  undecodable body, a choice that does not validate; a model whose retry failed is not
+  asked again in that turn (a rate-limited server stays so for a while);
 - recovers tool calls a model wrote as text (planner.textcalls) and counts each as a
   format error of that model;
 - records every call (model, role, latency, tokens, failure) in the turn's `ModelLedger`,
@@ -138,6 +139,7 @@ class ModelLedger:
 class ModelDesk:
     models: ModelSet
     ledger: ModelLedger
+    down: set[str] = field(default_factory=set)  # models whose retry failed in this turn
 
     async def complete(
         self,
@@ -154,6 +156,9 @@ class ModelDesk:
         ends = None if budget_s is None else time.monotonic() + budget_s
         tried: list[str] = []
         for model in self.models.order(role):
+            if model.name in self.down:
+                tried.append(f"{model.name}: failed earlier in this turn")
+                continue
             for _ in range(ATTEMPTS_PER_MODEL):
                 left = (
                     limits.timeout_s
@@ -200,6 +205,9 @@ class ModelDesk:
                     format_errors=errors,
                 )
                 return turn, model.name
+            else:
+                # its retry failed too: the rest of the turn goes to the other model at once
+                self.down.add(model.name)
         line = f"{role.value}: " + "; ".join(dict.fromkeys(tried))
         self.ledger.failures.append(line)
         raise ModelError(line, ModelFailure.API_ERROR)

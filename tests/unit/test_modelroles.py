@@ -134,3 +134,14 @@ async def test_a_tool_call_written_as_text_is_recovered_and_counted() -> None:
     ]
     assert desk.ledger.format_errors == 1
     assert desk.ledger.format_errors_by_model() == {"m": 1}
+
+
+async def test_a_model_whose_retry_failed_is_not_asked_again_in_the_turn() -> None:
+    planner, finalizer = failing(ModelFailure.API_ERROR, "small"), answering("large")
+    desk = ModelSet(planner=planner, finalizer=finalizer).desk()
+    await desk.complete(ModelRole.PLANNER, [])
+    await desk.complete(ModelRole.PLANNER, [])
+    assert (planner.calls, finalizer.calls) == (2, 2)
+    # a new turn asks it again
+    await ModelSet(planner=planner, finalizer=finalizer).desk().complete(ModelRole.PLANNER, [])
+    assert planner.calls == 4
