@@ -39,7 +39,8 @@ def _flags(args: argparse.Namespace) -> dict[str, Any] | None:
     url = getattr(args, "model_url", None)
     name = getattr(args, "model", None)
     final = getattr(args, "finalizer_model", None)
-    if not url and not name and not final:
+    timeout = getattr(args, "model_timeout", None)
+    if not url and not name and not final and timeout is None:
         return None
     if not url or not name:
         raise ValueError(
@@ -47,7 +48,6 @@ def _flags(args: argparse.Namespace) -> dict[str, Any] | None:
             "(e.g. --model-url http://127.0.0.1:8000/v1 --model qwen2.5-7b-instruct)"
         )
     role: dict[str, Any] = {"base_url": url, "model": name, "api_key_env": API_KEY_ENV}
-    timeout = getattr(args, "model_timeout", None)
     if timeout is not None:
         role["timeout_s"] = timeout
     section: dict[str, Any] = {"planner": role}

@@ -210,6 +210,9 @@ def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None
     return tools
 
 
+RERANK_TIMEOUT_S = 5.0
+
+
 def build_models(
     config: InfrabotConfig, environ: Mapping[str, str] | None = None
 ) -> ModelSet | None:
@@ -242,7 +245,8 @@ def build_models(
         finalizer=finalizer,
         limits={
             ModelRole.PLANNER: RoleLimits(planner_settings.timeout_s, planner_settings.max_tokens),
-            ModelRole.RERANK: RoleLimits(planner_settings.timeout_s, 256),
+            # a head start only: short, or planning waits on it
+            ModelRole.RERANK: RoleLimits(min(planner_settings.timeout_s, RERANK_TIMEOUT_S), 256),
             ModelRole.FINALIZER: RoleLimits(final_settings.timeout_s, final_settings.max_tokens),
         },
         max_tool_schemas=ms.max_tool_schemas,

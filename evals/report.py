@@ -82,6 +82,7 @@ def _model_summary(use: list[dict[str, Any]]) -> dict[str, Any]:
         k: sum(int(u.get(k, 0)) for u in use)
         for k in (
             "calls",
+            "failed_calls",
             "prompt_tokens",
             "completion_tokens",
             "latency_ms",
@@ -275,7 +276,8 @@ def _run(run: dict[str, Any]) -> str:
     if "model" in run:
         m = run["model"]
         head += (
-            f" · model: {_e(m.get('calls'))} calls, {_e(m.get('prompt_tokens'))} prompt + "
+            f" · model: {_e(m.get('calls'))} calls ({_e(m.get('failed_calls'))} failed), "
+            f"{_e(m.get('prompt_tokens'))} prompt + "
             f"{_e(m.get('completion_tokens'))} completion tokens, {_e(m.get('latency_ms'))} ms, "
             f"{_e(m.get('format_errors'))} format errors, {_e(m.get('denied_calls'))} denied"
         )

@@ -45,6 +45,7 @@ TURN_GUARD_S = 120.0
 
 MODEL_KEYS = (
     "model_calls",
+    "model_failed_calls",
     "prompt_tokens",
     "completion_tokens",
     "model_ms",
@@ -258,6 +259,7 @@ def _model_use(turns: list[dict[str, Any]]) -> dict[str, Any]:
     total = {k: sum(int(t.get(k, 0)) for t in per_turn) for k in MODEL_KEYS}
     return {
         "calls": total["model_calls"],
+        "failed_calls": total["model_failed_calls"],
         "prompt_tokens": total["prompt_tokens"],
         "completion_tokens": total["completion_tokens"],
         "latency_ms": total["model_ms"],
@@ -408,7 +410,8 @@ def main(args: argparse.Namespace) -> int:
     if "model_use" in s:
         u = s["model_use"]
         print(
-            f"model {s['model']}: {u['calls']} calls, median {u['median_prompt_tokens_per_turn']} "
+            f"model {s['model']}: {u['calls']} calls ({u['failed_calls']} failed), median "
+            f"{u['median_prompt_tokens_per_turn']} "
             f"prompt tokens and {u['median_calls_per_turn']} calls per turn, "
             f"{u['format_errors']} format errors, {u['denied_calls']} denied calls",
             file=err,

@@ -84,6 +84,9 @@ class Timings(BaseModel):
     tools_ms: int = 0
     # model mode only (all zero without a model): what the turn asked of its models
     model_calls: int = 0
+    model_failed_calls: int = Field(
+        default=0, description="model calls that gave no usable turn (retried or fallen back)"
+    )
     prompt_tokens: int = 0
     completion_tokens: int = 0
     model_format_errors: int = Field(

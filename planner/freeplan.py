@@ -127,6 +127,7 @@ async def free_planning(
     scope = context.scope.model_dump(mode="json")
     limit = max(1, desk.models.max_tool_schemas - 1)  # the last one is workspace.read
     ranked: list[str] | None = None
+    reranked = False
     offered_for: frozenset[str] | None = None
     offered: list[ToolContract] = []
     for step in range(max_steps):
@@ -136,7 +137,8 @@ async def free_planning(
             selection = catalogue.select(
                 contracts, question=question, plan=plan, open_ids=open_ids, limit=limit
             )
-            if ranked is None and desk.models.rerank and len(selection.prefiltered) > limit:
+            if not reranked and desk.models.rerank and len(selection.prefiltered) > limit:
+                reranked = True  # once a turn, whatever its outcome
                 ranked = await _rerank(desk, selection, question)
             # workspace.read is one of the `limit`, from the first step on: the list a
             # server caches as a prefix stays the same until the open objectives change
@@ -144,14 +146,19 @@ async def free_planning(
             offered_for = open_ids
         tools = offered
         outcome.schemas_sent = max(outcome.schemas_sent, len(tools))
-        user = ModelMessage(
-            role="user",
-            content=(
-                f"Question: {question}\nScope: {json.dumps(scope, ensure_ascii=False)}\n"
-                f"{_todo(plan, status)}"
-            ),
-        )
-        messages = [ModelMessage(role="system", content=SYSTEM), *_compacted(history), user]
+        ask = f"Question: {question}\nScope: {json.dumps(scope, ensure_ascii=False)}"
+        todo = _todo(plan, status)
+        # the question opens the conversation (chat templates want a user turn first), the
+        # todo list closes it (long tasks drift)
+        messages = [ModelMessage(role="system", content=SYSTEM)]
+        if history:
+            messages += [
+                ModelMessage(role="user", content=ask),
+                *_compacted(history),
+                ModelMessage(role="user", content=todo),
+            ]
+        else:
+            messages.append(ModelMessage(role="user", content=f"{ask}\n{todo}"))
         try:
             turn, _model = await desk.complete(
                 ModelRole.PLANNER, messages, tools, known_tools=[*by_name, WORKSPACE_READ.name]
@@ -166,7 +173,7 @@ async def free_planning(
         if not turn.tool_calls:
             outcome.closing = turn.content or None
             break
-        calls = [_named(c, by_name) for c in turn.tool_calls]
+        calls = [_scoped(_named(c, by_name), by_name, context.envs) for c in turn.tool_calls]
         # the history never carries arguments the model could not encode (see wire_messages)
         history.append(ModelMessage(role="assistant", content=turn.content or "", tool_calls=calls))
         planned: list[tuple[str, PlannedCall | None, str]] = []
@@ -238,7 +245,29 @@ def _refusal(
     if isinstance(asked_env, str) and asked_env not in context.envs:
         # the question's scope is decided in code: the model cannot widen it
         return f"env {asked_env!r} is outside the question's scope ({', '.join(context.envs)})"
+    contract = by_name.get(call.name)
+    takes_env = contract is not None and "env" in contract.input_schema().get("properties", {})
+    if takes_env and asked_env is None and len(context.envs) != 1:
+        # left out, a tool may read every environment: the model must say which
+        return f"env is required: one of {', '.join(context.envs)}"
     return ""
+
+
+def _scoped(
+    call: ToolCallRequest, by_name: dict[str, ToolContract], envs: list[str]
+) -> ToolCallRequest:
+    """A call that leaves out `env` where the question has exactly one gets that one: a
+    read without it may span every environment."""
+    contract = by_name.get(call.name)
+    if (
+        call.arguments is None
+        or "env" in call.arguments
+        or len(envs) != 1
+        or contract is None
+        or "env" not in contract.input_schema().get("properties", {})
+    ):
+        return call
+    return call.model_copy(update={"arguments": {**call.arguments, "env": envs[0]}})
 
 
 async def _rerank(
@@ -247,7 +276,9 @@ async def _rerank(
     """The model's order of the prefiltered tools, or None (the lexical order is used)."""
     messages = [ModelMessage(role="user", content=catalogue.rerank_prompt(selection, question))]
     try:
-        turn, _ = await desk.complete(ModelRole.RERANK, messages)
+        # a head start, not a need: one short attempt of one model, which a failure here
+        # does not mark down for planning
+        turn, _ = await desk.complete(ModelRole.RERANK, messages, single_attempt=True)
     except ModelError:
         return None
     return catalogue.parse_rerank(turn.content)

@@ -551,8 +551,8 @@ async def investigate(
             answer,
             question=turn.question,
             desk=desk,
-            budget_s=max(0.0, min(reserve, left)),
-            tz=settings.timezone,
+            # the reserve at least, and whatever planning left unused
+            budget_s=max(0.0, left),
             planner_notes=free.closing,
             names=_known_names(context, inventory or [], contracts),
         )
@@ -582,6 +582,7 @@ def _account(answer: Answer, desk: ModelDesk) -> None:
     t = answer.timings
     t.model_ms = ledger.ms
     t.model_calls = len(ledger.calls)
+    t.model_failed_calls = sum(1 for c in ledger.calls if c.failure is not None)
     t.prompt_tokens = ledger.prompt_tokens
     t.completion_tokens = ledger.completion_tokens
     t.model_format_errors = ledger.format_errors

@@ -166,19 +166,26 @@ def _what(exc: Exception) -> str:
     return f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "")
 
 
-def _decode_calls(message: Any) -> list[ToolCallRequest]:
+def _decode_calls(message: Any, model: str) -> list[ToolCallRequest]:
+    listed = getattr(message, "tool_calls", None) or []
+    if not isinstance(listed, list):
+        raise ModelError(f"model {model}: tool_calls is not a list", ModelFailure.INVALID)
     calls = []
-    for n, c in enumerate(getattr(message, "tool_calls", None) or []):
+    for n, c in enumerate(listed):
         fn = getattr(c, "function", None)
         name = getattr(fn, "name", None)
         if not isinstance(name, str) or not name:
             continue
-        raw = getattr(fn, "arguments", None)
-        raw = raw if isinstance(raw, str) else ""
-        try:
-            args = json.loads(raw or "{}")
-        except json.JSONDecodeError:
-            args = None
+        given = getattr(fn, "arguments", None)
+        args: Any
+        if isinstance(given, dict):  # some servers send the object itself, not its text
+            args, raw = given, json.dumps(given, ensure_ascii=False)
+        else:
+            raw = given if isinstance(given, str) else ""
+            try:
+                args = json.loads(raw or "{}")
+            except (json.JSONDecodeError, RecursionError):
+                args = None
         calls.append(
             ToolCallRequest(
                 id=str(getattr(c, "id", None) or f"call-{n + 1}"),
@@ -188,6 +195,11 @@ def _decode_calls(message: Any) -> list[ToolCallRequest]:
             )
         )
     return calls
+
+
+def _count(value: Any) -> int:
+    """A token count as a server reported it; anything but a whole number counts 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 class OpenAICompatibleModel:
@@ -248,11 +260,11 @@ class OpenAICompatibleModel:
         usage = getattr(resp, "usage", None)
         return ModelTurn(
             content=content,
-            tool_calls=_decode_calls(message),
+            tool_calls=_decode_calls(message, self._model),
             elapsed_ms=int((time.perf_counter() - started) * 1000),
             usage=TokenUsage(
-                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                prompt_tokens=_count(getattr(usage, "prompt_tokens", 0)),
+                completion_tokens=_count(getattr(usage, "completion_tokens", 0)),
             ),
         )
 

@@ -139,7 +139,7 @@ class ModelLedger:
 class ModelDesk:
     models: ModelSet
     ledger: ModelLedger
-    down: set[str] = field(default_factory=set)  # models whose retry failed in this turn
+    down: set[int] = field(default_factory=set)  # models (by id) whose retry failed this turn
 
     async def complete(
         self,
@@ -149,17 +149,20 @@ class ModelDesk:
         *,
         budget_s: float | None = None,
         known_tools: Collection[str] = (),
+        single_attempt: bool = False,
     ) -> tuple[ModelTurn, str]:
         """The first usable turn for `role` and the name of the model that gave it; raises
-        ModelError naming every model tried and why when none did."""
+        ModelError naming every model tried and why when none did. `single_attempt`: one
+        try of the first model, no retry, no fallback, nobody marked down."""
         limits = self.models.limits_of(role)
         ends = None if budget_s is None else time.monotonic() + budget_s
         tried: list[str] = []
-        for model in self.models.order(role):
-            if model.name in self.down:
+        order = self.models.order(role)
+        for model in order[:1] if single_attempt else order:
+            if id(model) in self.down:
                 tried.append(f"{model.name}: failed earlier in this turn")
                 continue
-            for _ in range(ATTEMPTS_PER_MODEL):
+            for _ in range(1 if single_attempt else ATTEMPTS_PER_MODEL):
                 left = (
                     limits.timeout_s
                     if ends is None
@@ -207,7 +210,8 @@ class ModelDesk:
                 return turn, model.name
             else:
                 # its retry failed too: the rest of the turn goes to the other model at once
-                self.down.add(model.name)
+                if not single_attempt:
+                    self.down.add(id(model))
         line = f"{role.value}: " + "; ".join(dict.fromkeys(tried))
         self.ledger.failures.append(line)
         raise ModelError(line, ModelFailure.API_ERROR)

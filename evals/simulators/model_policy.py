@@ -9,9 +9,10 @@ does, plus one thing a careless one does:
   value where the scope says nothing), then closes with a short note;
 - rerank (a request asking for a JSON array of tool names): the names in the order given;
 - finalizer (a request with `Items:`): the conclusion `[C]` sentence by sentence, the first
-  two facts, each with its citation, and one sentence that cites a fact but names an
-  environment and a time no item holds: the evidence guard must drop it, so an eval run
-  in this mode also checks that no invented sentence reaches a user.
+  two facts, each with its citation, and sentences that cite an item for what it does not
+  hold (an environment and a time nobody read, a count, "healthy" from a gap): the
+  evidence guard must drop them, so an eval run in this mode also shows that no invented
+  sentence reaches a user (`INVENTED_MARKERS`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from typing import Any
 from evals.simulators.model_server import ModelReply, Script, WireCall
 
 INVENTED = "Everything else in zz-nowhere-9 is healthy since 03:07"
+# what a careless model adds, each citing an item that does not hold it: an env and a time
+# nobody read, a count, a "healthy" drawn from what could not be checked
+INVENTED_MARKERS = ("zz-nowhere-9", "9731", "healthy and works")
 _ITEM = re.compile(r"^\[([CFHG]\d*)\] (.*)$", re.MULTILINE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -85,6 +89,9 @@ def _finalize(prompt: str) -> ModelReply:
             sentences.append(f"{text} [{key}].")
     if "F1" in items:
         sentences.append(f"{INVENTED} [F1].")
+        sentences.append("There were 9731 such errors [F1].")
+    if "G1" in items:
+        sentences.append("Everything else is healthy and works [G1].")
     return ModelReply(content=" ".join(sentences) or "Nothing to say [C].")
 
 

@@ -69,7 +69,7 @@ def test_ask_in_model_mode_on_the_demo_world_reports_the_models_use(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """No configuration: the demo world, the real openai client, a scripted server."""
-    from evals.simulators.model_policy import INVENTED, evidence_echo
+    from evals.simulators.model_policy import INVENTED_MARKERS, evidence_echo
     from evals.simulators.model_server import ModelServer
 
     with ModelServer(evidence_echo(), model="echo") as server:
@@ -91,10 +91,19 @@ def test_ask_in_model_mode_on_the_demo_world_reports_the_models_use(
     assert timings["model_calls"] == len(bodies) > 0
     assert timings["prompt_tokens"] > 0 and timings["completion_tokens"] > 0
     assert timings["model_ms"] > 0
-    assert INVENTED not in json.dumps(answer, ensure_ascii=False)
+    # the policy wrote its invented sentences (there were facts to cite)...
+    assert any("\n[F1] " in b["messages"][-1]["content"] for b in bodies if not b.get("tools"))
+    # ...and none reached the answer
+    shown = json.dumps(answer, ensure_ascii=False)
+    assert not [m for m in INVENTED_MARKERS if m in shown]
     assert all(len(b.get("tools") or []) <= 8 for b in bodies)
 
 
 def test_model_flags_need_both_url_and_name(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ask", "--model", "qwen", "why?"]) == 2
+    assert "--model-url URL and --model NAME" in capsys.readouterr().err
+
+
+def test_a_model_timeout_without_a_model_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "--model-timeout", "5", "why?"]) == 2
     assert "--model-url URL and --model NAME" in capsys.readouterr().err

@@ -213,3 +213,55 @@ async def test_old_results_are_compacted_and_read_back_through_workspace_read() 
     assert messages[-1].role == "user" and "Objectives (todo)" in messages[-1].content
     rows = [m.content for m in seen[2][0] if m.role == "tool"][-1]
     assert '"table": "facts"' in rows and '"matched": 1' in rows
+
+
+async def test_the_model_cannot_widen_the_env_scope() -> None:
+    def script(messages, tools):
+        if not tools:
+            return ModelTurn(content="")
+        if not any(m.role == "tool" for m in messages):
+            return ModelTurn(
+                tool_calls=[
+                    ToolCallRequest(
+                        id="1", name="logs.app_logs", arguments={"env": "dc-z", "service": "x"}
+                    ),
+                    # left out: filled with the question's one env, never "every env"
+                    ToolCallRequest(
+                        id="2", name="logs.app_logs", arguments={"service": "service-a"}
+                    ),
+                ]
+            )
+        return ModelTurn(content="done")
+
+    inv, _ = await run(script)
+    made = [c for c in inv.answer.tool_calls if c["tool"] == "logs.app_logs"]
+    assert [c["arguments"].get("env") for c in made] == ["dc-a"]
+    assert inv.answer.timings.model_denied_calls == 1
+
+
+async def test_a_call_without_env_is_refused_when_the_question_spans_several() -> None:
+    seen: list[str] = []
+
+    def script(messages, tools):
+        seen.extend(m.content for m in messages if m.role == "tool")
+        if not tools or any(m.role == "tool" for m in messages):
+            return ModelTurn(content="")
+        call = ToolCallRequest(id="1", name="logs.app_logs", arguments={"service": "service-a"})
+        return ModelTurn(tool_calls=[call])
+
+    envs = ["dc-a", "dc-b"]
+    inv_items = [
+        *INV,
+        InventoryItem(env="dc-b", namespace="payments", name="service-a", kind="deployment"),
+    ]
+    question = "что за странная штука с service-a?"
+    context = build_context(question, envs=envs, inventory=inv_items, now=NOW, tz=TZ)
+    assert context.envs == envs
+    await investigate(
+        Turn(question=question, user="alice", now=NOW),
+        context,
+        PolicyGate(ToolSet(tools())),
+        InvestigationSettings(timezone=TZ),
+        models=ModelSet(planner=ScriptedModel(script), rerank=False),
+    )
+    assert any("env is required: one of dc-a, dc-b" in s for s in seen)

@@ -73,3 +73,13 @@ def test_an_unknown_call_id_and_a_bad_field_are_named() -> None:
 def test_the_tool_reads_nothing_but_the_turn() -> None:
     assert CONTRACT.agent.read_only and CONTRACT.agent.sources == ["workspace"]
     assert CONTRACT.agent.evidence == []  # it closes no objective: it re-reads evidence
+
+
+def test_the_raw_result_is_never_read_back() -> None:
+    ws = workspace()
+    result = ws.get("c1-logs.edge_access")
+    assert result is not None
+    ws.put("c2-raw", result.model_copy(update={"raw": {"token": "raw-only-value"}}))
+    for table in ("facts", "entities", "relations"):
+        out = read_workspace(ws, {"call_id": "c2-raw", "table": table, "limit": 50})
+        assert "raw-only-value" not in out
