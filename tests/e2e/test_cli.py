@@ -107,3 +107,19 @@ def test_model_flags_need_both_url_and_name(capsys: pytest.CaptureFixture[str]) 
 def test_a_model_timeout_without_a_model_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ask", "--model-timeout", "5", "why?"]) == 2
     assert "--model-url URL and --model NAME" in capsys.readouterr().err
+
+
+def test_demo_with_model_flags_wires_the_models_into_the_conversation() -> None:
+    """`demo --model-url URL --model NAME`: the web chat's conversation has the models."""
+    from bot.cli import build_parser
+    from bot.model_flags import model_config_extra
+    from evals.session import WorldSession
+    from evals.worldfile import read_world_file
+
+    args = build_parser().parse_args(
+        ["demo", "--model-url", "http://127.0.0.1:9/v1", "--model", "m", "--finalizer-model", "f"]
+    )
+    wf = read_world_file(None)
+    with WorldSession(wf.world, now=wf.now, config_extra=model_config_extra(args)) as session:
+        assert session.conversation is not None and session.conversation.models is not None
+        assert session.conversation.models.names() == ["m", "f"]

@@ -147,6 +147,10 @@ async def test_a_planned_turn_reads_through_the_gate_and_answers_in_guarded_pros
     assert t.model_calls == len(bodies) == 3  # two planning steps and the prose
     assert t.prompt_tokens > 0 and t.completion_tokens > 0 and t.model_ms > 0
     assert not any(g.objective == "model" for g in answer.gaps)
+    # the planner's closing prose reaches the finalizer as notes, never as evidence
+    final_prompt = bodies[-1]["messages"][-1]["content"]
+    assert "closing notes" in final_prompt and "The logs show a reset." in final_prompt
+    assert "The logs show a reset" not in answer.summary
 
 
 async def test_at_most_eight_schemas_go_in_a_request_in_a_stable_order() -> None:

@@ -600,3 +600,34 @@ def test_an_unset_password_variable_is_named(tmp_path: Path) -> None:
     assert "environments.dc-a.metrics.password_env: the variable VM_PW is not set" in str(
         caught.value
     )
+
+
+def test_the_models_section_sets_each_roles_model_limits_and_fallback() -> None:
+    """`models.planner.timeout_s`, `max_tokens` and `models.finalizer` are used, not only
+    accepted: each role gets its own limits, and the finalizer model writes the prose
+    first and is the planner's fallback."""
+    from bot.wiring import build_models
+    from planner.modelroles import ModelRole
+
+    data = copy.deepcopy(GOOD)
+    data["models"] = {
+        "planner": {"base_url": "http://vllm:8000/v1", "model": "small", "timeout_s": 12},
+        "finalizer": {
+            "base_url": "http://vllm:8000/v1",
+            "model": "large",
+            "timeout_s": 45,
+            "max_tokens": 600,
+        },
+        "max_tool_schemas": 6,
+        "synthesis_reserve_s": 4,
+    }
+    models = build_models(parse_config(data), environ={})
+    assert models is not None
+    assert [m.name for m in models.order(ModelRole.PLANNER)] == ["small", "large"]
+    assert [m.name for m in models.order(ModelRole.FINALIZER)] == ["large", "small"]
+    assert models.limits_of(ModelRole.PLANNER).timeout_s == 12
+    assert models.limits_of(ModelRole.FINALIZER).timeout_s == 45
+    assert models.limits_of(ModelRole.FINALIZER).max_tokens == 600
+    assert models.limits_of(ModelRole.RERANK).timeout_s <= 12
+    assert (models.max_tool_schemas, models.synthesis_reserve_s) == (6, 4)
+    assert build_models(parse_config(GOOD), environ={}) is None
