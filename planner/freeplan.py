@@ -247,8 +247,8 @@ def _refusal(
         return f"env {asked_env!r} is outside the question's scope ({', '.join(context.envs)})"
     contract = by_name.get(call.name)
     takes_env = contract is not None and "env" in contract.input_schema().get("properties", {})
-    if takes_env and asked_env is None and len(context.envs) != 1:
-        # left out, a tool may read every environment: the model must say which
+    if takes_env and not isinstance(asked_env, str):
+        # left out (or null), a tool may read every environment: the model must say which
         return f"env is required: one of {', '.join(context.envs)}"
     return ""
 
@@ -256,12 +256,12 @@ def _refusal(
 def _scoped(
     call: ToolCallRequest, by_name: dict[str, ToolContract], envs: list[str]
 ) -> ToolCallRequest:
-    """A call that leaves out `env` where the question has exactly one gets that one: a
-    read without it may span every environment."""
+    """A call that leaves out `env` (or sends null) where the question has exactly one gets
+    that one: a read without it may span every environment."""
     contract = by_name.get(call.name)
     if (
         call.arguments is None
-        or "env" in call.arguments
+        or call.arguments.get("env") is not None
         or len(envs) != 1
         or contract is None
         or "env" not in contract.input_schema().get("properties", {})

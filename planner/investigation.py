@@ -554,7 +554,9 @@ async def investigate(
             # the reserve at least, and whatever planning left unused
             budget_s=max(0.0, left),
             planner_notes=free.closing,
-            names=_known_names(context, inventory or [], contracts),
+            names=_known_names(context, inventory or [], executor.ordered()),
+            envs=_configured_envs(context, contracts),
+            tz=settings.timezone,
         )
         for note in [*free.notes, *prose.notes]:
             answer.gaps.append(Gap.of("model", GapNote(GapReason.MODEL, detail=note)))
@@ -597,15 +599,33 @@ def _account(answer: Answer, desk: ModelDesk) -> None:
         tally.format_errors += call.format_errors
 
 
-def _known_names(
-    context: ContextState, inventory: list[InventoryItem], contracts: list[ToolContract]
-) -> set[str]:
-    """Every environment (each tool's env enum is the configured set), namespace and
-    workload name the turn knows of: in the model's prose, each must be one its citations
-    hold (planner.prose)."""
-    names = set(context.envs)
+def _configured_envs(context: ContextState, contracts: list[ToolContract]) -> set[str]:
+    """Every configured environment (each tool's env enum is the configured set)."""
+    envs = set(context.envs)
     for contract in contracts:
-        names.update(contract.enums.get("env", []))
+        envs.update(contract.enums.get("env", []))
+    return envs
+
+
+MAX_NAME_CHARS = 64
+
+
+def _known_names(
+    context: ContextState, inventory: list[InventoryItem], records: list[CallRecord]
+) -> set[str]:
+    """Every name the turn knows of: namespaces and workloads of the inventory, and what
+    the sources returned: entities (pods, nodes, services) and the one-word values of the
+    facts' typed attributes (a job's user, a commit's author, an audit actor, a reason).
+    In the model's prose each must be one its citations hold (planner.prose): a person or
+    a pod borrowed from another fact, or from nowhere the sources named, is not."""
+    names = set(context.envs)
     for item in inventory:
         names.update(n for n in (item.env, item.namespace, item.name) if n)
+    for rec in records:
+        for ent in rec.result.entities:
+            names.update(n for n in (ent.name, ent.namespace) if n)
+        for fact in rec.result.facts:
+            for value in fact.attrs.model_dump(mode="json").values():
+                if isinstance(value, str) and 1 < len(value) <= MAX_NAME_CHARS and " " not in value:
+                    names.add(value)
     return names

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
 
 import structlog
 
@@ -57,15 +59,20 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _TOKEN = re.compile(r"[@\w][\w./:@-]*")
 # a token's parts: a host and its port, a key and its value; "10:52" stays one time
 _PARTS = re.compile(r"[/=@]|:(?![0-9])|(?<![0-9]):")
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_ISO_TIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2})(:[0-9]{2})?")
 _INNER_CAPS = re.compile(r"[a-z][A-Z]|[A-Z]{2}")
 _SEPARATOR = re.compile(r"\w[./:_@-]\w")
 _LOOSE_PUNCT = re.compile(r"(?<!\s)\s+([.,;:!?。])")  # "word [F1]." -> "word ." -> "word."
+_EMPTY_BRACKETS = re.compile(r"\[\s*\]|\(\s*\)")
 _SPACE = re.compile(r"\s+")
+# every dash a model may write for "-" (a non-breaking hyphen, an en dash, a minus sign)
+_DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"), "-")
 _END_PUNCT = ".!?。！？"
 _EDGE_PUNCT = ".,;:!?()\"'«»“”-/@"
 GROUNDED_SHARE = 0.5  # of a sentence's longer Latin words, at least this many in its items
 LONG_WORD = 4
-RARE_IN_ITEMS = 2  # a token in at most this many items is specific: a name, an id
+FEW_LATIN = 3  # with fewer long Latin words than this, a sentence needs a grounded specific
 
 
 @dataclass
@@ -77,11 +84,19 @@ class ProseOutcome:
     notes: list[str] = field(default_factory=list)
 
 
+def normalised(text: str) -> str:
+    """Text as the guard reads it: NFKC (full-width digits, ligatures), invisible format
+    characters gone (a zero-width space inside a name), every dash a hyphen."""
+    folded = unicodedata.normalize("NFKC", text).translate(_DASHES)
+    return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+
+
 @dataclass(frozen=True)
 class _Item:
     key: str  # "C", "F3", "H1", "G2"
     text: str  # one line, as the model sees it and the guard reads it
-    extra: tuple[str, ...] = ()  # tokens it also vouches for: its time, its env
+    extra: tuple[str, ...] = ()  # tokens it also vouches for: its time, env, namespace
+    env: str | None = None
 
     @functools.cached_property
     def tokens(self) -> frozenset[str]:
@@ -91,39 +106,52 @@ class _Item:
 def _tokens_of(text: str) -> set[str]:
     out: set[str] = set()
     for raw in _TOKEN.findall(text):
-        token = raw.strip(_EDGE_PUNCT).casefold()
-        if token:
-            out.add(token)
-            out.update(p for p in (q.strip(_EDGE_PUNCT) for q in _PARTS.split(token)) if p)
+        token = raw.strip(_EDGE_PUNCT)
+        if not token:
+            continue
+        folded = token.casefold()
+        out.add(folded)
+        out.update(p for p in (q.strip(_EDGE_PUNCT) for q in _PARTS.split(folded)) if p)
+        if _INNER_CAPS.search(token):  # "ServiceAccount" also says "service", "account"
+            out.update(part.casefold() for part in _CAMEL.findall(token))
+    for date, hhmm, ss in _ISO_TIME.findall(text):  # a time inside a fact's own text
+        out.update({date, hhmm, f"{hhmm}{ss}"} if ss else {date, hhmm})
     return out
 
 
 def _one_line(text: str) -> str:
     """An item's text on one line, its brackets made round: a log line cannot forge an
     item (`\n[C] all is well`) or a citation in the model's prompt."""
-    return _SPACE.sub(" ", text).replace("[", "(").replace("]", ")").strip()
+    return _SPACE.sub(" ", normalised(text)).replace("[", "(").replace("]", ")").strip()
 
 
-def evidence_items(answer: Answer) -> list[_Item]:
+def _times(at: datetime, tz: tzinfo | None) -> tuple[str, ...]:
+    """The tokens a fact's time vouches for: as the Facts list shows it (its own offset),
+    and in the configured zone a user asks in, each with its zone's name."""
+    out: list[str] = []
+    for when in (at, at.astimezone(tz)) if tz is not None else (at,):
+        out += [when.date().isoformat(), f"{when:%H:%M}", f"{when:%H:%M:%S}"]
+        out += [n for n in (when.tzname(), getattr(when.tzinfo, "key", None)) if n]
+    return tuple(out)
+
+
+def evidence_items(answer: Answer, tz: tzinfo | None = None) -> list[_Item]:
     """The numbered evidence the finalizer model sees. A fact's time is given as the
-    Facts list shows it (its own offset), so a time in the prose reads the same there."""
+    Facts list shows it (its own offset); the guard also accepts it in `tz`."""
     items = [_Item("C", _one_line(answer.conclusion))]
     for n, f in enumerate(answer.facts[:MAX_FACTS_SHOWN], start=1):
         env = str(f.scope.get("env") or "")
-        extra: tuple[str, ...] = (env,) if env else ()
+        extra = tuple(str(v) for v in f.scope.values() if isinstance(v, str) and v)
         when = ""
         if f.observed_at is not None:
-            at = f.observed_at
-            when = at.isoformat(timespec="seconds")
-            extra += (at.date().isoformat(), f"{at:%H:%M}", f"{at:%H:%M:%S}")
-        items.append(
-            _Item(f"F{n}", _one_line(f"{f.text} (source {f.source}; env {env}; at {when})"), extra)
-        )
+            when = f.observed_at.isoformat(timespec="seconds")
+            extra += _times(f.observed_at, tz)
+        text = f"{f.text} (source {f.source}; env {env}; at {when})"
+        items.append(_Item(f"F{n}", _one_line(text), extra, env or None))
     for n, h in enumerate(answer.hypotheses, start=1):
         refs = ", ".join(f"F{i + 1}" for i in h.supported_by)
-        items.append(
-            _Item(f"H{n}", _one_line(f"{h.text} (confidence {h.confidence}; rests on {refs})"))
-        )
+        text = f"{h.text} (confidence {h.confidence}; rests on {refs})"
+        items.append(_Item(f"H{n}", _one_line(text)))
     for n, g in enumerate(answer.gaps, start=1):
         items.append(_Item(f"G{n}", _one_line(f"{g.objective}: {g.reason}")))
     return items
@@ -149,19 +177,20 @@ def _cited(sentence: str) -> tuple[str, list[str]]:
             part = part.strip().upper()
             if part:
                 keys.append(part if part[0].isalpha() else f"F{part}")
-    bare = _CITATION.sub("", sentence)
-    return _LOOSE_PUNCT.sub(r"\1", bare).strip(), keys
+    bare = _EMPTY_BRACKETS.sub("", _CITATION.sub("", sentence))
+    return _SPACE.sub(" ", _LOOSE_PUNCT.sub(r"\1", bare)).strip(), keys
 
 
 def _sentences(text: str) -> list[str]:
     """Sentences with their citations. A citation written first ("[F1] A. [F2] B.") stays
-    with its sentence; one split off after the full stop ("A. [F1] B [F2].") goes back."""
-    raw = [p.strip() for p in _SENTENCE_END.split(text[:MAX_PROSE_CHARS]) if p.strip()]
+    with its sentence; one split off after the full stop ("A. [F1] B [F2].") goes back to
+    a sentence that has none."""
+    raw = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
     cite_first = bool(raw) and _LEADING_CITATIONS.match(raw[0]) is not None
     parts: list[str] = []
     for part in raw:
         lead = _LEADING_CITATIONS.match(part)
-        if parts and lead and not cite_first:
+        if parts and lead and not cite_first and not _CITATION.search(parts[-1]):
             parts[-1] += " " + lead.group(0)
             part = part[lead.end() :].strip(" .;")
         if part:
@@ -173,18 +202,22 @@ def _numeric(token: str) -> bool:
     return any(ch.isnumeric() for ch in token)
 
 
-def _checked(token: str, first: bool, known: set[str]) -> bool:
-    """Whether a token asserts something its citations must hold: a number or time, an
-    identifier (ASCII with a separator or inner capitals: a pod, a host), an @handle, a
-    known name, or a capitalised word. A sentence's first word is capitalised by grammar:
-    only an ASCII one that is no word of the model's (English) instructions counts."""
-    if _numeric(token) or token.startswith("@") or token.casefold() in known:
-        return True
-    if token.isascii() and (_SEPARATOR.search(token) or _INNER_CAPS.search(token)):
-        return True
-    if not token[:1].isupper():
-        return False
-    return not first or (token.isascii() and token.casefold() not in _TEMPLATE_WORDS)
+def _mixed_script(token: str) -> bool:
+    """Latin and another script's letters in one word: a look-alike ("dс-b" with a
+    Cyrillic "с") that would pass for a name it is not."""
+    letters = [ch for ch in token if ch.isalpha()]
+    return any(ch.isascii() for ch in letters) and not all(ch.isascii() for ch in letters)
+
+
+def _specific(token: str, known: set[str]) -> bool:
+    """A token that names or counts something: a number or time, an identifier (ASCII
+    with a separator or inner capitals: a pod, a host), an @handle, a known name."""
+    return (
+        _numeric(token)
+        or token.startswith("@")
+        or token.casefold() in known
+        or (token.isascii() and bool(_SEPARATOR.search(token) or _INNER_CAPS.search(token)))
+    )
 
 
 def _grounded(token: str, tokens: frozenset[str]) -> bool:
@@ -200,20 +233,51 @@ def _grounded(token: str, tokens: frozenset[str]) -> bool:
 
 
 def _verdict(
-    sentence: str, keys: list[str], by_key: dict[str, _Item], rare: dict[str, int], known: set[str]
+    sentence: str,
+    keys: list[str],
+    by_key: dict[str, _Item],
+    known: set[str],
+    envs: set[str],
+    vocabulary: frozenset[str],
 ) -> bool:
-    cited = frozenset().union(*(by_key[k].tokens for k in keys))
+    cited_items = [by_key[k] for k in keys]
+    cited = frozenset().union(*(i.tokens for i in cited_items))
     words = [w.strip(_EDGE_PUNCT) for w in _TOKEN.findall(sentence)]
     words = [w for w in words if w]
+    if not any(any(ch.isalpha() for ch in w) for w in words):
+        return False  # "[C]." or an emoji: nothing a user could read
+    specifics = 0
     for n, word in enumerate(words):
-        if _checked(word, n == 0, known) and not _grounded(word, cited):
+        if _mixed_script(word):
             return False
-        # a specific token of another item (its pod, its person, its env) borrowed here
-        if word.casefold() in rare and not _grounded(word, cited):
-            return False
-    latin = [w for w in words if w.isascii() and w.isalpha() and len(w) >= LONG_WORD]
+        if _specific(word, known):
+            if not _grounded(word, cited):
+                return False
+            specifics += 1
+        elif word[:1].isupper() and not _grounded(word, cited):
+            # a capitalised word is a name (a person, a product) unless it is the first
+            # word, capitalised by grammar: then a word of the text's own vocabulary (the
+            # instructions, any item, the prose in lower case) or of another script
+            first_ok = n == 0 and (word.casefold() in vocabulary or not word.isascii())
+            if not first_ok:
+                return False
+    named_envs = {w.casefold() for w in words} & envs
+    if named_envs and any(i.env and i.env.casefold() not in named_envs for i in cited_items):
+        return False  # one env's facts cited for a sentence about another
+    latin = {
+        w.casefold()
+        for w in words
+        if w.isascii()
+        and w.isalpha()
+        and len(w) >= LONG_WORD
+        and w.casefold() not in _TEMPLATE_WORDS
+    }
+    if len(latin) < FEW_LATIN:
+        # mostly another script (or very short): its words cannot be matched with the
+        # (English) evidence, so it must at least name or count something the items hold
+        return specifics > 0 or (len(latin) > 0 and all(_grounded(w, cited) for w in latin))
     held = sum(1 for w in latin if _grounded(w, cited))
-    return not latin or held >= GROUNDED_SHARE * len(latin)
+    return held >= GROUNDED_SHARE * len(latin)
 
 
 def guard(
@@ -221,30 +285,33 @@ def guard(
     items: list[_Item],
     confidence: Mapping[str, str],
     names: Collection[str] = (),
+    envs: Collection[str] = (),
 ) -> tuple[list[str], int]:
     """The sentences of `text` that the evidence they cite bears out, rewritten for the
     user (fact citations as Facts-list numbers, hypotheses with their confidence, gaps
     marked not checked), and the number dropped. Only the cited items ground a sentence:
-    neither the question nor the other items do."""
+    neither the question nor the other items do. `names`: every name the turn knows of
+    (environments, namespaces, workloads, pods, people the sources returned): one in a
+    sentence must be in its citations. `envs`: the configured environments."""
     by_key = {i.key: i for i in items}
-    known = {n.casefold() for n in names if n}
-    # the specifics of the facts (their pods, people, ids): words the code's conclusion
-    # and the instructions do not use, found in no more than RARE_IN_ITEMS facts
-    counts: dict[str, int] = {}
-    for item in items:
-        if item.key.startswith("F"):
-            for token in item.tokens:
-                counts[token] = counts.get(token, 0) + 1
-    common = _TEMPLATE_WORDS | by_key["C"].tokens if "C" in by_key else _TEMPLATE_WORDS
-    rare = {t: c for t, c in counts.items() if c <= RARE_IN_ITEMS and t not in common}
+    env_names = {e.casefold() for e in envs if e}
+    known = {n.casefold() for n in names if n} | env_names
     kept: list[str] = []
     dropped = 0
-    for part in _sentences(text):
+    prose = normalised(text[:MAX_PROSE_CHARS])
+    lower = {w for w in re.findall(r"\w+", prose) if w.islower()}
+    vocabulary = _TEMPLATE_WORDS.union(*(i.tokens for i in items), lower)
+    for part in _sentences(prose):
         sentence, keys = _cited(part)
-        if not keys or not sentence or any(k not in by_key for k in keys):
-            dropped += 1
-            continue
-        if not _verdict(sentence, keys, by_key, rare, known):
+        if (
+            not keys
+            or not sentence
+            or any(k not in by_key for k in keys)
+            # what could not be checked is listed as such by the code: a sentence resting
+            # only on gaps would say more (or less) than "not checked"
+            or all(k.startswith("G") for k in keys)
+            or not _verdict(sentence, keys, by_key, known, env_names, vocabulary)
+        ):
             dropped += 1
             continue
         kept.append(_rendered(sentence, keys, confidence))
@@ -273,9 +340,11 @@ async def write_prose(
     budget_s: float,
     planner_notes: str | None = None,
     names: Collection[str] = (),
+    envs: Collection[str] = (),
+    tz: tzinfo | None = None,
 ) -> ProseOutcome:
     """The finalizer model's summary of `answer`, guarded; never raises."""
-    items = evidence_items(answer)
+    items = evidence_items(answer, tz)
     outcome = ProseOutcome()
     try:
         turn, model = await desk.complete(
@@ -289,7 +358,7 @@ async def write_prose(
         return outcome
     confidence = {f"H{n}": h.confidence for n, h in enumerate(answer.hypotheses, start=1)}
     try:
-        kept, dropped = guard(turn.content or "", items, confidence, names)
+        kept, dropped = guard(turn.content or "", items, confidence, names, envs)
     except Exception:  # the guard failing must cost the prose, never the turn
         log.exception("prose.guard_failed", model=model)
         outcome.notes.append(

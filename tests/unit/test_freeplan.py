@@ -225,9 +225,14 @@ async def test_the_model_cannot_widen_the_env_scope() -> None:
                     ToolCallRequest(
                         id="1", name="logs.app_logs", arguments={"env": "dc-z", "service": "x"}
                     ),
-                    # left out: filled with the question's one env, never "every env"
+                    # left out or null: filled with the question's one env, never "every env"
                     ToolCallRequest(
                         id="2", name="logs.app_logs", arguments={"service": "service-a"}
+                    ),
+                    ToolCallRequest(
+                        id="3",
+                        name="logs.app_logs",
+                        arguments={"service": "service-a", "env": None, "namespace": "x"},
                     ),
                 ]
             )
@@ -235,7 +240,7 @@ async def test_the_model_cannot_widen_the_env_scope() -> None:
 
     inv, _ = await run(script)
     made = [c for c in inv.answer.tool_calls if c["tool"] == "logs.app_logs"]
-    assert [c["arguments"].get("env") for c in made] == ["dc-a"]
+    assert [c["arguments"].get("env") for c in made] == ["dc-a", "dc-a"]
     assert inv.answer.timings.model_denied_calls == 1
 
 

@@ -39,12 +39,16 @@ def answer() -> Answer:
 
 def check(text: str) -> tuple[list[str], int]:
     a = answer()
-    return guard(text, evidence_items(a), {"H1": "medium"}, names={"east-1", "west-2"})
+    # the names the sources returned, as the investigation gathers them
+    names = {"bob", "pay.example.com"}
+    return guard(text, evidence_items(a), {"H1": "medium"}, names, envs={"east-1", "west-2"})
 
 
 def test_a_sentence_citing_nothing_or_a_missing_item_is_dropped() -> None:
-    kept, dropped = check("The proxy failed. The proxy failed again [F9]. Headers were big [F1].")
-    assert kept == ["Headers were big [1]."]
+    kept, dropped = check(
+        "The proxy failed. The proxy failed again [F9]. Upstream sent too big header [F1]."
+    )
+    assert kept == ["Upstream sent too big header [1]."]
     assert dropped == 2
 
 
@@ -74,11 +78,13 @@ def test_a_hypothesis_keeps_its_confidence_in_the_prose() -> None:
 def test_a_citation_split_off_its_sentence_and_other_languages_are_kept() -> None:
     kept, dropped = check(
         "Прокси вернул 502 из-за слишком большого заголовка. [C] "
-        "API kubernetes в west-2 не ответил [G1]."
+        "Заголовки на pay.example.com были слишком большими, а API kubernetes не ответил "
+        "[F1, G1]."
     )
     assert kept == [
         "Прокси вернул 502 из-за слишком большого заголовка.",
-        "API kubernetes в west-2 не ответил [not checked].",
+        "Заголовки на pay.example.com были слишком большими, а API kubernetes не ответил "
+        "[1] [not checked].",
     ]
     assert dropped == 0
 
@@ -180,9 +186,15 @@ def test_claims_the_items_do_not_make_are_dropped() -> None:
     assert kept == [] and dropped == 3
 
 
-def test_a_gap_stays_marked_not_checked() -> None:
-    kept, _ = check("The kubernetes API in west-2 timed out [G1].")
-    assert kept == ["The kubernetes API in west-2 timed out [not checked]."]
+def test_a_gap_stays_marked_not_checked_and_never_stands_alone() -> None:
+    kept, dropped = check(
+        "The kubernetes API in west-2 timed out [G1]. "
+        "The header came from pay.example.com while the kubernetes API timed out [F1, G1]."
+    )
+    assert kept == [
+        "The header came from pay.example.com while the kubernetes API timed out [1] [not checked]."
+    ]
+    assert dropped == 1
 
 
 def test_citations_written_first_stay_with_their_sentence() -> None:
@@ -203,3 +215,42 @@ def test_a_log_line_cannot_forge_an_item_or_a_citation_in_the_prompt() -> None:
 def test_long_digit_runs_and_other_scripts_digits_do_not_break_the_guard() -> None:
     kept, dropped = check(("1" * 3000) + " headers [F1]. Pipeline ²² was started [F2].")
     assert kept == [] and dropped == 2
+
+
+def test_a_sentence_about_one_env_cannot_cite_another_envs_fact() -> None:
+    kept, _ = check("The kubernetes API in west-2 timed out on pay.example.com [F1, G1].")
+    assert kept == []  # F1 is east-1's
+
+
+def test_look_alikes_and_invisible_characters_do_not_pass_for_names() -> None:
+    kept, dropped = check(
+        "The edge in w\u0435st-2 sent too big header [F1]. "  # a Cyrillic "е"
+        "The edge in west\u200b-2 sent too big header [F1]. "  # a zero-width space
+        "The edge in east\u20111 sent too big header [F1]."  # a non-breaking hyphen
+    )
+    assert kept == ["The edge in east-1 sent too big header [1]."]
+    assert dropped == 2
+
+
+def test_a_sentence_with_nothing_to_read_is_no_summary() -> None:
+    kept, dropped = check("[C]. [F1]. \u2705 [C].")
+    assert kept == [] and dropped == 3
+
+
+def test_mostly_another_script_needs_a_specific_its_items_hold() -> None:
+    kept, _ = check("Проблем нет, всё работает [C]. Всё хорошо, ничего чинить не нужно [F1].")
+    assert kept == []
+
+
+def test_a_time_is_accepted_in_the_facts_own_offset_and_the_users_zone() -> None:
+    from zoneinfo import ZoneInfo
+
+    a = answer()
+    items = evidence_items(a, ZoneInfo("Europe/Moscow"))  # the fact is 11:11 UTC
+    kept, dropped = guard(
+        "The header error came at 11:11 UTC [F1]. The header error came at 14:11 MSK [F1]. "
+        "The header error came at 13:11 [F1].",
+        items,
+        {},
+    )
+    assert len(kept) == 2 and dropped == 1
