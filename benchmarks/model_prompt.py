@@ -63,12 +63,14 @@ def measure(paths: list[Path], label: str) -> dict[str, Any]:
     per_turn = [n for u in uses for n in u["prompt_tokens_per_turn"]]
     calls = [n for u in uses for n in u["calls_per_turn"]]
     # a turn that planned with the model: more than the one prose call
-    planning = [
-        n
+    pairs = [
+        (n, c)
         for u in uses
         for n, c in zip(u["prompt_tokens_per_turn"], u["calls_per_turn"], strict=True)
         if c > 1
     ]
+    planning = [n for n, _ in pairs]
+    planning_calls = [c for _, c in pairs]
     first = [
         b for b in bodies if b.get("tools") and not any(m["role"] == "tool" for m in b["messages"])
     ]
@@ -85,6 +87,7 @@ def measure(paths: list[Path], label: str) -> dict[str, Any]:
         "median_calls_per_turn": statistics.median(calls) if calls else 0,
         "planning_turns": len(planning),
         "median_prompt_tokens_per_planning_turn": statistics.median(planning) if planning else 0,
+        "median_calls_per_planning_turn": statistics.median(planning_calls) if pairs else 0,
         "planning_requests": len(first),
         "median_first_step_prompt_tokens": statistics.median(first_prompt) if first else 0,
         "median_first_step_schema_tokens": statistics.median(first_tools) if first else 0,

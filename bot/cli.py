@@ -228,10 +228,13 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         from evals.session import WorldSession
 
         wf = _world_file(args.world)
-        with WorldSession(wf.world, timezone=wf.timezone, now=wf.now) as session:
+        with WorldSession(
+            wf.world, timezone=wf.timezone, now=wf.now, config_extra=model_config_extra(args)
+        ) as session:
             assert session.config is not None
             return asyncio.run(run(session.config, session.clock(), {}))
-    return asyncio.run(run(load_config(path), datetime.now().astimezone(), None))
+    config = with_models(load_config(path), args)
+    return asyncio.run(run(config, datetime.now().astimezone(), None))
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -358,6 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--config", help="configuration file (default: $INFRABOT_CONFIG)")
     doctor.add_argument("--world", help="world file to probe (simulated; default: the demo)")
     doctor.add_argument("--json", action="store_true", help="print the probes as JSON")
+    add_model_flags(doctor)
     doctor.set_defaults(fn=cmd_doctor)
     return p
 

@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Awaitable, Mapping
 from datetime import datetime
 
-from bot.settings import InfrabotConfig
+from bot.settings import InfrabotConfig, ModelSettings, secret_from_env
 from bot.wiring import build_targets
 from connectors import elasticsearch, gitlab, kubernetes, victoriametrics
 from policy.probe import Probe, ProbeStatus
@@ -47,7 +47,51 @@ async def diagnose(
     if targets.gitlab is not None:
         g = targets.gitlab
         probes.append(_bounded("gitlab", None, gitlab.probe(g), g.timeout_s * 2))
+    models = (("planner", config.models.planner), ("finalizer", config.models.finalizer))
+    for role, settings in models:
+        if settings is not None:
+            source = f"model/{role}"
+            # the key from the process's environment, as the bot reads it
+            probe = probe_model(source, settings)
+            probes.append(_bounded(source, None, probe, settings.timeout_s))
     return list(await asyncio.gather(*probes))
+
+
+async def probe_model(
+    source: str, m: ModelSettings, environ: Mapping[str, str] | None = None
+) -> Probe:
+    """Whether the model server answers and lists the configured model (GET /models, what
+    vLLM, Ollama and llama.cpp serve). A server that lists nothing is not a failure: the
+    first chat request then tells."""
+    import openai
+
+    key = secret_from_env(m.api_key_env, dict(environ) if environ is not None else None)
+    client = openai.AsyncOpenAI(
+        base_url=m.base_url,
+        api_key=key.get_secret_value() if key else "unused",
+        max_retries=0,
+        timeout=m.timeout_s,
+    )
+    try:
+        listed = [model.id async for model in client.models.list()]
+    except openai.APIStatusError as exc:
+        return Probe(
+            source=source,
+            answered=True,
+            detail=f"{m.base_url} lists no models (HTTP {exc.status_code}); {m.model} unverified",
+        )
+    except (openai.APIError, ValueError, TypeError) as exc:
+        return Probe(source=source, answered=False, detail=f"{m.base_url}: {type(exc).__name__}")
+    finally:
+        await client.close()
+    there = m.model in listed
+    return Probe(
+        source=source,
+        answered=True,
+        detail=f"{m.base_url} serves {len(listed)} model(s)",
+        found=[m.model] if there else [],
+        missing=[] if there else [f"model {m.model} (listed: {', '.join(listed[:5]) or 'none'})"],
+    )
 
 
 def render(probes: list[Probe], config: InfrabotConfig) -> str:

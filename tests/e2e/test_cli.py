@@ -123,3 +123,20 @@ def test_demo_with_model_flags_wires_the_models_into_the_conversation() -> None:
     with WorldSession(wf.world, now=wf.now, config_extra=model_config_extra(args)) as session:
         assert session.conversation is not None and session.conversation.models is not None
         assert session.conversation.models.names() == ["m", "f"]
+
+
+def test_doctor_probes_the_model_server(capsys: pytest.CaptureFixture[str]) -> None:
+    from evals.simulators.model_server import ModelReply, ModelServer
+
+    with ModelServer([ModelReply()], model="echo") as server:
+        assert main(["doctor", "--json", "--model-url", server.url, "--model", "echo"]) == 0
+        probes = {p["source"]: p for p in json.loads(capsys.readouterr().out)}
+        assert probes["model/planner"]["status"] == "ok"
+        assert probes["model/planner"]["found"] == ["echo"]
+        assert main(["doctor", "--json", "--model-url", server.url, "--model", "qwen"]) == 0
+        probe = {p["source"]: p for p in json.loads(capsys.readouterr().out)}["model/planner"]
+        assert probe["status"] == "incomplete" and "model qwen (listed: echo)" in probe["missing"]
+    # nothing listens there any more: the model is a source that does not answer
+    assert main(["doctor", "--json", "--model-url", server.url, "--model", "echo"]) == 1
+    probe = {p["source"]: p for p in json.loads(capsys.readouterr().out)}["model/planner"]
+    assert probe["status"] == "failed" and "APIConnectionError" in probe["detail"]
