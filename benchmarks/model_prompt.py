@@ -43,8 +43,12 @@ def before_selection() -> Iterator[None]:
         ordered = tuple(contracts)
         return catalogue.Selection(prefiltered=ordered, chosen=ordered)
 
+    async def no_rerank(*_args: Any) -> None:
+        return None  # there was no rerank stage either
+
     with (
         mock.patch.object(catalogue, "select", everything),
+        mock.patch("planner.freeplan._rerank", no_rerank),
         mock.patch.object(catalogue, "rerank", lambda sel, _names, _limit=8: sel.chosen),
         mock.patch("bot.wiring.trimmed_spec", model.tool_spec),
     ):
