@@ -21,7 +21,7 @@ from planner.modelroles import ModelRole, ModelSet, RoleLimits
 from planner.turn import Turn
 from policy.gate import PolicyGate
 from policy.toolset import ToolSet
-from tests.unit.toolkit import ServiceArgs, agent, facts_result, make_tool
+from tests.unit.toolkit import ServiceArgs, agent, facts_result, make_tool, status_and_logs
 
 TZ = ZoneInfo("UTC")
 NOW = datetime(2026, 7, 20, 11, 40, tzinfo=TZ)
@@ -35,26 +35,7 @@ LOG_FACT = "cart: redis connection reset by peer"
 
 
 def tools(extra: int = 0) -> list:
-    out = [
-        make_tool(
-            "k8s.workload_status",
-            ServiceArgs,
-            agent(["k8s.workload_status"], "kubernetes", freshness="live"),
-            ENVS,
-            facts_result(
-                "k8s.workload_status",
-                "kubernetes",
-                [("2 of 2 pods of cart ready", "k8s.workload", {})],
-            ),
-        ),
-        make_tool(
-            "logs.app_logs",
-            ServiceArgs,
-            agent(["app.log"], "logs"),
-            ENVS,
-            facts_result("logs.app_logs", "logs", [(LOG_FACT, "app.log", {})]),
-        ),
-    ]
+    out = status_and_logs(ENVS, "2 of 2 pods of cart ready", LOG_FACT)
     for n in range(extra):
         out.append(
             make_tool(

@@ -33,8 +33,9 @@ from planner.catalogue import (
 from planner.context import InventoryItem, build_context
 from planner.model import tool_spec, wire_name
 from planner.objectives import QuestionPlan, plan_for
-from policy.contracts import AgentMeta, ToolContract
+from policy.contracts import ToolContract
 from policy.gate import admitted, schema_problems
+from tests.unit.toolkit import agent
 
 DEMO = Path(__file__).resolve().parents[2] / "evals" / "worlds" / "demo.yaml"
 TZ = ZoneInfo("Europe/Moscow")
@@ -349,16 +350,7 @@ def test_trimming_keeps_a_property_named_title_and_cuts_long_texts() -> None:
         name="test.trimming",
         description=f"{first}\n\nSecond paragraph the model need not read.",
         args_model=_Args,
-        agent=AgentMeta(
-            evidence=["test.kind"],
-            sources=["test"],
-            output_kind="objects",
-            freshness="live",
-            negative_semantics="none",
-            supports_history=False,
-            current_only=True,
-            read_only=True,
-        ),
+        agent=agent(["test.kind"], "test", freshness="live", current_only=True),
         enums={"env": ["one", "two"]},
     )
     spec = trimmed_spec(contract)["function"]

@@ -140,3 +140,23 @@ def raising(exc: Exception, counter: list[int] | None = None) -> Behaviour:
         raise exc
 
     return run
+
+
+def status_and_logs(envs: list[str], status_text: str, log_text: str) -> list[FunctionTool]:
+    """Two tools a free-planning test needs: a workload's live status and its app logs."""
+    return [
+        make_tool(
+            "k8s.workload_status",
+            ServiceArgs,
+            agent(["k8s.workload_status"], "kubernetes", freshness="live"),
+            envs,
+            facts_result("k8s.workload_status", "kubernetes", [(status_text, "k8s.workload", {})]),
+        ),
+        make_tool(
+            "logs.app_logs",
+            ServiceArgs,
+            agent(["app.log"], "logs"),
+            envs,
+            facts_result("logs.app_logs", "logs", [(log_text, "app.log", {})]),
+        ),
+    ]
