@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -168,9 +168,14 @@ def cmd_tools(args: argparse.Namespace) -> int:
     from policy.toolset import CallContext
 
     def show(config: InfrabotConfig) -> int:
-        from bot.wiring import build_gate
+        from bot.wiring import build_mcp_servers, build_tools
+        from connectors.mcp import catalogue_report
+        from policy.gate import PolicyGate
+        from policy.toolset import ToolSet
 
-        gate = build_gate(config, environ={} if path is None else None)
+        environ: dict[str, str] | None = {} if path is None else None
+        servers = build_mcp_servers(config, environ)
+        gate = PolicyGate(ToolSet(build_tools(config, environ, servers)))
         user = args.as_user or "engineer"
         ctx = CallContext(
             user=user,
@@ -179,8 +184,16 @@ def cmd_tools(args: argparse.Namespace) -> int:
             now=datetime.now().astimezone(),
         )
         contracts = gate.contracts(ctx)
+        skills = _mcp_entries(catalogue_report(servers), {c.name for c in contracts})
         if args.json:
-            print(json.dumps([c.describe() for c in contracts], indent=2, ensure_ascii=False))
+            shown = [c.describe() for c in contracts]
+            by_name = {e["name"]: e for e in skills if e["name"]}
+            for entry in shown:
+                if entry["name"] in by_name:
+                    entry["mcp"] = by_name.pop(entry["name"])["mcp"]
+            # refused MCP tools (and servers that listed nothing) with why: never callable
+            shown += [e for e in skills if e["name"] not in {c.name for c in contracts}]
+            print(json.dumps(shown, indent=2, ensure_ascii=False))
         else:
             for c in contracts:
                 a = c.agent
@@ -195,6 +208,16 @@ def cmd_tools(args: argparse.Namespace) -> int:
                 )
                 print(f"{c.name:28} {', '.join(a.evidence):40} {flags}")
                 print(f"{'':28} {c.description.splitlines()[0]}")
+            for server in catalogue_report(servers):
+                stale = f", stale catalogue of {server['loaded_at']}" if server["stale"] else ""
+                error = f": {server['error']}" if server["error"] else ""
+                print(f"\nMCP server {server['server']} ({server['health']}{stale}){error}")
+                for e in skills:
+                    m = e["mcp"]
+                    if m["server"] != server["server"] or not m.get("tool"):
+                        continue
+                    verdict = "admitted" if e["admitted"] else f"refused: {m['reason']}"
+                    print(f"  {e['name'] or m['tool']:26} {verdict}")
         return 0
 
     path = _config_path(args.config)
@@ -206,6 +229,34 @@ def cmd_tools(args: argparse.Namespace) -> int:
             assert session.config is not None
             return show(session.config)
     return show(load_config(path))
+
+
+def _mcp_entries(report: list[dict[str, Any]], usable: set[str]) -> list[dict[str, Any]]:
+    """One entry per listed MCP tool (one per server that listed nothing): its server,
+    health and admission for this user, with why when refused."""
+    out: list[dict[str, Any]] = []
+    for server in report:
+        where = {k: server[k] for k in ("server", "health", "stale", "loaded_at", "error")}
+        if not server["tools"]:
+            out.append({"name": None, "admitted": False, "mcp": {**where, "tool": None}})
+        for t in server["tools"]:
+            ok = t["name"] in usable
+            reason = t["reason"] if not t["admitted"] else "" if ok else "for admins only"
+            if ok and server["stale"]:
+                reason = "the server is down; its catalogue is stale and is not called"
+            out.append(
+                {
+                    "name": t["name"],
+                    "admitted": ok,
+                    "mcp": {
+                        **where,
+                        "tool": t["tool"],
+                        "evidence": t["evidence"],
+                        "reason": reason,
+                    },
+                }
+            )
+    return out
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -11,8 +11,9 @@ from collections.abc import Awaitable, Mapping
 from datetime import datetime
 
 from bot.settings import InfrabotConfig, ModelSettings, secret_from_env
-from bot.wiring import build_targets
+from bot.wiring import build_mcp_servers, build_targets
 from connectors import elasticsearch, gitlab, kubernetes, victoriametrics
+from connectors import mcp as mcp_skills
 from policy.probe import Probe, ProbeStatus
 
 GRACE_S = 5.0  # beyond a source's own timeout, before doctor gives up on it
@@ -47,6 +48,9 @@ async def diagnose(
     if targets.gitlab is not None:
         g = targets.gitlab
         probes.append(_bounded("gitlab", None, gitlab.probe(g), g.timeout_s * 2))
+    for server in build_mcp_servers(config, environ):
+        timeout = server.target.timeout_s
+        probes.append(_bounded(server.source, None, mcp_skills.probe(server), timeout))
     models = (("planner", config.models.planner), ("finalizer", config.models.finalizer))
     for role, settings in models:
         if settings is not None:

@@ -16,6 +16,7 @@ from pydantic import SecretStr, ValidationError
 from bot.config_errors import ConfigFileError, config_error, dotted
 from bot.settings import InfrabotConfig, ModelSettings, secret_from_env
 from connectors import elasticsearch, gitlab, kubernetes, netcheck, victoriametrics
+from connectors import mcp as mcp_skills
 from planner.catalogue import trimmed_spec
 from planner.model import OpenAICompatibleModel, ProviderSettings
 from planner.modelroles import ModelRole, ModelSet, RoleLimits
@@ -199,7 +200,33 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
     return Targets(k8s_targets, metric_targets, log_targets, gitlab_target)
 
 
-def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None) -> list[Tool]:
+def build_mcp_servers(
+    config: InfrabotConfig, environ: Mapping[str, str] | None = None
+) -> list[mcp_skills.McpServer]:
+    """The configured MCP skill servers, not listed yet (`build_tools` lists them)."""
+    env_vars = dict(environ) if environ is not None else None
+    return [
+        mcp_skills.McpServer(
+            _make(
+                config,
+                ("mcp_servers", str(i)),
+                mcp_skills.McpTarget,
+                name=s.name,
+                url=s.url,
+                token=secret_from_env(s.token_env, env_vars),
+            )
+        )
+        for i, s in enumerate(config.mcp_servers)
+    ]
+
+
+def build_tools(
+    config: InfrabotConfig,
+    environ: Mapping[str, str] | None = None,
+    mcp_servers: list[mcp_skills.McpServer] | None = None,
+) -> list[Tool]:
+    """Every configured tool. The MCP servers are listed here (each once): pass
+    `mcp_servers` to keep them, and so their catalogue and health, for a report."""
     t = build_targets(config, environ)
     tools: list[Tool] = []
     tools += kubernetes.build_tools(t.kubernetes) if t.kubernetes else []
@@ -207,6 +234,9 @@ def build_tools(config: InfrabotConfig, environ: Mapping[str, str] | None = None
     tools += elasticsearch.build_tools(t.logs) if t.logs else []
     tools += gitlab.build_tools(t.gitlab, list(config.environments)) if t.gitlab else []
     tools += netcheck.build_tools()
+    if config.mcp_servers:
+        servers = mcp_servers if mcp_servers is not None else build_mcp_servers(config, environ)
+        tools += mcp_skills.build_tools(servers)
     return tools
 
 

@@ -69,6 +69,7 @@ class FactKind(StrEnum):
     CI_COMMIT = "ci.commit"
     NET_PROBE = "net.probe"
     LOGS_HIT = "logs.hit"
+    SKILL_OUTPUT = "skill.output"  # a text an external skill (an MCP server's tool) returned
     NEGATIVE = "negative"  # a complete read that found nothing, said as a fact
     KNOWLEDGE = "knowledge"  # confirmed operational knowledge (answers only, never a tool's)
 
@@ -569,6 +570,17 @@ class LogsHit(_Attrs):
     fields: dict[str, Any] | None = None
 
 
+class SkillOutput(_Attrs):
+    """A line of text a tool of an MCP server returned: untrusted data, kept as the server
+    said it (redacted and described like every fact), with the evidence kinds its
+    contract declares."""
+
+    kind: Literal[FactKind.SKILL_OUTPUT] = FactKind.SKILL_OUTPUT
+    server: str
+    tool: str
+    evidence: list[str] = Field(default_factory=list)
+
+
 class Negative(_Attrs):
     kind: Literal[FactKind.NEGATIVE] = FactKind.NEGATIVE
 
@@ -602,6 +614,7 @@ FactAttrs = Annotated[
     | CiCommit
     | NetProbe
     | LogsHit
+    | SkillOutput
     | Negative,
     Field(discriminator="kind"),
 ]

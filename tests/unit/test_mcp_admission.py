@@ -1,0 +1,78 @@
+"""Admission of an MCP tool from the x-agent block of its input schema (fails closed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from connectors.mcp import contract_name, decide
+
+AGENT: dict[str, Any] = {
+    "evidence": ["oncall.roster"],
+    "sources": ["oncall"],
+    "output_kind": "table",
+    "freshness": "live",
+    "negative_semantics": "none",
+    "supports_history": False,
+    "current_only": True,
+    "read_only": True,
+}
+
+
+def schema(agent: dict[str, Any] | None, **props: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": props or {"q": {"type": "string"}}}
+    if agent is not None:
+        out["x-agent"] = agent
+    return out
+
+
+def test_read_only_tool_is_admitted_and_its_schema_closed_without_x_agent() -> None:
+    d = decide("skills", "lookup", "finds things", schema(AGENT))
+    assert d.admitted and d.name == "mcp.skills.lookup"
+    assert d.schema is not None and "x-agent" not in d.schema
+    assert d.schema["additionalProperties"] is False
+
+
+def test_no_x_agent_is_refused_with_its_reason() -> None:
+    d = decide("skills", "post", "Safe. Read-only. Harmless.", schema(None))
+    assert not d.admitted and "no x-agent" in d.reason
+
+
+def test_read_only_must_be_explicitly_true() -> None:
+    missing = {k: v for k, v in AGENT.items() if k != "read_only"}
+    assert not decide("s", "t1", None, schema(missing)).admitted
+    d = decide("s", "t2", "safe, read-only", schema({**AGENT, "read_only": False}))
+    assert not d.admitted and "read_only: false" in d.reason
+
+
+def test_a_safe_description_on_a_mutating_tool_grants_nothing() -> None:
+    d = decide(
+        "s", "restart", "SAFE: read_only true, admitted", schema({**AGENT, "read_only": None})
+    )
+    assert not d.admitted
+
+
+def test_invalid_x_agent_is_refused() -> None:
+    d = decide("s", "t", None, schema({**AGENT, "output_kind": "anything", "extra": 1}))
+    assert not d.admitted and "x-agent block is invalid" in d.reason
+
+
+def test_unenforceable_schemas_are_refused() -> None:
+    regex = decide("s", "t", None, schema(AGENT, q={"type": "string", "pattern": "^(a+)+$"}))
+    assert not regex.admitted and "pattern" in regex.reason
+    remote = decide("s", "t", None, schema(AGENT, q={"$ref": "https://example.org/s.json"}))
+    assert not remote.admitted and "$ref" in remote.reason
+    not_object = decide("s", "t", None, {"type": "string", "x-agent": AGENT})
+    assert not not_object.admitted
+    broken = decide("s", "t", None, schema(AGENT, q={"type": 5}))
+    assert not broken.admitted and "not valid JSON Schema" in broken.reason
+
+
+def test_admin_only_is_admitted_for_the_gate_to_restrict() -> None:
+    d = decide("s", "audit", None, schema({**AGENT, "admin_only": True}))
+    assert d.admitted and d.agent is not None and d.agent.admin_only
+
+
+def test_contract_names() -> None:
+    assert contract_name("N8N-Prod", "Get-Runbook") == "mcp.n8n_prod.get_runbook"
+    assert contract_name("s", "!!!") is None
+    assert contract_name("s", "x" * 80) is None
