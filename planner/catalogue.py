@@ -51,6 +51,10 @@ _W_NAME = 3.0
 _W_EVIDENCE = 3.0
 _W_DESCRIPTION = 1.0
 _W_PROPERTY = 0.5
+# the prefilter keeps at most this many tools declaring the same evidence kinds (copies of
+# one operation on several servers of a service), from the best this many per slot
+_PER_KIND = 2
+_SCAN_PER_SLOT = 10
 
 # keywords whose value is a schema, a list of schemas or a map of name -> schema; any other
 # keyword's value is data (enum, const, default, required) and is copied as it is
@@ -101,9 +105,18 @@ class _Ref:
 
 
 def _stem(word: str) -> str:
-    """A plural and its singular are one term (English tool text: errors, restarts)."""
-    if len(word) > 3 and word.isascii() and word.isalpha() and word[-1] == "s" != word[-2]:
-        return word[:-1]
+    """One term for an English word's inflections (errors, error; silenced, silences):
+    a plural's or a past tense's ending, then a final e, off a word of ASCII letters."""
+    if len(word) <= 3 or not (word.isascii() and word.isalpha()):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(("es", "ed")) and len(word) > 4:
+        word = word[:-2]
+    elif word[-1] == "s" != word[-2]:
+        word = word[:-1]
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
     return word
 
 
@@ -136,10 +149,8 @@ def _property_texts(schema: Any) -> Iterable[str]:
             yield from _property_texts(item)
 
 
-@functools.lru_cache(maxsize=1024)
-def _document(ref: _Ref) -> tuple[dict[str, float], float]:
-    """A contract's weighted term frequencies and its length."""
-    c = ref.contract
+def _document(c: ToolContract) -> dict[str, float]:
+    """A contract's weighted term frequencies."""
     freq: dict[str, float] = {}
 
     def add(text: str, weight: float) -> None:
@@ -151,7 +162,102 @@ def _document(ref: _Ref) -> tuple[dict[str, float], float]:
     add(c.description, _W_DESCRIPTION)
     for text in _property_texts(c.input_schema()):
         add(text, _W_PROPERTY)
-    return freq, math.fsum(freq.values())
+    return freq
+
+
+class CatalogueIndex:
+    """An inverted index of a set of contracts, built once and shared by every question
+    about it: for each term, the contracts whose text has it with the query-independent
+    part of their BM25 score. Contracts are held in name order, so that the ranking
+    depends on the set, never on the order they come in. Immutable once built."""
+
+    def __init__(self, contracts: Iterable[ToolContract]) -> None:
+        unique = {id(c): c for c in contracts}
+        self.contracts: tuple[ToolContract, ...] = tuple(
+            sorted(unique.values(), key=lambda c: c.name)
+        )
+        self.key = frozenset(unique)
+        self._position = {id(c): i for i, c in enumerate(self.contracts)}
+        docs = [_document(c) for c in self.contracts]
+        self.size = n = len(docs)
+        lengths = [math.fsum(freq.values()) for freq in docs]
+        avgdl = math.fsum(lengths) / n if n else 1.0
+        avgdl = avgdl or 1.0
+        postings: dict[str, list[tuple[int, float]]] = {}
+        for i, freq in enumerate(docs):
+            norm = _K1 * (1.0 - _B + _B * lengths[i] / avgdl)
+            for term, f in freq.items():
+                postings.setdefault(term, []).append((i, f * (_K1 + 1.0) / (f + norm)))
+        self._postings = {t: tuple(p) for t, p in postings.items()}
+        kinds: dict[str, list[int]] = {}
+        for i, c in enumerate(self.contracts):
+            for kind in dict.fromkeys(c.agent.evidence):
+                kinds.setdefault(kind, []).append(i)
+        self._kinds = {k: frozenset(v) for k, v in kinds.items()}
+
+    def positions(self, contracts: Iterable[ToolContract]) -> set[int]:
+        """Where the given contracts are in the index (those it does not hold: nowhere)."""
+        where = self._position
+        return {where[id(c)] for c in contracts if id(c) in where}
+
+    def serving(self, kinds: Collection[str]) -> set[int]:
+        """The positions of the contracts declaring any of `kinds`."""
+        out: set[int] = set()
+        for kind in kinds:
+            out |= self._kinds.get(kind, frozenset())
+        return out
+
+    def scores(self, query: str) -> list[float]:
+        """The BM25 score of `query` for each contract, by position (0 for those sharing
+        no term with it)."""
+        wanted = Counter(_tokens(query))
+        n = self.size
+        acc = [0.0] * n
+        for t in sorted(wanted):
+            posting = self._postings.get(t)
+            if not posting:
+                continue
+            df = len(posting)
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            weight = idf * (_K3 + 1.0) * wanted[t] / (_K3 + wanted[t])
+            for i, part in posting:
+                acc[i] += weight * part
+        return acc
+
+    def rank(
+        self, query: str, among: Collection[int] | None = None, top: int | None = None
+    ) -> list[ToolContract]:
+        """The contracts (those at positions `among`, else all) by score, best first,
+        equal scores by name; at most `top` of them when given."""
+        acc = self.scores(query)
+        candidates = range(self.size) if among is None else sorted(among)
+        # a stable sort: equal scores stay in position order, which is name order
+        order = sorted(candidates, key=acc.__getitem__, reverse=True)
+        if top is not None:
+            order = order[: max(top, 0)]
+        return [self.contracts[i] for i in order]
+
+
+# (the contracts as given, their index), the latest used first
+_INDEXES: list[tuple[tuple[ToolContract, ...], CatalogueIndex]] = []
+_INDEXES_KEPT = 8
+
+
+def index_of(contracts: Iterable[ToolContract]) -> CatalogueIndex:
+    """The index of a set of contracts, built on the first call and kept (a few sets, the
+    latest used): the admitted catalogue of a running bot is the same set every turn. A
+    kept index holds its contracts, so that their ids stay theirs."""
+    given = tuple(contracts)
+    for i, (seen, index) in enumerate(_INDEXES):
+        if seen == given:  # the same contracts in the same order: compared by identity
+            if i:
+                _INDEXES.insert(0, _INDEXES.pop(i))
+            return index
+    key = frozenset(map(id, given))
+    index = next((ix for _, ix in _INDEXES if ix.key == key), None) or CatalogueIndex(given)
+    _INDEXES.insert(0, (given, index))
+    del _INDEXES[_INDEXES_KEPT:]
+    return index
 
 
 # --- stages -------------------------------------------------------------------------------
@@ -172,32 +278,9 @@ def relevant(
 
 def lexical_rank(contracts: Iterable[ToolContract], query: str) -> list[ToolContract]:
     """The contracts by BM25 score of `query` over their own text, best first; equal scores
-    by name. The order depends on the set of contracts, never on the order they come in."""
-    every = sorted(contracts, key=lambda c: c.name)
-    if not every:
-        return []
-    docs = [_document(_Ref(c)) for c in every]
-    n = len(docs)
-    avgdl = math.fsum(length for _, length in docs) / n or 1.0
-    wanted = Counter(_tokens(query))
-    terms = sorted(wanted)
-    df = {t: sum(1 for freq, _ in docs if t in freq) for t in terms}
-    idf = {t: math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
-    qweight = {t: (_K3 + 1.0) * wanted[t] / (_K3 + wanted[t]) for t in terms}
-
-    def score(doc: tuple[dict[str, float], float]) -> float:
-        freq, length = doc
-        norm = _K1 * (1.0 - _B + _B * length / avgdl)
-        parts = []
-        for t in terms:
-            f = freq.get(t, 0.0)
-            if f:
-                parts.append(idf[t] * qweight[t] * f * (_K1 + 1.0) / (f + norm))
-        return math.fsum(parts)
-
-    scored = [(score(d), c) for d, c in zip(docs, every, strict=True)]
-    scored.sort(key=lambda sc: (-sc[0], sc[1].name))
-    return [c for _, c in scored]
+    by name. The order depends on the set of contracts, never on the order they come in.
+    The set's index is built once (`index_of`)."""
+    return index_of(contracts).rank(query)
 
 
 def _query(question: str, objectives: Sequence[Objective]) -> str:
@@ -228,6 +311,28 @@ def _covering(objectives: Sequence[Objective], ranked: Sequence[ToolContract]) -
     return out
 
 
+def _diverse(ranked: Sequence[ToolContract], size: int) -> list[ToolContract]:
+    """The first `size` of `ranked` with at most `_PER_KIND` tools declaring the same
+    evidence kinds, then the others in their order if too few remain: a catalogue holding
+    one service many times over (a server per cluster, region, team or version) has the
+    same operation under near-identical text many times, and eight copies of it would
+    leave the model no choice. A question that names a server still ranks that server's
+    copy first."""
+    seen: Counter[tuple[str, ...]] = Counter()
+    picked: list[ToolContract] = []
+    held: list[ToolContract] = []
+    for c in ranked:
+        if len(picked) >= size:
+            break
+        kinds = tuple(sorted(set(c.agent.evidence)))
+        if seen[kinds] < _PER_KIND:
+            seen[kinds] += 1
+            picked.append(c)
+        else:
+            held.append(c)
+    return picked + held[: max(size - len(picked), 0)]
+
+
 def _by_name(tools: Iterable[ToolContract]) -> tuple[ToolContract, ...]:
     return tuple(sorted(tools, key=lambda c: c.name))
 
@@ -246,8 +351,12 @@ def select(
     one for, then the lexical order; at most `limit`, sorted by name."""
     objectives = [o for o in plan.objectives if o.id in open_ids]
     kinds = {k for o in objectives for k in o.evidence}
-    ranked = lexical_rank(relevant(contracts, kinds), _query(question, objectives))
-    prefiltered = tuple(ranked[: max(prefilter, 0)])
+    index = index_of(contracts)
+    among = index.serving(kinds) if kinds else None  # objective relevance, as `relevant`
+    query = _query(question, objectives)
+    size = max(prefilter, 0)
+    ranked = index.rank(query, among or None, top=size * _SCAN_PER_SLOT)
+    prefiltered = tuple(_diverse(ranked, size))
     names = _covering(objectives, prefiltered)[: max(limit, 0)]
     for c in prefiltered:
         if len(names) >= limit:
