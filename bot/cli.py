@@ -210,7 +210,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
                 print(f"{'':28} {c.description.splitlines()[0]}")
             for server in catalogue_report(servers):
                 stale = f", stale catalogue of {server['loaded_at']}" if server["stale"] else ""
-                error = f": {server['error']}" if server["error"] else ""
+                error = f": {_untrusted(server['error'])}" if server["error"] else ""
                 print(f"\nMCP server {server['server']} ({server['health']}{stale}){error}")
                 for e in skills:
                     m = e["mcp"]
@@ -231,12 +231,25 @@ def cmd_tools(args: argparse.Namespace) -> int:
     return show(load_config(path))
 
 
+def _untrusted(text: object) -> object:
+    """What a server says of itself (its error, its tools' names): redacted, described,
+    and with control characters escaped so a terminal shows them, not obeys them."""
+    from policy.hostile import describe
+    from policy.redaction import redact
+
+    if not isinstance(text, str):
+        return text
+    clean = describe(redact(text))
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in clean)
+
+
 def _mcp_entries(report: list[dict[str, Any]], usable: set[str]) -> list[dict[str, Any]]:
     """One entry per listed MCP tool (one per server that listed nothing): its server,
     health and admission for this user, with why when refused."""
+    shown = _untrusted
     out: list[dict[str, Any]] = []
     for server in report:
-        where = {k: server[k] for k in ("server", "health", "stale", "loaded_at", "error")}
+        where = {k: shown(server[k]) for k in ("server", "health", "stale", "loaded_at", "error")}
         if not server["tools"]:
             out.append({"name": None, "admitted": False, "mcp": {**where, "tool": None}})
         for t in server["tools"]:
@@ -250,7 +263,7 @@ def _mcp_entries(report: list[dict[str, Any]], usable: set[str]) -> list[dict[st
                     "admitted": ok,
                     "mcp": {
                         **where,
-                        "tool": t["tool"],
+                        "tool": shown(t["tool"]),
                         "evidence": t["evidence"],
                         "reason": reason,
                     },

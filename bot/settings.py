@@ -197,9 +197,15 @@ class GitLabSettings(_Strict):
 
 
 class McpServerSettings(_Strict):
-    name: str
+    name: str = Field(description="its tools are named mcp.<name>.<tool>")
     url: _TokenUrl
     token_env: str | None = None
+    timeout_s: float = Field(default=10.0, gt=0, le=120, description="one listing or call")
+
+    @property
+    def tool_prefix(self) -> str:
+        """The name as it appears in tool names (connectors.mcp normalises it the same)."""
+        return re.sub(r"_{2,}", "_", re.sub(r"[^a-z0-9_]", "_", self.name.lower())).strip("_")
 
 
 class ModelSettings(_Strict):
@@ -286,6 +292,24 @@ class InfrabotConfig(_Strict):
             raise ValueError(
                 f"unknown timezone {value!r} (use an IANA name like Europe/Moscow)"
             ) from None
+        return value
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _mcp_names(cls, value: list[McpServerSettings]) -> list[McpServerSettings]:
+        seen: dict[str, str] = {}
+        for n, server in enumerate(value):
+            prefix = server.tool_prefix
+            if not prefix:
+                raise _at(str(n), "name", message=f"{server.name!r} has no letter or digit")
+            if (other := seen.setdefault(prefix, server.name)) != server.name or (
+                sum(1 for s in value if s.name == server.name) > 1
+            ):
+                raise _at(
+                    str(n),
+                    "name",
+                    message=f"{server.name!r} names its tools mcp.{prefix}.* like {other!r}",
+                )
         return value
 
     @field_validator("environments")

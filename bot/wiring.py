@@ -214,6 +214,7 @@ def build_mcp_servers(
                 name=s.name,
                 url=s.url,
                 token=secret_from_env(s.token_env, env_vars),
+                timeout_s=s.timeout_s,
             )
         )
         for i, s in enumerate(config.mcp_servers)

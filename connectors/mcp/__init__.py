@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from mcp import types
@@ -52,6 +52,7 @@ __all__ = [
 
 MAX_FACTS = 100  # lines of one result kept as facts
 MAX_LINE = 2000  # characters of one line
+MAX_TEXT_CHARS = 200_000  # of one text block read at all
 COVERAGE_META = "x-agent"  # the key of the result's _meta the server states coverage in
 
 
@@ -127,6 +128,13 @@ def _error_text(result: types.CallToolResult) -> str:
     return f"the tool answered an error: {said}" if said else "the tool answered an error"
 
 
+RELIST_AFTER_S = 30.0
+
+
+def _age_s(at: datetime) -> float:
+    return (datetime.now(UTC) - at).total_seconds()
+
+
 @dataclass
 class McpTool:
     """One listed tool of a server, admitted or not."""
@@ -141,7 +149,9 @@ class McpTool:
         is listed again first, and a tool whose contract changed since the tools were
         built is not called (its schema and x-agent are what the gate enforced)."""
         s = self.server
-        if s.stale or s.catalogue is None:
+        if s.stale or s.catalogue is None or _age_s(s.catalogue.loaded_at) > RELIST_AFTER_S:
+            # a server may change a tool while it stays up (read_only flipped, say): what
+            # is called was listed moments ago
             await s.refresh()
         if s.stale or s.catalogue is None:
             cat = s.catalogue
@@ -189,14 +199,23 @@ def normalise(
         raise SourceError(source, _error_text(result))
     scope = scope_of(args, ctx)
     found = Findings(source=source, env=scope.env)
-    lines = [
-        line.strip()
-        for block in result.content
-        if isinstance(block, types.TextContent)
-        for line in block.text.splitlines()
-        if line.strip()
-    ]
+    lines: list[str] = []
+    for block in result.content:
+        if not isinstance(block, types.TextContent):
+            continue
+        for line in block.text[:MAX_TEXT_CHARS].splitlines():
+            if line.strip():
+                lines.append(line.strip())
+        if len(block.text) > MAX_TEXT_CHARS:
+            found.truncated = True
+            found.gap(f"the answer's text beyond {MAX_TEXT_CHARS} characters was not read")
     others = sum(not isinstance(block, types.TextContent) for block in result.content)
+    if result.structuredContent:
+        # an answer carried as structured data was not read: it may hold what the text
+        # does not, so an empty text proves nothing
+        found.gap("the answer's structured content was not read")
+    if any(len(line) > MAX_LINE for line in lines[:MAX_FACTS]):
+        found.gap(f"lines over {MAX_LINE} characters were cut")
     observed: datetime | None = ctx.now if agent.freshness == "live" else None
     for line in lines[:MAX_FACTS]:
         found.facts.append(
@@ -224,7 +243,12 @@ def normalise(
         found.gap("the server says its answer was cut")
     total = cov.get("total")
     total = total if isinstance(total, int) and not isinstance(total, bool) else None
-    proves = agent.negative_semantics != "none" and cov.get("complete") is True
+    proves = (
+        agent.negative_semantics != "none"
+        and cov.get("complete") is True
+        and not result.structuredContent
+        and not others
+    )
     if agent.negative_semantics == "exact_count":
         proves = proves and total is not None and cov.get("total_is_exact", True) is True
     return found.result(
@@ -234,7 +258,8 @@ def normalise(
         proves_absence=proves,
         observed_at=observed,
         total=total,
-        raw=result.model_dump(mode="json", by_alias=True),
+        total_is_exact=cov.get("total_is_exact", True) is True,
+        raw={"content": [line[:MAX_LINE] for line in lines[:MAX_FACTS]]},
     )
 
 

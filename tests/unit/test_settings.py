@@ -631,3 +631,14 @@ def test_the_models_section_sets_each_roles_model_limits_and_fallback() -> None:
     assert models.limits_of(ModelRole.RERANK).timeout_s <= 12
     assert (models.max_tool_schemas, models.synthesis_reserve_s) == (6, 4)
     assert build_models(parse_config(GOOD), environ={}) is None
+
+
+def test_two_mcp_servers_whose_tools_would_share_a_prefix_are_refused() -> None:
+    data = copy.deepcopy(GOOD)
+    data["mcp_servers"] = [
+        {"name": "my-ops", "url": "https://mcp.example/a"},
+        {"name": "my_ops", "url": "https://mcp.example/b"},
+    ]
+    with pytest.raises(ConfigFileError) as err:
+        parse_config(data)
+    assert "mcp_servers.1.name" in str(err.value) and "mcp.my_ops" in str(err.value)
