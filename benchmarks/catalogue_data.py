@@ -1911,7 +1911,7 @@ QUESTIONS: list[tuple[str, str, str, str]] = [
         "network",
     ),
     (
-        "who owns the payments-api component in the backstage catalog?",
+        "who owns the ledger core component in the backstage catalog?",
         "backstage",
         "get_entity",
         "",

@@ -10,8 +10,8 @@ import asyncio
 from collections.abc import Awaitable, Mapping
 from datetime import datetime
 
-from bot.settings import InfrabotConfig, ModelSettings, secret_from_env
-from bot.wiring import build_mcp_servers, build_targets
+from bot.settings import InfrabotConfig, ModelSettings
+from bot.wiring import build_mcp_servers, build_targets, model_client
 from connectors import elasticsearch, gitlab, kubernetes, victoriametrics
 from connectors import mcp as mcp_skills
 from policy.probe import Probe, ProbeStatus
@@ -69,15 +69,9 @@ async def probe_model(
     first chat request then tells."""
     import openai
 
-    key = secret_from_env(m.api_key_env, dict(environ) if environ is not None else None)
-    client = openai.AsyncOpenAI(
-        base_url=m.base_url,
-        api_key=key.get_secret_value() if key else "unused",
-        max_retries=0,
-        timeout=m.timeout_s,
-    )
+    client = model_client(m, environ)
     try:
-        listed = [model.id async for model in client.models.list()]
+        listed = await client.served(m.timeout_s)
     except openai.APIStatusError as exc:
         return Probe(
             source=source,
@@ -87,7 +81,7 @@ async def probe_model(
     except (openai.APIError, ValueError, TypeError) as exc:
         return Probe(source=source, answered=False, detail=f"{m.base_url}: {type(exc).__name__}")
     finally:
-        await client.close()
+        await client.aclose()
     there = m.model in listed
     return Probe(
         source=source,

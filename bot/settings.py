@@ -33,6 +33,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from bot.config_errors import ConfigFileError, config_error, dotted, key_lines, nearest_line
 from bot.strict_yaml import DuplicateKeyError, load_strict
 from connectors.elasticsearch import LayoutOverride
+from policy.contracts import name_part
 
 
 class _Strict(BaseModel):
@@ -204,8 +205,8 @@ class McpServerSettings(_Strict):
 
     @property
     def tool_prefix(self) -> str:
-        """The name as it appears in tool names (connectors.mcp normalises it the same)."""
-        return re.sub(r"_{2,}", "_", re.sub(r"[^a-z0-9_]", "_", self.name.lower())).strip("_")
+        """The name as it appears in its tools' names."""
+        return name_part(self.name)
 
 
 class ModelSettings(_Strict):

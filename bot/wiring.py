@@ -244,6 +244,19 @@ def build_tools(
 RERANK_TIMEOUT_S = 5.0
 
 
+def model_client(
+    m: ModelSettings, environ: Mapping[str, str] | None = None
+) -> OpenAICompatibleModel:
+    """The client of one configured model, its key from the variable the config names."""
+    env_vars = dict(environ) if environ is not None else None
+    return OpenAICompatibleModel(
+        ProviderSettings(
+            base_url=m.base_url, model=m.model, api_key=secret_from_env(m.api_key_env, env_vars)
+        ),
+        spec=trimmed_spec,
+    )
+
+
 def build_models(
     config: InfrabotConfig, environ: Mapping[str, str] | None = None
 ) -> ModelSet | None:
@@ -252,17 +265,9 @@ def build_models(
     ms = config.models
     if ms.planner is None and ms.finalizer is None:
         return None
-    env_vars = dict(environ) if environ is not None else None
 
     def client(m: ModelSettings) -> OpenAICompatibleModel:
-        return OpenAICompatibleModel(
-            ProviderSettings(
-                base_url=m.base_url,
-                model=m.model,
-                api_key=secret_from_env(m.api_key_env, env_vars),
-            ),
-            spec=trimmed_spec,
-        )
+        return model_client(m, environ)
 
     planner_settings = ms.planner or ms.finalizer
     assert planner_settings is not None

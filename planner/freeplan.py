@@ -245,12 +245,14 @@ def _refusal(
     if isinstance(asked_env, str) and asked_env not in context.envs:
         # the question's scope is decided in code: the model cannot widen it
         return f"env {asked_env!r} is outside the question's scope ({', '.join(context.envs)})"
-    contract = by_name.get(call.name)
-    takes_env = contract is not None and "env" in contract.input_schema().get("properties", {})
-    if takes_env and not isinstance(asked_env, str):
+    if _takes_env(by_name.get(call.name)) and not isinstance(asked_env, str):
         # left out (or null), a tool may read every environment: the model must say which
         return f"env is required: one of {', '.join(context.envs)}"
     return ""
+
+
+def _takes_env(contract: ToolContract | None) -> bool:
+    return contract is not None and "env" in contract.input_schema().get("properties", {})
 
 
 def _scoped(
@@ -258,13 +260,11 @@ def _scoped(
 ) -> ToolCallRequest:
     """A call that leaves out `env` (or sends null) where the question has exactly one gets
     that one: a read without it may span every environment."""
-    contract = by_name.get(call.name)
     if (
         call.arguments is None
         or call.arguments.get("env") is not None
         or len(envs) != 1
-        or contract is None
-        or "env" not in contract.input_schema().get("properties", {})
+        or not _takes_env(by_name.get(call.name))
     ):
         return call
     return call.model_copy(update={"arguments": {**call.arguments, "env": envs[0]}})

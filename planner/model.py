@@ -268,6 +268,11 @@ class OpenAICompatibleModel:
             ),
         )
 
+    async def served(self, timeout_s: float) -> list[str]:
+        """The models the server lists (GET /models); the SDK's errors pass through, for
+        `infrabot doctor` to tell a server that lists nothing from one that is down."""
+        return [m.id async for m in self._client.models.list(timeout=timeout_s)]
+
     async def aclose(self) -> None:
         await self._client.close()
 

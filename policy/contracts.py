@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,6 +20,17 @@ Freshness = Literal["live", "sample_time", "event_time", "snapshot"]
 """Where a result's observed_at comes from: the moment of the read (`live`), the metric
 sample timestamps (`sample_time`), the time stamped on each log line or event
 (`event_time`), or a stored snapshot with its own time (`snapshot`)."""
+
+_NOT_IN_NAMES = re.compile(r"[^a-z0-9_]")
+_UNDERSCORES = re.compile(r"_{2,}")
+
+
+def name_part(text: str) -> str:
+    """`text` as one part of a tool name (`^[a-z][a-z0-9_.]`): lower case, anything else
+    an underscore, runs of them one (`__` is how a dot travels to a model and back), none
+    at the ends. What an outside name (an MCP server's, its tools') becomes in ours."""
+    return _UNDERSCORES.sub("_", _NOT_IN_NAMES.sub("_", text.lower())).strip("_")
+
 
 NegativeSemantics = Literal["none", "complete_read", "exact_count"]
 """What an empty result can prove. `none`: never absence. `complete_read`: absence when the

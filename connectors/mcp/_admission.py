@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,14 +19,12 @@ from pydantic import ValidationError
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-from policy.contracts import AgentMeta
+from policy.contracts import AgentMeta, name_part
 
 X_AGENT = "x-agent"
 MAX_DESCRIPTION = 600
 MAX_SCHEMA_CHARS = 16_000  # a schema is sent to a model on every planning step
 MAX_SCHEMA_DEPTH = 20
-_NAME_CHARS = re.compile(r"[^a-z0-9_]")
-_RUNS = re.compile(r"_{2,}")
 # keywords that reach outside the schema or resolve at validation time: refused
 _DYNAMIC = ("$dynamicRef", "$recursiveRef", "$dynamicAnchor", "$recursiveAnchor", "$anchor")
 
@@ -42,8 +39,7 @@ def source_of(server: str) -> str:
 def contract_name(server: str, tool: str) -> str | None:
     """`mcp.<server>.<tool>` in the contract alphabet, or None when nothing is left. Runs
     of underscores become one: `__` is how a dot travels to a model and back."""
-    s = _RUNS.sub("_", _NAME_CHARS.sub("_", server.lower())).strip("_")
-    t = _RUNS.sub("_", _NAME_CHARS.sub("_", tool.lower())).strip("_")
+    s, t = name_part(server), name_part(tool)
     if not s or not t:
         return None
     name = f"mcp.{s}.{t}"
