@@ -95,7 +95,7 @@ _DiscoverTemplate = Annotated[str, _url(_LINK, template=["kibana_url", "url"])]
 _ObjectLinkTemplate = Annotated[str, _url(_LINK, "http", "https", "k8s", template=["url"])]
 
 
-def _at(*key: str, message: str) -> PydanticCustomError:
+def _at(*key: str | int, message: str) -> PydanticCustomError:
     """A check of a whole section that blames one key below it: the error's key path
     gets `key` added (see `config_error`)."""
     return PydanticCustomError("config_key", "{message}", {"key": key, "message": message})
@@ -198,10 +198,31 @@ class GitLabSettings(_Strict):
 
 
 class McpServerSettings(_Strict):
+    """One skill server: reached at `url` (streamable HTTP), or started as `command` (stdio,
+    a process per listing or call) with the variables `pass_env` names."""
+
     name: str = Field(description="its tools are named mcp.<name>.<tool>")
-    url: _TokenUrl
+    url: _TokenUrl | None = None
     token_env: str | None = None
+    command: list[str] | None = Field(
+        default=None, min_length=1, description="program and arguments of a stdio server"
+    )
+    pass_env: list[str] = Field(
+        default_factory=list, description="variables of the bot's environment a stdio server gets"
+    )
     timeout_s: float = Field(default=10.0, gt=0, le=120, description="one listing or call")
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSettings:
+        if (self.url is None) == (self.command is None):
+            raise ValueError("give exactly one of url (streamable HTTP) and command (stdio)")
+        if self.command is not None and self.token_env is not None:
+            raise _at("token_env", message="a stdio server gets secrets by pass_env, not a token")
+        if self.url is not None and self.pass_env:
+            raise _at("pass_env", message="only a stdio server (command) is given variables")
+        if self.command is not None and not self.command[0].strip():
+            raise _at("command", 0, message="the program to start is empty")
+        return self
 
     @property
     def tool_prefix(self) -> str:
@@ -302,12 +323,12 @@ class InfrabotConfig(_Strict):
         for n, server in enumerate(value):
             prefix = server.tool_prefix
             if not prefix:
-                raise _at(str(n), "name", message=f"{server.name!r} has no letter or digit")
+                raise _at(n, "name", message=f"{server.name!r} has no letter or digit")
             if (other := seen.setdefault(prefix, server.name)) != server.name or (
                 sum(1 for s in value if s.name == server.name) > 1
             ):
                 raise _at(
-                    str(n),
+                    n,
                     "name",
                     message=f"{server.name!r} names its tools mcp.{prefix}.* like {other!r}",
                 )

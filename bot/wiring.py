@@ -214,6 +214,12 @@ def build_mcp_servers(
                 name=s.name,
                 url=s.url,
                 token=secret_from_env(s.token_env, env_vars),
+                command=tuple(s.command) if s.command else None,
+                env={
+                    var: value
+                    for var in s.pass_env
+                    if (value := secret_from_env(var, env_vars)) is not None
+                },
                 timeout_s=s.timeout_s,
             )
         )

@@ -32,6 +32,7 @@ from typing import Any
 
 from planner.model import our_name, wire_name
 from planner.objectives import Objective, QuestionPlan
+from planner.wordforms import SoundIndex, stem
 from policy.contracts import ToolContract
 
 LIMIT = 8
@@ -51,6 +52,9 @@ _W_NAME = 3.0
 _W_EVIDENCE = 3.0
 _W_DESCRIPTION = 1.0
 _W_PROPERTY = 0.5
+# a question's word read as a loanword of the catalogue's (a guess from its sound) counts
+# less than the same word written as the catalogue writes it
+_W_LOAN = 0.8
 # the prefilter keeps at most this many tools declaring the same evidence kinds (copies of
 # one operation on several servers of a service), from the best this many per slot
 _PER_KIND = 2
@@ -104,28 +108,16 @@ class _Ref:
 # --- tokens -------------------------------------------------------------------------------
 
 
-def _stem(word: str) -> str:
-    """One term for an English word's inflections (errors, error; silenced, silences):
-    a plural's or a past tense's ending, then a final e, off a word of ASCII letters."""
-    if len(word) <= 3 or not (word.isascii() and word.isalpha()):
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith(("es", "ed")) and len(word) > 4:
-        word = word[:-2]
-    elif word[-1] == "s" != word[-2]:
-        word = word[:-1]
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]
-    return word
-
-
-def _tokens(text: str) -> list[str]:
-    """Unicode words, lowercased and split on underscores, plus every identifier-looking
-    token whole: a question in any language still matches a tool by the names it cites."""
+def _tokens(text: str, words: set[str] | None = None) -> list[str]:
+    """Unicode words, lowercased, split on underscores and stemmed, plus every
+    identifier-looking token whole: a question in any language still matches a tool by the
+    names it cites. The words before stemming are added to `words` when given."""
     out: list[str] = []
     for chunk in _CHUNK.findall(text.lower()):
-        out += [_stem(part) for word in _WORD.findall(chunk) for part in word.split("_") if part]
+        parts = [part for word in _WORD.findall(chunk) for part in word.split("_") if part]
+        if words is not None:
+            words.update(parts)
+        out += [stem(part) for part in parts]
         whole = chunk.strip(".-")
         if _JOINERS.intersection(whole):
             out.append(whole)
@@ -149,12 +141,12 @@ def _property_texts(schema: Any) -> Iterable[str]:
             yield from _property_texts(item)
 
 
-def _document(c: ToolContract) -> dict[str, float]:
-    """A contract's weighted term frequencies."""
+def _document(c: ToolContract, words: set[str]) -> dict[str, float]:
+    """A contract's weighted term frequencies; its words before stemming go to `words`."""
     freq: dict[str, float] = {}
 
     def add(text: str, weight: float) -> None:
-        for token in _tokens(text):
+        for token in _tokens(text, words):
             freq[token] = freq.get(token, 0.0) + weight
 
     add(c.name, _W_NAME)  # its parts (split on dots and underscores) and itself whole
@@ -178,7 +170,9 @@ class CatalogueIndex:
         )
         self.key = frozenset(unique)
         self._position = {id(c): i for i, c in enumerate(self.contracts)}
-        docs = [_document(c) for c in self.contracts]
+        words: set[str] = set()
+        docs = [_document(c, words) for c in self.contracts]
+        self._sounds = SoundIndex(words)
         self.size = n = len(docs)
         lengths = [math.fsum(freq.values()) for freq in docs]
         avgdl = math.fsum(lengths) / n if n else 1.0
@@ -214,14 +208,17 @@ class CatalogueIndex:
         n = self.size
         acc = [0.0] * n
         for t in sorted(wanted):
-            posting = self._postings.get(t)
-            if not posting:
-                continue
-            df = len(posting)
-            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            weight = idf * (_K3 + 1.0) * wanted[t] / (_K3 + wanted[t])
-            for i, part in posting:
-                acc[i] += weight * part
+            if t in self._postings:
+                matches = [(t, 1.0)]
+            else:  # a loanword in another script (planner/wordforms.py), or nothing
+                matches = [(loan, _W_LOAN) for loan in self._sounds.loans(t)]
+            for term, factor in matches:
+                posting = self._postings.get(term, ())
+                df = len(posting)
+                idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+                weight = factor * idf * (_K3 + 1.0) * wanted[t] / (_K3 + wanted[t])
+                for i, part in posting:
+                    acc[i] += weight * part
         return acc
 
     def rank(

@@ -25,7 +25,7 @@ from mcp import types
 from pydantic import BaseModel, ConfigDict
 
 from connectors.mcp._admission import Decision, contract_name, decide
-from connectors.mcp._client import Catalogue, McpServer, McpTarget
+from connectors.mcp._client import Catalogue, McpServer, McpTarget, list_all
 from policy.contracts import AgentMeta, ToolContract
 from policy.errors import SourceError, SourceUnavailable, SourceUnsupported
 from policy.facts import SkillOutput
@@ -266,10 +266,9 @@ def normalise(
 def build_tools(servers: Sequence[McpServer]) -> list[Tool]:
     """A tool per listed tool of every server (a server never listed has none). A server
     not listed yet is listed now; one that does not answer contributes no tools."""
+    list_all(servers)
     tools: list[Tool] = []
     for server in servers:
-        if server.catalogue is None:
-            server.refresh_blocking()
         if server.catalogue is None:
             continue
         for d in server.catalogue.decisions:
@@ -296,7 +295,7 @@ def catalogue_report(servers: Sequence[McpServer]) -> list[dict[str, Any]]:
         out.append(
             {
                 "server": s.name,
-                "url": s.target.url,
+                "url": s.target.where,
                 "health": s.health,
                 "error": s.error,
                 "stale": s.stale,

@@ -1,27 +1,34 @@
-"""One MCP server through the official SDK (streamable HTTP): its catalogue and health.
+"""One MCP server through the official SDK, over streamable HTTP or stdio: its catalogue and
+health.
 
 Every read opens a session (initialize, one request, close): a skill server is called a
 few times a turn at most, and a session that outlives a restart of the server would fail
-the next call for nothing. The catalogue last listed without error is kept while the
-server is down, marked stale with the time it was loaded and why the refresh failed; a
-stale catalogue is shown, never called.
+the next call for nothing. Over stdio that means a process per read: the server program is
+started, asked, and ended, so one that crashed is simply started again next time; what it
+writes on stderr is kept for the reason of a failure, never shown as evidence. The
+catalogue last listed without error is kept while the server is down, marked stale with
+the time it was loaded and why the refresh failed; a stale catalogue is shown, never
+called.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import tempfile
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
 import anyio
 import httpx
-from mcp import ClientSession, types
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 from connectors.mcp._admission import Decision, decide
 from policy.errors import SourceError, SourceMalformed, SourceTimeout, SourceUnavailable
@@ -30,17 +37,35 @@ T = TypeVar("T")
 Health = Literal["up", "down", "unknown"]
 MAX_TOOLS = 200  # tools taken from one server's listing
 MAX_PAGES = 10
+_STDERR_CHARS = 200
 
 
 class McpTarget(BaseModel):
-    """A configured MCP server; the token comes from the variable the config names."""
+    """A configured MCP server: a `url` (streamable HTTP, the token from the variable the
+    config names) or a `command` started over stdio (with the SDK's safe default
+    environment plus `env`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1, max_length=40)
-    url: str
+    url: str | None = None
     token: SecretStr | None = None
+    command: tuple[str, ...] | None = Field(default=None, min_length=1)
+    env: dict[str, SecretStr] = Field(default_factory=dict)
     timeout_s: float = Field(default=10.0, gt=0, le=120)
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpTarget:
+        if (self.url is None) == (self.command is None):
+            raise ValueError("give exactly one of url (streamable HTTP) and command (stdio)")
+        if self.command is not None and self.token is not None:
+            raise ValueError("a token is sent over HTTP: a stdio server takes env instead")
+        return self
+
+    @property
+    def where(self) -> str:
+        """The server's address as shown to people: its URL, or its program."""
+        return self.url if self.url is not None else f"stdio: {(self.command or ('',))[0]}"
 
 
 @dataclass
@@ -50,6 +75,21 @@ class Catalogue:
     decisions: list[Decision]
     loaded_at: datetime
     truncated: bool = False
+
+
+def _plain(env: dict[str, SecretStr]) -> dict[str, str]:
+    return {k: v.get_secret_value() for k, v in env.items()}
+
+
+def _said(stderr: Any) -> str:
+    """The last line a stdio server wrote on stderr, as a clause of a failure's reason."""
+    with contextlib.suppress(OSError, ValueError):
+        stderr.flush()
+        stderr.seek(0)
+        lines = [line.strip() for line in stderr.read().splitlines() if line.strip()]
+        if lines:
+            return f"; it said: {lines[-1][:_STDERR_CHARS]}"
+    return ""
 
 
 def _reason(exc: BaseException) -> str:
@@ -95,30 +135,51 @@ class McpServer:
             self.error = error
             self.checked_at = datetime.now(UTC)
 
+    @contextlib.asynccontextmanager
+    async def _streams(self, stderr: Any) -> AsyncIterator[tuple[Any, Any]]:
+        """The read and write streams of a new connection to the server."""
+        t = self.target
+        if t.command is not None:
+            params = StdioServerParameters(
+                command=t.command[0],
+                args=list(t.command[1:]),
+                env={**get_default_environment(), **_plain(t.env)},
+            )
+            async with stdio_client(params, errlog=stderr) as (read, write):
+                yield read, write
+            return
+        assert t.url is not None  # one of the two, by McpTarget's check
+        headers = {"Authorization": f"Bearer {t.token.get_secret_value()}"} if t.token else None
+        async with (
+            httpx.AsyncClient(
+                headers=headers, timeout=httpx.Timeout(t.timeout_s), follow_redirects=False
+            ) as http,
+            streamable_http_client(t.url, http_client=http) as (read, write, _),
+        ):
+            yield read, write
+
     async def _session(self, work: Callable[[ClientSession], Awaitable[T]]) -> T:
         """`work` in a fresh session; every failure a SourceError with its reason."""
         t = self.target
-        headers = {"Authorization": f"Bearer {t.token.get_secret_value()}"} if t.token else None
-        try:
-            with anyio.fail_after(t.timeout_s):
-                async with (
-                    httpx.AsyncClient(
-                        headers=headers, timeout=httpx.Timeout(t.timeout_s), follow_redirects=False
-                    ) as http,
-                    streamable_http_client(t.url, http_client=http) as (read, write, _),
-                    ClientSession(read, write) as session,
-                ):
-                    await session.initialize()
-                    out = await work(session)
-        except TimeoutError:
-            self._mark("down", f"no answer in {t.timeout_s:g} s")
-            raise SourceTimeout(self.source, f"no answer in {t.timeout_s:g} s") from None
-        except SourceError:
-            raise
-        except Exception as exc:  # the SDK and its transport raise many kinds, in groups
-            why = _reason(exc)
-            self._mark("down", why)
-            raise SourceUnavailable(self.source, why) from None
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
+            try:
+                with anyio.fail_after(t.timeout_s):
+                    async with (
+                        self._streams(stderr) as (read, write),
+                        ClientSession(read, write) as session,
+                    ):
+                        await session.initialize()
+                        out = await work(session)
+            except TimeoutError:
+                why = f"no answer in {t.timeout_s:g} s{_said(stderr)}"
+                self._mark("down", why)
+                raise SourceTimeout(self.source, why) from None
+            except SourceError:
+                raise
+            except Exception as exc:  # the SDK and its transport raise many kinds, in groups
+                why = f"{_reason(exc)}{_said(stderr)}"
+                self._mark("down", why)
+                raise SourceUnavailable(self.source, why) from None
         self._mark("up", None)
         return out
 
@@ -167,19 +228,6 @@ class McpServer:
             self.catalogue = Catalogue(decisions, datetime.now(UTC), truncated)
         return self.catalogue
 
-    def refresh_blocking(self) -> Catalogue | None:
-        """`refresh` from synchronous code, on a loop of its own in a thread (the caller
-        may be inside a running loop)."""
-        box: list[Catalogue | None] = [None]
-
-        def run() -> None:
-            box[0] = asyncio.run(self.refresh())
-
-        worker = threading.Thread(target=run, name=f"mcp-list-{self.name}", daemon=True)
-        worker.start()
-        worker.join(self.target.timeout_s + 5)
-        return box[0] if not worker.is_alive() else self.catalogue
-
     def decision(self, tool: str) -> Decision | None:
         """The current decision for a tool the server lists (by its server name)."""
         cat = self.catalogue
@@ -193,3 +241,20 @@ class McpServer:
         if not isinstance(result, types.CallToolResult):
             raise SourceMalformed(self.source, "the server's answer is not a tool result")
         return result
+
+
+def list_all(servers: Sequence[McpServer]) -> None:
+    """List every server not listed yet, all at once, from synchronous code: on a loop of
+    its own in a thread (the caller may be inside a running loop). Start-up waits for the
+    slowest server's timeout at most, not for their sum; one that does not answer is left
+    unlisted (and down)."""
+    waiting = [s for s in servers if s.catalogue is None]
+    if not waiting:
+        return
+
+    async def every() -> None:
+        await asyncio.gather(*(s.refresh() for s in waiting), return_exceptions=True)
+
+    worker = threading.Thread(target=lambda: asyncio.run(every()), name="mcp-list", daemon=True)
+    worker.start()
+    worker.join(max(s.target.timeout_s for s in waiting) + 5)

@@ -97,25 +97,21 @@ class _Asgi:
         await self._owner.handle(scope, receive, send)
 
 
-class McpSkillServer:
-    """The server, its calls (name, arguments) in `calls`, and a roster to answer from."""
+class SkillBook:
+    """What the skill server lists and answers, whatever its transport: its tools, a roster
+    to answer from, and the calls (name, arguments) it got."""
 
     def __init__(self, roster: dict[str, list[str]] | None = None) -> None:
         self.roster = roster if roster is not None else {}
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.tools = list(TOOLS)
+
+    def server(self) -> Server[Any, Any]:
+        """The SDK's low-level server over this book."""
         server: Server[Any, Any] = Server("n8n-sim")
         server.list_tools()(self._list)
         server.call_tool(validate_input=False)(self._call)
-        self._manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True)
-        self._ready: asyncio.Event | None = None
-        self._done: asyncio.Event | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._http = BackgroundServer(_Asgi(self), on_stop=self._close)
-
-    @property
-    def url(self) -> str:
-        return f"{self._http.base_url}/mcp"
+        return server
 
     async def _list(self) -> list[types.Tool]:
         return self.tools
@@ -134,6 +130,24 @@ class McpSkillServer:
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=f"{name} done")], isError=False
         )
+
+
+class McpSkillServer(SkillBook):
+    """The skill server over streamable HTTP, on 127.0.0.1 in a background thread."""
+
+    def __init__(self, roster: dict[str, list[str]] | None = None) -> None:
+        super().__init__(roster)
+        self._manager = StreamableHTTPSessionManager(
+            app=self.server(), json_response=True, stateless=True
+        )
+        self._ready: asyncio.Event | None = None
+        self._done: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._http = BackgroundServer(_Asgi(self), on_stop=self._close)
+
+    @property
+    def url(self) -> str:
+        return f"{self._http.base_url}/mcp"
 
     async def _hold(self) -> None:
         assert self._ready is not None and self._done is not None

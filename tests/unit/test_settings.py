@@ -641,4 +641,4 @@ def test_two_mcp_servers_whose_tools_would_share_a_prefix_are_refused() -> None:
     ]
     with pytest.raises(ConfigFileError) as err:
         parse_config(data)
-    assert "mcp_servers.1.name" in str(err.value) and "mcp.my_ops" in str(err.value)
+    assert "mcp_servers[1].name" in str(err.value) and "mcp.my_ops" in str(err.value)
