@@ -21,6 +21,7 @@ from planner.conduct import TurnOutcome, TurnSettings, answer_turn
 from planner.inventory_cache import InventoryCache
 from planner.investigation import InvestigationSettings
 from planner.modelroles import ModelSet
+from planner.progress import ProgressSink
 from planner.turn import Turn
 from policy.gate import PolicyGate
 
@@ -79,7 +80,8 @@ class Conversation:
             out["gitlab"] = config.gitlab.timeout_s * 2 + 1
         return out
 
-    async def answer(self, turn: Turn) -> TurnOutcome:
+    async def answer(self, turn: Turn, progress: ProgressSink | None = None) -> TurnOutcome:
+        """Answer `turn`; `progress` is told of each read while the turn runs."""
         log.info("turn.start", user=turn.user, channel=turn.channel, root=turn.root_id)
         outcome = await answer_turn(
             turn,
@@ -89,6 +91,7 @@ class Conversation:
             inventory_cache=self.inventory_cache,
             models=self.models,
             knowledge=lambda question, scope: knowledge_facts(self.knowledge, question, scope),
+            progress=progress,
         )
         if outcome.investigation is not None:
             context = outcome.context

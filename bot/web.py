@@ -1,7 +1,10 @@
 """Fallback web chat: one page (threads, the rendered answer, expandable evidence and tool
 calls) and a JSON API, on Starlette.
 
-    POST /api/ask   {thread_id, question, user} -> {thread_id, kind, answer, markdown}
+    POST /api/ask   {thread_id, question, user} -> {thread_id, kind, answer, presentation,
+                                                    report, markdown}
+                    with Accept: application/x-ndjson, a stream of JSON lines: each read
+                    as it starts and ends ({"type": "progress", ...}), then the reply
     GET  /api/threads/{thread_id}               -> {thread_id, messages: [...]}
     GET  /api/info                              -> {title, questions, environments}
 
@@ -24,21 +27,23 @@ import signal
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from datetime import datetime
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal
 
 import structlog
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from bot.conversation import Conversation
 from bot.knowledge import KnowledgeDesk, is_remember_request
 from planner.conduct import MAX_QUESTION_CHARS
+from planner.presentation import present
+from planner.progress import ProgressEvent, ProgressSink
 from planner.render import render_markdown
 from planner.turn import ThreadMessage, Turn
 
@@ -159,11 +164,10 @@ def build_web_app(
         messages = [m.model_dump(mode="json") for m in threads.get(thread_id)]
         return secured(JSONResponse({"thread_id": thread_id, "messages": messages}))
 
-    async def ask(request: Request) -> Response:
-        try:
-            thread_id, question, user = await _read_request(request)
-        except _BadRequest as exc:
-            return secured(JSONResponse({"error": str(exc)}, status_code=400))
+    async def respond(
+        thread_id: str, question: str, user: str, base: str, progress: ProgressSink | None
+    ) -> tuple[dict[str, Any], int]:
+        """The reply to one question in a thread: (JSON payload, HTTP status)."""
         role = role_of(user)
         lock = locks.get(thread_id)
         if lock is None:
@@ -185,21 +189,17 @@ def build_web_app(
                         text=question,
                         thread=history,
                         scope=context.scope.model_dump(mode="json") if context else {},
-                        source=f"{str(request.base_url).rstrip('/')}/#thread={thread_id}",
+                        source=f"{base}/#thread={thread_id}",
                     )
                 if reply is not None:
                     said = ThreadMessage(author=title, text=reply.text, is_bot=True, at=clock())
                     threads.add(thread_id, asked, said)
-                    return secured(
-                        JSONResponse(
-                            {
-                                "thread_id": thread_id,
-                                "kind": reply.kind,
-                                "answer": None,
-                                "markdown": reply.text,
-                            }
-                        )
-                    )
+                    return {
+                        "thread_id": thread_id,
+                        "kind": reply.kind,
+                        "answer": None,
+                        "markdown": reply.text,
+                    }, 200
             turn = Turn(
                 question=question,
                 user=user,
@@ -210,34 +210,43 @@ def build_web_app(
                 thread=history,
             )
             try:
-                outcome = await conversation.answer(turn)
+                outcome = await conversation.answer(turn, progress)
             except Exception as exc:
                 log.error("web.answer_failed", thread=thread_id, error=repr(exc)[:300])
-                return secured(
-                    JSONResponse(
-                        {
-                            "error": f"the investigation failed ({type(exc).__name__}); "
-                            "nothing was changed, please ask again"
-                        },
-                        status_code=500,
-                    )
-                )
-            markdown = render_markdown(outcome.answer, max_facts=max(len(outcome.answer.facts), 1))
+                return {
+                    "error": f"the investigation failed ({type(exc).__name__}); "
+                    "nothing was changed, please ask again"
+                }, 500
+            answer = outcome.answer
+            markdown = render_markdown(answer)
             threads.add(
                 thread_id,
                 asked,
                 ThreadMessage(author=title, text=markdown, is_bot=True, at=clock()),
             )
-            return secured(
-                JSONResponse(
-                    {
-                        "thread_id": thread_id,
-                        "kind": "answer",
-                        "answer": outcome.answer.model_dump(mode="json"),
-                        "markdown": markdown,
-                    }
-                )
-            )
+            return {
+                "thread_id": thread_id,
+                "kind": "answer",
+                "answer": answer.model_dump(mode="json"),
+                "presentation": present(answer).model_dump(mode="json"),
+                "report": present(answer, evidence=None).model_dump(mode="json"),
+                "markdown": markdown,
+            }, 200
+
+    async def ask(request: Request) -> Response:
+        try:
+            thread_id, question, user = await _read_request(request)
+        except _BadRequest as exc:
+            return secured(JSONResponse({"error": str(exc)}, status_code=400))
+        base = str(request.base_url).rstrip("/")
+        if _NDJSON not in request.headers.get("accept", ""):
+            payload, status = await respond(thread_id, question, user, base, None)
+            return secured(JSONResponse(payload, status_code=status))
+
+        async def run(progress: ProgressSink) -> tuple[dict[str, Any], int]:
+            return await respond(thread_id, question, user, base, progress)
+
+        return secured(StreamingResponse(_streamed(run), media_type=_NDJSON))
 
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -252,6 +261,37 @@ def build_web_app(
             Route("/healthz", health),
         ]
     )
+
+
+_NDJSON = "application/x-ndjson"
+
+
+async def _streamed(
+    run: Callable[[ProgressSink], Awaitable[tuple[dict[str, Any], int]]],
+) -> AsyncIterator[bytes]:
+    """The answer as a stream of JSON lines: {"type": "progress", ...} for each read as it
+    starts and ends, then {"type": "answer" | "error", "status": HTTP status, ...}. A client
+    that goes away cancels the turn."""
+    events: asyncio.Queue[ProgressEvent] = asyncio.Queue()
+    task = asyncio.ensure_future(run(events.put_nowait))
+    try:
+        while not task.done():
+            getter = asyncio.ensure_future(events.get())
+            await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+            if getter.done():
+                yield _line({"type": "progress", **getter.result().model_dump(mode="json")})
+            else:
+                getter.cancel()
+        while not events.empty():
+            yield _line({"type": "progress", **events.get_nowait().model_dump(mode="json")})
+        payload, status = task.result()
+        yield _line({"type": "answer" if status == 200 else "error", "status": status, **payload})
+    finally:
+        task.cancel()
+
+
+def _line(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, ensure_ascii=False) + "\n").encode()
 
 
 def uvicorn_server(app: Starlette) -> uvicorn.Server:

@@ -38,12 +38,13 @@ _KEYS = {
     "metrics": {"password": "password_env", "bearer_token": "bearer_token_env"},
     "logs": {"api_key": "api_key_env", "password": "password_env"},
     "gitlab": {"token": "token_env"},
+    "mcp_servers": {"token": "token_env", "env": "pass_env"},
 }
 
 
 def _make(
     config: InfrabotConfig,
-    at: tuple[str, ...],
+    at: tuple[str | int, ...],
     make: Callable[P, T],
     /,
     *args: P.args,
@@ -55,7 +56,8 @@ def _make(
     try:
         return make(*args, **fields)
     except ValidationError as exc:
-        rename = _KEYS.get(at[-1], {})
+        # the section's name: the last key, or the list's name before an index
+        rename = _KEYS.get(next((k for k in reversed(at) if isinstance(k, str)), ""), {})
         raise config_error(
             exc, config.source, root=InfrabotConfig, at=at, rename=rename, lines=config.key_lines
         ) from None
@@ -63,7 +65,7 @@ def _make(
         raise _key_error(config, (*at, "in_cluster"), str(exc)) from None
 
 
-def _key_error(config: InfrabotConfig, key: tuple[str, ...], message: str) -> ConfigFileError:
+def _key_error(config: InfrabotConfig, key: tuple[str | int, ...], message: str) -> ConfigFileError:
     line = config.key_line(key)
     where = f"{config.source}:{line}" if line else config.source
     return ConfigFileError(f"{where}: {dotted(key)}: {message}")
@@ -209,7 +211,7 @@ def build_mcp_servers(
         mcp_skills.McpServer(
             _make(
                 config,
-                ("mcp_servers", str(i)),
+                ("mcp_servers", i),
                 mcp_skills.McpTarget,
                 name=s.name,
                 url=s.url,

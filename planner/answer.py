@@ -9,8 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from planner.language import Language, language_of
 from policy.gaps import GapNote, GapReason
 from policy.scope import Scope
 
@@ -28,6 +29,11 @@ class AnswerFact(BaseModel):
     kind: str | None = None
     knowledge: bool = Field(
         default=False, description="confirmed operational knowledge, not a live observation"
+    )
+    signal: bool = Field(
+        default=True,
+        description="False for a reading within its normal range that nothing cites: kept "
+        "in the structure and the full report, left out of the short answer",
     )
 
 
@@ -114,9 +120,23 @@ class Answer(BaseModel):
     final: bool = Field(
         default=True, description="False when the turn ended before every objective was settled"
     )
+    language: Language | None = Field(
+        default=None, description="what the answer is written in: the question's language"
+    )
+    timezone: str = Field(default="UTC", description="the times shown to people are in this")
     # the summary's conclusion before the code framed it (partial, gaps): what the
     # finalizer model may rewrite (planner.prose); not part of the printed structure
     _conclusion: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _language(self) -> Answer:
+        if self.language is None:
+            self.language = language_of(self.question)
+        return self
+
+    @property
+    def lang(self) -> Language:
+        return self.language or language_of(self.question)
 
     @property
     def conclusion(self) -> str:

@@ -32,7 +32,7 @@ from typing import Any
 
 from planner.model import our_name, wire_name
 from planner.objectives import Objective, QuestionPlan
-from planner.wordforms import SoundIndex, stem
+from planner.wordforms import SoundIndex, is_cyrillic, stem
 from policy.contracts import ToolContract
 
 LIMIT = 8
@@ -204,14 +204,21 @@ class CatalogueIndex:
     def scores(self, query: str) -> list[float]:
         """The BM25 score of `query` for each contract, by position (0 for those sharing
         no term with it)."""
-        wanted = Counter(_tokens(query))
+        words: set[str] = set()
+        wanted = Counter(_tokens(query, words))
+        # a Cyrillic stem's word as written (its inflection tells a loanword from a
+        # preposition); the first in order, so the same query scores the same every time
+        written: dict[str, str] = {}
+        for w in sorted(words):
+            if is_cyrillic(w):
+                written.setdefault(stem(w), w)
         n = self.size
         acc = [0.0] * n
         for t in sorted(wanted):
             if t in self._postings:
                 matches = [(t, 1.0)]
             else:  # a loanword in another script (planner/wordforms.py), or nothing
-                matches = [(loan, _W_LOAN) for loan in self._sounds.loans(t)]
+                matches = [(loan, _W_LOAN) for loan in self._sounds.loans(written.get(t, t))]
             for term, factor in matches:
                 posting = self._postings.get(term, ())
                 df = len(posting)

@@ -41,6 +41,7 @@ from planner.investigation import (
     investigate,
 )
 from planner.modelroles import ModelSet
+from planner.progress import ProgressSink
 from planner.routing import PlannedCall, canonical
 from planner.turn import Turn
 from planner.workspace import TurnWorkspace
@@ -95,13 +96,15 @@ async def answer_turn(
     inventory_cache: InventoryCache,
     models: ModelSet | None = None,
     knowledge: KnowledgeLookup | None = None,
+    progress: ProgressSink | None = None,
 ) -> TurnOutcome:
-    """Answer one turn. Results come in redacted (the rules, the model and the workspace
-    never hold a secret a source returned); whatever way the turn ends, the Answer leaves
-    redacted (the question itself may carry one)."""
+    """Answer one turn; `progress` is told of each read as it starts and ends. Results come
+    in redacted (the rules, the model and the workspace never hold a secret a source
+    returned); whatever way the turn ends, the Answer leaves redacted (the question itself
+    may carry one)."""
     keep = settings.investigation.keep_query_hosts
     if len(turn.question) > MAX_QUESTION_CHARS:
-        return _leave(_too_long(turn), keep)
+        return _leave(_too_long(turn), settings)
     gate = redacting = RedactingToolset(gate, keep)
     # a question that names its environments needs only their names listed
     named = envs_named(turn.question, settings.envs, settings.env_aliases)
@@ -150,13 +153,13 @@ async def answer_turn(
     )
     if context.unknown_envs and "env" not in context.explicit:
         answer = _unknown_env_answer(turn, context, settings.envs)
-        return _leave(TurnOutcome(answer, context, None, inventory.calls), keep, redacting.memo)
+        return _leave(TurnOutcome(answer, context, None, inventory.calls), settings, redacting.memo)
     start, _ = context.scope.time.bounds(turn.now)
     if start > turn.now:
         # nothing can have been observed yet: reading would only produce empty "complete"
         # reads that look like proof of absence
         answer = _future_answer(turn, context, start)
-        return _leave(TurnOutcome(answer, context, None, inventory.calls), keep, redacting.memo)
+        return _leave(TurnOutcome(answer, context, None, inventory.calls), settings, redacting.memo)
     investigation = await investigate(
         turn,
         context,
@@ -165,6 +168,7 @@ async def answer_turn(
         models=models,
         unavailable_sources=inventory.failed,
         inventory=inventory.items,
+        progress=progress,
     )
     # a source that failed in this turn is listed afresh next time
     failed_now = [r.call for r in investigation.records if r.result.status == "error"]
@@ -179,17 +183,20 @@ async def answer_turn(
         # after the live facts, so supported_by indexes stay valid; never stored as observed
         answer.facts.extend(knowledge(turn.question, context.scope))
     return _leave(
-        TurnOutcome(answer, context, investigation, inventory.calls), keep, redacting.memo
+        TurnOutcome(answer, context, investigation, inventory.calls), settings, redacting.memo
     )
 
 
 def _leave(
-    outcome: TurnOutcome, keep_query_hosts: frozenset[str], memo: dict[str, str] | None = None
+    outcome: TurnOutcome, settings: TurnSettings, memo: dict[str, str] | None = None
 ) -> TurnOutcome:
     """The exit of every turn: what the user pasted (the question), what tools returned
     (facts, links, errors in gaps and tool calls) and what was derived from them (summary,
-    hypotheses, scope) are redacted here, once, whichever way the turn ended."""
-    outcome.answer = redact_answer(outcome.answer, keep_query_hosts, memo)
+    hypotheses, scope) are redacted here, once, whichever way the turn ended. The answer
+    is told the timezone its times are shown in."""
+    answer = redact_answer(outcome.answer, settings.investigation.keep_query_hosts, memo)
+    answer.timezone = settings.timezone
+    outcome.answer = answer
     return outcome
 
 

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, tzinfo
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.asked import AskedValue, asked_value, asks_cause, asks_count
+from planner.change import ChangeAction, change_asked
 from planner.extract import Identifiers, extract_identifiers
 from planner.intent import Intent, classify_all
 from planner.names import find_name, normalise
@@ -150,6 +151,9 @@ class ContextState(BaseModel):
     )
     asks_cause: bool = Field(default=False, description="the question asks why")
     asks_count: bool = Field(default=False, description="the question asks how many")
+    change: ChangeAction | None = Field(
+        default=None, description="a change the message asks for (the bot makes none)"
+    )
     fronts: list[str] = Field(
         default_factory=list,
         description="the object's Services and Ingresses, named otherwise than it",
@@ -415,6 +419,7 @@ def build_context(
         asked=asked_value(message) or (previous.asked if follow_up and previous else None),
         asks_cause=asks_cause(message),
         asks_count=asks_count(message),
+        change=change_asked(message),
         fronts=_fronts(inventory, obj, namespace, read_envs),
     )
 

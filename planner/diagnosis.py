@@ -168,6 +168,12 @@ def _anomalous(f: NodeNetwork) -> bool:
     return f.peer_median == 0
 
 
+def within_normal(attrs: object) -> bool:
+    """A reading that is not a signal: a node's figure that the node anomaly rule would not
+    call out (near its peers, or too small to tell). Class "noise shown as evidence"."""
+    return isinstance(attrs, NodeNetwork) and attrs.node is not None and not _anomalous(attrs)
+
+
 def _workload_of(pod: str, owner: str | None) -> str:
     """service-a-5d8f7c9b4-x2k9p -> service-a (from the ReplicaSet owner when known)."""
     if owner:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import structlog
 
+from planner.progress import CallState, ProgressEvent, ProgressSink, ended, tell
 from planner.routing import PlannedCall
 from planner.workspace import TurnWorkspace
 from policy.errors import ErrorKind
@@ -72,6 +73,7 @@ class Executor:
     _seen: set[str] = field(default_factory=set)
     _seq: int = 0
     _prefetched: dict[str, asyncio.Task[tuple[ToolResult, int, int]]] = field(default_factory=dict)
+    progress: ProgressSink | None = None  # told when each read starts and ends
 
     def already_made(self, call: PlannedCall) -> bool:
         return call.key in self._seen
@@ -142,8 +144,15 @@ class Executor:
     def record_for(self, key: str) -> CallRecord | None:
         return next((r for r in self.records if r.call.key == key), None)
 
+    def _tell(self, call: PlannedCall, state: CallState) -> None:
+        tell(
+            self.progress,
+            ProgressEvent(tool=call.tool, source=call.source, env=call.env, state=state),
+        )
+
     async def _one(self, call: PlannedCall, seq: int, down: GapNote | None) -> CallRecord:
         call_id = f"c{seq}-{call.tool}"
+        self._tell(call, CallState.READING if down is None else CallState.FAILED)
         if down is not None:
             result = failure_result(
                 call.tool,
@@ -176,6 +185,7 @@ class Executor:
         self.workspace.put(call_id, result)
         record = CallRecord(call_id, call, result, duration, attempts, seq=seq)
         self.records.append(record)
+        self._tell(call, ended(result.status))
         return record
 
     async def _attempts(self, call: PlannedCall) -> tuple[ToolResult, int, int]:

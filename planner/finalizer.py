@@ -21,11 +21,13 @@ from planner.answer import (
     Timings,
 )
 from planner.asked import value_priority, value_sentence
+from planner.change import human_step, version_asked
 from planner.context import ContextState
-from planner.diagnosis import Finding, IndexedFact, diagnose
+from planner.diagnosis import Finding, IndexedFact, diagnose, within_normal
 from planner.evidence import FACT_ORDER, EvidencePacket, fact_rank
 from planner.executor import CallRecord
 from planner.guard import EnvOutcome, EnvStatus, why_failed
+from planner.language import Language, Phrase, language_of, say
 from planner.objectives import QuestionPlan
 from planner.turn import Turn
 from policy.facts import K8sWorkload, Negative
@@ -105,6 +107,12 @@ def finalize(
         for f in findings
         if f.hypothesis
     ]
+    # a reading within its normal range that no hypothesis cites and no required objective
+    # asked for is kept, but out of the short answer
+    cited = {i for h in hypotheses for i in h.supported_by}
+    for item in indexed:
+        if item.index not in lead | cited and within_normal(item.fact.attrs):
+            facts[item.index].signal = False
     recommendations: list[str] = []
     for f in findings:
         for r in f.recommendations:
@@ -194,11 +202,25 @@ def finalize(
     # ready. Pod … is in CrashLoopBackOff …")
     value = _value_asked(indexed, context)
     head = _summary(leading, facts, context, min(lead, default=0), value)
+    if context.change is not None:
+        # asked to act: the answer says first that nothing was changed, and the step a
+        # person would take comes first among the next steps
+        language = language_of(turn.question)
+        action = context.change.value
+        head = say(Phrase.READ_ONLY, language, action=action) + head
+        step = human_step(
+            context.change,
+            env=context.scope.env,
+            namespace=context.scope.namespace,
+            name=context.scope.object,
+            version=version_asked(turn.question),
+        )
+        recommendations.insert(0, say(Phrase.HUMAN_STEP, language, action=action, step=step))
     tools_ms = sum(r.duration_ms for r in records)
     answer = Answer(
         question=turn.question,
         scope=context.scope,
-        summary=frame_summary(head, len(gaps), final),
+        summary=frame_summary(head, len(gaps), final, language_of(turn.question)),
         facts=facts,
         hypotheses=hypotheses,
         gaps=gaps,
@@ -286,11 +308,14 @@ def _summary(
     return head
 
 
-def frame_summary(head: str, gaps: int, final: bool) -> str:
+def frame_summary(head: str, gaps: int, final: bool, language: Language = Language.EN) -> str:
     """The summary around its conclusion: what is partial and what was not checked is
-    said by the code, whoever wrote the conclusion (the finalizer model's prose too)."""
+    said by the code, whoever wrote the conclusion (the finalizer model's prose too), in
+    the question's language."""
     if gaps:
-        head += f" Not checked or not proven: {gaps} item(s), see gaps."
+        if head and head.rstrip()[-1:] not in ".!?…":
+            head = head.rstrip() + "."
+        head += say(Phrase.NOT_CHECKED, language, count=gaps)
     if not final:
-        head = "Partial answer: " + head
+        head = say(Phrase.PARTIAL, language) + head
     return head

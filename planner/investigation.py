@@ -30,6 +30,7 @@ from planner.guard import EnvOutcome, Progress, outcome_for
 from planner.modelroles import ModelDesk, ModelSet
 from planner.names import normalise
 from planner.objectives import Objective, QuestionPlan, plan_for
+from planner.progress import ProgressSink
 from planner.prose import write_prose
 from planner.routing import (
     Block,
@@ -267,6 +268,7 @@ async def investigate(
     unavailable_sources: dict[tuple[str, str | None], GapNote] | None = None,
     inventory: list[InventoryItem] | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    progress: ProgressSink | None = None,
 ) -> Investigation:
     started = clock()
     ctx = CallContext(
@@ -289,6 +291,7 @@ async def investigate(
         timeouts=settings.source_timeouts,
         default_timeout=settings.default_timeout,
         clock=clock,
+        progress=progress,
     )
     executor.unavailable.update(unavailable_sources or {})
     discovered = Discovered()
@@ -561,7 +564,7 @@ async def investigate(
         for note in [*free.notes, *prose.notes]:
             answer.gaps.append(Gap.of("model", GapNote(GapReason.MODEL, detail=note)))
         head = prose.summary or answer.conclusion
-        answer.summary = frame_summary(head, len(answer.gaps), answer.final)
+        answer.summary = frame_summary(head, len(answer.gaps), answer.final, answer.lang)
         _account(answer, desk)
         answer.timings.total_ms = int((clock() - started) * 1000)
     return Investigation(

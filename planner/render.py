@@ -1,12 +1,20 @@
-"""Renderers: Mattermost-flavoured markdown and plain text, from one Answer."""
+"""Renderers: Mattermost-flavoured markdown and plain text, from one Answer's presentation
+(planner/presentation.py)."""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from collections.abc import Callable
 
 from planner.answer import Answer
-from policy.scope import format_iso_duration
+from planner.language import Phrase
+from planner.presentation import (
+    EVIDENCE_SHOWN,
+    Presentation,
+    ShownFact,
+    ShownHypothesis,
+    present,
+)
 
 # Text in an answer comes from sources (log lines, commit messages, job names) and is
 # untrusted: in markdown it is shown as text, never as markup. A link or image written in a
@@ -34,7 +42,7 @@ def md_text(text: str) -> str:
     return "".join(out)
 
 
-def md_link(url: str) -> str:
+def md_link(url: str, label: str = "link") -> str:
     """A fact's own link as a markdown link: only http(s), and nothing in it can end the
     link's syntax early (a space, a bracket, or parentheses that do not balance, as a
     Kibana link's own do, are percent-encoded)."""
@@ -43,7 +51,7 @@ def md_link(url: str) -> str:
     safe = _LINK_UNSAFE.sub(lambda m: f"%{ord(m.group(0)):02X}", url)
     if not _balanced(safe):
         safe = safe.replace("(", "%28").replace(")", "%29")
-    return f" · [link]({safe})"
+    return f" · [{md_text(label)}]({safe})"
 
 
 def _balanced(url: str) -> bool:
@@ -55,68 +63,86 @@ def _balanced(url: str) -> bool:
     return depth == 0
 
 
-def _when(ts: datetime | None) -> str:
-    return ts.isoformat(timespec="seconds") if ts else "time unknown"
+def _md_fact(f: ShownFact, p: Presentation) -> str:
+    tag = f" · {p.say(Phrase.KNOWLEDGE)}" if f.knowledge else ""
+    where = ", ".join(md_text(x) for x in (f.source, f.env or "-", f.when))
+    link = md_link(f.link, f.label or p.say(Phrase.LINK)) if f.link else ""
+    line = f"{f.number}. {md_text(f.text)} _({where}{link}{tag})_"
+    if f.similar:
+        line += f" _{md_text(p.say(Phrase.SIMILAR, count=f.similar))}_"
+    return line
 
 
-def _scope_line(answer: Answer) -> str:
-    s = answer.scope
-    parts = [p for p in (s.env, s.namespace, s.object) if p]
-    t = s.time
-    span = format_iso_duration(t.window)
-    when = (
-        f"around {t.at.isoformat(timespec='minutes')} (window {span})" if t.at else f"last {span}"
-    )
-    return f"{' / '.join(parts) or 'no object'} · {when} · {t.mode}"
+def render_head(answer: Answer, p: Presentation | None = None) -> str:
+    """Markdown of what comes before the evidence: conclusion, scope, hypotheses, gaps,
+    next steps (what a reader sees without unfolding anything)."""
+    p = p or present(answer)
+    out = [f"**{md_text(p.conclusion)}**", f"_{md_text(p.say(Phrase.SCOPE))}: {md_text(p.scope)}_"]
+    for heading, items in _sections(p, md_text, lambda m: f"_({md_text(m)})_", _md_code):
+        out += ["", f"#### {heading}", *(f"- {item}" for item in items)]
+    return "\n".join(out).strip() + "\n"
 
 
-def render_markdown(answer: Answer, *, max_facts: int = 15) -> str:
-    out = [f"**{md_text(answer.summary)}**", f"_Scope: {md_text(_scope_line(answer))}_", ""]
-    if answer.facts:
-        out.append("#### Facts")
-        for i, f in enumerate(answer.facts[:max_facts]):
-            link = md_link(f.link) if f.link else ""
-            tag = " · knowledge" if f.knowledge else ""
-            env = md_text(str(f.scope.get("env") or "-"))
-            where = f"{md_text(f.source)}, {env}, {_when(f.observed_at)}"
-            out.append(f"{i + 1}. {md_text(f.text)} _({where}{link}{tag})_")
-        if len(answer.facts) > max_facts:
-            out.append(f"… {len(answer.facts) - max_facts} more facts in the full report")
-    if answer.hypotheses:
-        out.append("#### Hypotheses")
-        for h in answer.hypotheses:
-            refs = ", ".join(str(i + 1) for i in h.supported_by)
-            out.append(f"- {md_text(h.text)} _(confidence {h.confidence}; facts {refs})_")
-    if answer.gaps:
-        out.append("#### Gaps — not checked or not proven")
-        for g in answer.gaps:
-            out.append(f"- `{g.objective}`: {md_text(g.reason)}")
-    if answer.recommendations:
-        out.append("#### Next steps")
-        out.extend(f"- {md_text(r)}" for r in answer.recommendations)
+def render_markdown(answer: Answer, *, evidence: int | None = EVIDENCE_SHOWN) -> str:
+    """The answer in Markdown, evidence last: at most `evidence` facts, ranked (None:
+    every fact, the full report)."""
+    p = present(answer, evidence=evidence)
+    out = [render_head(answer, p).rstrip()]
+    if p.evidence:
+        out += ["", f"#### {p.say(Phrase.EVIDENCE)}"]
+        out += [_md_fact(f, p) for f in p.evidence]
+    if p.more:
+        out.append(f"_{md_text(p.say(Phrase.MORE_EVIDENCE, count=p.more))}_")
     return "\n".join(out).strip() + "\n"
 
 
 def render_plain(answer: Answer) -> str:
-    out = [answer.summary, f"Scope: {_scope_line(answer)}", ""]
-    if answer.facts:
-        out.append("Facts:")
-        for i, f in enumerate(answer.facts):
-            env = f.scope.get("env") or "-"
-            out.append(f"  {i + 1}. {f.text}")
-            out.append(
-                f"     [{f.source}, {env}, {_when(f.observed_at)}]"
-                + (f" {f.link}" if f.link else "")
-            )
-    if answer.hypotheses:
-        out.append("Hypotheses:")
-        for h in answer.hypotheses:
-            refs = ", ".join(str(i + 1) for i in h.supported_by)
-            out.append(f"  - {h.text} (confidence {h.confidence}; facts {refs})")
-    if answer.gaps:
-        out.append("Gaps (not checked or not proven):")
-        out.extend(f"  - {g.objective}: {g.reason}" for g in answer.gaps)
-    if answer.recommendations:
-        out.append("Next steps:")
-        out.extend(f"  - {r}" for r in answer.recommendations)
+    """Plain text for a terminal: the whole answer (every fact), conclusion first."""
+    p = present(answer, evidence=None)
+    out = [p.conclusion, f"{p.say(Phrase.SCOPE)}: {p.scope}"]
+    for heading, items in _sections(p, str, lambda m: f"({m})", str):
+        out += ["", f"{heading}:", *(f"  - {item}" for item in items)]
+    if p.evidence:
+        out += ["", f"{p.say(Phrase.EVIDENCE)}:"]
+        for f in p.evidence:
+            tag = f", {p.say(Phrase.KNOWLEDGE)}" if f.knowledge else ""
+            out.append(f"  {f.number}. {f.text}")
+            link = f" {f.label}: {f.link}" if f.link else ""
+            out.append(f"     [{f.source}, {f.env or '-'}, {f.when}{tag}]{link}")
     return "\n".join(out).strip() + "\n"
+
+
+def _sections(
+    p: Presentation,
+    text: Callable[[str], str],
+    aside: Callable[[str], str],
+    code: Callable[[str], str],
+) -> list[tuple[str, list[str]]]:
+    """Hypotheses, gaps and next steps, each a heading and its items, written with the
+    surface's `text` (an answer's words), `aside` (a note) and `code` (an identifier)."""
+    out = []
+    if p.hypotheses:
+        items = [f"{text(h.text)} {aside(_meta(p, h))}" for h in p.hypotheses]
+        out.append((p.say(Phrase.HYPOTHESES), items))
+    if p.gaps:
+        items = [f"{code(g.objective)}: {text(g.reason)}" for g in p.gaps]
+        out.append((p.say(Phrase.GAPS), items))
+    if p.next_steps:
+        out.append((p.say(Phrase.NEXT_STEPS), [text(r) for r in p.next_steps]))
+    return out
+
+
+def _md_code(text: str) -> str:
+    return f"`{_code(text)}`"
+
+
+def _meta(p: Presentation, h: ShownHypothesis) -> str:
+    """ "confidence high; facts 1, 2, 15" in the answer's language."""
+    meta = p.say(Phrase.CONFIDENCE, level=h.confidence)
+    if h.refs:
+        meta += "; " + p.say(Phrase.FACTS_REF, refs=", ".join(map(str, h.refs)))
+    return meta
+
+
+def _code(text: str) -> str:
+    return text.replace("`", "'")

@@ -4,15 +4,17 @@ Two classes of miss this serves, in any catalogue:
 
 - inflection: "reassigned" asks for a tool whose text says "reassignment", "рестартуют" for
   one that says "рестарт". Words of Latin letters get the Snowball English stem, words of
-  Cyrillic letters the Snowball Russian one (the Snowball stemmers are linear-time
-  suffix rules, with no lists of words);
+  Cyrillic letters the Snowball Russian one (suffix rules, with no lists of words; a word
+  over `WORD_MAX` letters is no word of a trade and is kept as it is);
 - loanwords: Russian-speaking engineers write the English terms of their trade in Cyrillic
   ("поды", "логи", "неймспейс", "кластер"), and tool descriptions are in English. A
   Cyrillic word is transliterated letter by letter and reduced to a sound key (its first
   letter and its consonants, with the spellings of one sound made one), the same key
   English words get; the catalogue's own words with that key and the nearest spelling are
-  the word's matches. Nothing here knows a term of any trade: the only tables are an
-  alphabet and a handful of English spelling rules.
+  the word's matches. A short key is weak evidence ("за день" is not "deny", "под
+  нагрузкой" is not a pod): it must be an inflected word (prepositions, pronouns and
+  particles are not inflected) spelt exactly like the English word. Nothing here knows a
+  term of any trade: the only tables are an alphabet and a handful of spelling rules.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ _SAME_SOUND = str.maketrans({"q": "k", "x": "k", "z": "s", "w": "v", "j": "i", "
 _KEY_MIN = 2
 _KEY_SPECIFIC = 4
 _WORD_MIN = 3
+WORD_MAX = 40
 
 
 def is_latin(word: str) -> bool:
@@ -56,7 +59,7 @@ def is_cyrillic(word: str) -> bool:
 def stem(word: str) -> str:
     """The Snowball stem of a lowercase word of Latin or of Cyrillic letters; any other word
     (digits, mixed scripts, a short one) as it is."""
-    if len(word) <= 2:
+    if len(word) <= 2 or len(word) > WORD_MAX:
         return word
     if is_latin(word):
         language = "english"
@@ -90,6 +93,11 @@ def spelling(word: str) -> str:
     return "".join(out).translate(_SAME_SOUND)
 
 
+def _silent_e(spelt: str) -> str:
+    """An English spelling without its silent final e ("node" is said "nod")."""
+    return spelt[:-1] if len(spelt) > 3 and spelt.endswith("e") else spelt
+
+
 def sound_key(word: str) -> str:
     """The first letter and the consonants after it, repeats collapsed, of `spelling(word)`."""
     spelt = spelling(word)
@@ -114,33 +122,40 @@ def distance(a: str, b: str) -> int:
 
 
 class SoundIndex:
-    """The Latin words of a text collection by sound key, each with its stem: what a
-    Cyrillic loanword can mean in that collection. Immutable once built."""
+    """The Latin words of a text collection by sound key, each spelling with its stems:
+    what a Cyrillic loanword can mean in that collection. Built in word order, so the
+    same collection gives the same index whatever order its words came in."""
 
     def __init__(self, words: Iterable[str]) -> None:
-        keyed: dict[str, dict[str, str]] = {}
-        for word in words:
-            if len(word) < _WORD_MIN or not is_latin(word):
+        keyed: dict[str, dict[str, set[str]]] = {}
+        for word in sorted(set(words)):
+            if not _WORD_MIN <= len(word) <= WORD_MAX or not is_latin(word):
                 continue
             key = sound_key(word)
             if len(key) >= _KEY_MIN:
-                keyed.setdefault(key, {})[spelling(word)] = stem(word)
+                keyed.setdefault(key, {}).setdefault(_silent_e(spelling(word)), set()).add(
+                    stem(word)
+                )
         self._keyed = keyed
 
     def loans(self, word: str) -> tuple[str, ...]:
-        """The stems of the collection's words a lowercase Cyrillic word (or its stem) may
-        be written for: those with its sound key and, among them, the nearest spelling;
-        none for a word too short to tell. A short key (few consonants: "лог" and "lag"
-        share one) also needs the spelling within a third of the word's length."""
-        if len(word) < _WORD_MIN or not is_cyrillic(word):
+        """The stems of the collection's words a lowercase Cyrillic word may be written
+        for: those with the sound key of its stem and, among them, the nearest spelling;
+        none for a word too short or too long to tell, and for a short key (few
+        consonants) unless the word is inflected and spelt exactly so."""
+        if not _WORD_MIN <= len(word) <= WORD_MAX or not is_cyrillic(word):
             return ()
-        spelt = spelling(latin(word))
-        key = sound_key(latin(word))
+        root = stem(word)
+        if len(root) < _WORD_MIN:
+            return ()
+        written = latin(root)
+        key = sound_key(written)
         found = self._keyed.get(key)
         if not found:
             return ()
+        spelt = spelling(written)
         by_distance = {w: distance(spelt, w) for w in found}
         best = min(by_distance.values())
-        if len(key) < _KEY_SPECIFIC and best > max(1, len(spelt) // 3):
+        if len(key) < _KEY_SPECIFIC and (best > 0 or root == word):
             return ()
-        return tuple(sorted({found[w] for w, d in by_distance.items() if d == best}))
+        return tuple(sorted({s for w, d in by_distance.items() if d == best for s in found[w]}))

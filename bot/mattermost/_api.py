@@ -176,6 +176,9 @@ class MattermostApi:
             options["file_ids"] = file_ids
         return await self._call(self._driver.posts.patch_post, post_id, options)
 
+    async def delete_post(self, post_id: str) -> None:
+        await self._call(self._driver.posts.delete_post, post_id)
+
     async def upload(self, channel_id: str, name: str, content: bytes, mime: str) -> str:
         data = await self._call(
             self._driver.files.upload_file, channel_id, {"files": (name, content, mime)}

@@ -338,30 +338,44 @@ class MattermostListener:
         self, channel_id: str, root_id: str, progress_id: str, answer: Any
     ) -> None:
         reply = render_reply(answer, limit=self._long)
-        props = {"infrabot": "answer"}
-        if reply.attachment is None:
-            await self._say(channel_id, root_id, reply.message, progress_id, props)
-            return
-        file_id = await self.api.upload(
-            channel_id, REPORT_NAME, reply.attachment.encode(), "text/markdown"
+        file_ids = None
+        if reply.attachment is not None:
+            file_ids = [
+                await self.api.upload(
+                    channel_id, REPORT_NAME, reply.attachment.encode(), "text/markdown"
+                )
+            ]
+        await self._say(
+            channel_id, root_id, reply.message, progress_id, {"infrabot": "answer"}, file_ids
         )
-        try:
-            await self.api.patch_post(progress_id, reply.message, props=props, file_ids=[file_id])
-        except MattermostError:
-            await self.api.create_post(
-                channel_id, reply.message, root_id=root_id, props=props, file_ids=[file_id]
-            )
 
     async def _say(
-        self, channel_id: str, root_id: str, text: str, replace: str | None, props: dict[str, Any]
+        self,
+        channel_id: str,
+        root_id: str,
+        text: str,
+        progress_id: str | None,
+        props: dict[str, Any],
+        file_ids: list[str] | None = None,
     ) -> dict[str, Any]:
-        """Edit the progress post into `text`, or post it anew when that is impossible."""
-        if replace is not None:
+        """Post `text` as a new reply in the thread, so that the asker is notified of the
+        answer (an edit notifies no one), then delete the progress post. When the reply
+        cannot be posted, the progress post is edited into it instead."""
+        try:
+            posted = await self.api.create_post(
+                channel_id, text, root_id=root_id, props=props, file_ids=file_ids
+            )
+        except MattermostError as exc:
+            if progress_id is None:
+                raise
+            log.warning("mattermost.reply_failed", root=root_id, error=str(exc))
+            return await self.api.patch_post(progress_id, text, props=props, file_ids=file_ids)
+        if progress_id is not None:
             try:
-                return await self.api.patch_post(replace, text, props=props)
-            except MattermostError as exc:
-                log.warning("mattermost.patch_failed", post=replace, error=str(exc))
-        return await self.api.create_post(channel_id, text, root_id=root_id, props=props)
+                await self.api.delete_post(progress_id)
+            except MattermostError as exc:  # a progress note left behind is harmless
+                log.warning("mattermost.progress_not_deleted", post=progress_id, error=str(exc))
+        return posted
 
     async def rebuild_knowledge(self, *, max_pages: int = 50) -> int:
         """Rebuild the knowledge base from the bot's own "saved" posts in its channels."""

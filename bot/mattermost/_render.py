@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from planner.answer import Answer
+from planner.language import Phrase, say
 from planner.render import md_text, render_markdown
 
 LONG_ANSWER_CHARS = 12_000
@@ -35,15 +36,20 @@ class RenderedReply:
 
 
 def render_reply(answer: Answer, *, limit: int = LONG_ANSWER_CHARS) -> RenderedReply:
-    full = quiet_mentions(render_markdown(answer, max_facts=max(len(answer.facts), 1)))
-    if len(full) <= limit:
+    """The post: conclusion first and the ranked evidence; the full report (every fact)
+    attached when the post leaves facts out or would not fit `limit`."""
+    short = quiet_mentions(render_markdown(answer))
+    full = quiet_mentions(render_markdown(answer, evidence=None))
+    if short == full and len(full) <= limit:
         return RenderedReply(full)
-    short = quiet_mentions(render_markdown(answer, max_facts=5))
     if len(short) > limit - 300:
         short = quiet_mentions(f"**{md_text(answer.summary[: limit // 2])}**\n")
-    note = (
-        f"\n_The answer is long: the full report ({len(answer.facts)} facts, "
-        f"{len(answer.gaps)} gaps, {len(answer.tool_calls)} tool calls) is attached as "
-        f"{REPORT_NAME}._"
+    note = say(
+        Phrase.REPORT_ATTACHED,
+        answer.lang,
+        facts=len(answer.facts),
+        gaps=len(answer.gaps),
+        calls=len(answer.tool_calls),
+        name=REPORT_NAME,
     )
-    return RenderedReply(short.rstrip() + "\n" + note, attachment=full)
+    return RenderedReply(f"{short.rstrip()}\n_{md_text(note)}_", attachment=full)

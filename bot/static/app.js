@@ -39,62 +39,91 @@ function newId() {
   return "t" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function when(ts) { return ts ? ts.replace("T", " ").replace(/\.\d+/, "") : "time unknown"; }
-
-function scopeLine(scope) {
-  const parts = [scope.env, scope.namespace, scope.object].filter(Boolean).join(" / ") || "no object";
-  const t = scope.time || {};
-  const span = t.window || "";
-  const at = t.at ? `around ${when(t.at)} (window ${span})` : `last ${span}`;
-  return `Scope: ${parts} · ${at} · ${t.mode || ""}`;
+// a little Markdown (the bot's own notes: **bold**, _italic_, `code`, [label](https://…),
+// "- " and "1. " lists, "#### " headings), built from text nodes only
+function inline(text) {
+  const out = [];
+  const re = /\*\*([^*]+)\*\*|`([^`]+)`|\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)|_([^_]+)_/g;
+  let last = 0;
+  for (const m of text.matchAll(re)) {
+    if (m.index > last) out.push(text.slice(last, m.index));
+    if (m[1] !== undefined) out.push(el("strong", { text: m[1] }));
+    else if (m[2] !== undefined) out.push(el("code", { text: m[2] }));
+    else if (m[3] !== undefined) out.push(safeLink(m[4], m[3]));
+    else out.push(el("em", { text: m[5] }));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out.map((part) => (typeof part === "string" ? part.replace(/\\([\\`*_\[\]<>|~#!])/g, "$1") : part));
 }
 
-function renderAnswer(answer, markdown) {
-  const box = el("article", { class: "msg bot answer" }, el("div", { class: "who", text: "infrabot" }));
-  box.append(el("p", { class: "summary", text: answer.summary }));
-  box.append(el("p", { class: "scope", text: scopeLine(answer.scope || {}) }));
+function markdownNode(text) {
+  const box = el("div", { class: "md" });
+  let list = null;
+  for (const line of String(text || "").split("\n")) {
+    const item = /^\s*(?:[-*]|\d+\.)\s+(.*)$/.exec(line);
+    if (item) {
+      if (!list) { list = el(/^\s*\d/.test(line) ? "ol" : "ul"); box.append(list); }
+      list.append(el("li", {}, ...inline(item[1])));
+      continue;
+    }
+    list = null;
+    if (!line.trim()) continue;
+    const head = /^#{1,6}\s+(.*)$/.exec(line);
+    box.append(head ? el("h4", {}, ...inline(head[1])) : el("p", {}, ...inline(line)));
+  }
+  return box;
+}
 
-  const facts = answer.facts || [];
-  if (facts.length) {
-    const list = el("ol");
-    for (const f of facts) {
-      const meta = el("span", { class: "meta" },
-        `${f.source} · ${(f.scope && f.scope.env) || "-"} · ${when(f.observed_at)}`);
-      const link = safeLink(f.link);
-      if (link) meta.append(" · ", link);
-      if (f.knowledge) meta.append(" · confirmed knowledge (saved earlier, not a live reading)");
-      list.append(el("li", { class: "fact" + (f.knowledge ? " knowledge" : "") },
-        el("span", { class: "text", text: f.text }), meta));
-    }
-    box.append(el("details", { class: "facts", open: "" },
-      el("summary", { text: `Evidence: ${facts.length} fact${facts.length === 1 ? "" : "s"}` }), list));
+function factItem(f) {
+  const meta = el("span", { class: "meta" }, `${f.source} · ${f.env || "-"} · ${f.when}`);
+  const link = f.link ? safeLink(f.link, f.label) : null;
+  if (link) meta.append(" · ", link);
+  if (f.similar) meta.append(` · +${f.similar}`);
+  return el("li", { class: "fact" + (f.knowledge ? " knowledge" : ""), value: String(f.number) },
+    el("span", { class: "text", text: f.text }), meta);
+}
+
+const HEADINGS = {
+  en: { hyp: "Hypotheses", gaps: "Gaps — not checked or not proven", next: "Next steps", evidence: "Evidence", all: "Full report: every fact", more: "more in the full report", objectives: "Objectives", calls: "Tool calls", md: "Markdown (as posted to Mattermost)" },
+  ru: { hyp: "Гипотезы", gaps: "Пробелы — не проверено или не доказано", next: "Что сделать дальше", evidence: "Факты", all: "Полный отчёт: все факты", more: "ещё в полном отчёте", objectives: "Цели", calls: "Вызовы инструментов", md: "Markdown (как в Mattermost)" },
+};
+
+function renderAnswer(data) {
+  const p = data.presentation;
+  const answer = data.answer || {};
+  const words = HEADINGS[p.language] || HEADINGS.en;
+  const box = el("article", { class: "msg bot answer", lang: p.language }, el("div", { class: "who", text: "infrabot" }));
+  box.append(el("p", { class: "summary", text: p.conclusion }));
+  box.append(el("p", { class: "scope", text: p.scope }));
+  if (p.hypotheses.length) {
+    box.append(el("h4", { text: words.hyp }), el("ul", {}, ...p.hypotheses.map((h) => el("li", { class: "hypothesis" },
+      el("span", { text: h.text }), el("span", { class: "meta", text: `${h.confidence}${h.refs.length ? " · " + h.refs.join(", ") : ""}` })))));
   }
-  const hyps = answer.hypotheses || [];
-  if (hyps.length) {
-    const list = el("ul");
-    for (const h of hyps) {
-      const refs = (h.supported_by || []).map((i) => i + 1).join(", ");
-      list.append(el("li", { class: "hypothesis" }, el("span", { text: h.text }),
-        el("span", { class: "meta", text: `hypothesis · confidence ${h.confidence}; facts ${refs || "-"}` })));
-    }
-    box.append(el("h4", { text: "Hypotheses" }), list);
+  if (p.gaps.length) {
+    box.append(el("section", { class: "gaps" }, el("h4", { text: words.gaps }),
+      el("ul", {}, ...p.gaps.map((g) => el("li", { class: "gap" }, el("code", { text: g.objective }), ": ", g.reason)))));
   }
-  const gaps = answer.gaps || [];
-  if (gaps.length) {
-    const list = el("ul");
-    for (const g of gaps) list.append(el("li", { class: "gap" }, el("code", { text: g.objective }), ": ", g.reason));
-    box.append(el("section", { class: "gaps" }, el("h4", { text: "Gaps — not checked or not proven" }), list));
+  if (p.next_steps.length) {
+    box.append(el("h4", { text: words.next }), el("ul", {}, ...p.next_steps.map((r) => el("li", { text: r }))));
   }
-  const recs = answer.recommendations || [];
-  if (recs.length) {
-    box.append(el("h4", { text: "Next steps" }), el("ul", {}, ...recs.map((r) => el("li", { text: r }))));
+  if (p.evidence.length) {
+    const shown = el("ol", { class: "facts" }, ...p.evidence.map(factItem));
+    const fold = el("details", { class: "evidence" }, el("summary", { text: `${words.evidence} (${p.evidence.length})` }), shown);
+    if (p.more) fold.append(el("p", { class: "meta", text: `+${p.more} ${words.more}` }));
+    box.append(fold);
+  }
+  const report = data.report;
+  if (report && report.evidence.length > p.evidence.length) {
+    box.append(el("details", { class: "report" }, el("summary", { text: `${words.all} (${report.evidence.length})` }),
+      el("ol", { class: "facts" }, ...report.evidence.map(factItem))));
   }
   const objectives = answer.objectives || [];
   if (objectives.length) {
     const list = el("ul", {}, ...objectives.map((o) => el("li", {},
       el("code", { text: o.id }), ` ${o.status}${o.required ? " (required)" : ""}`,
       o.sources && o.sources.length ? ` · ${o.sources.join(", ")}` : "")));
-    box.append(el("details", { class: "objectives" }, el("summary", { text: `Objectives (${objectives.length})` }), list));
+    box.append(el("details", { class: "objectives" }, el("summary", { text: `${words.objectives} (${objectives.length})` }), list));
   }
   const calls = answer.tool_calls || [];
   if (calls.length) {
@@ -105,11 +134,12 @@ function renderAnswer(answer, markdown) {
         el("td", {}, el("code", { text: JSON.stringify(c.arguments || {}) })),
         el("td", { text: c.status || "" }), el("td", { text: c.duration_ms ?? "" })));
     }
-    box.append(el("details", { class: "tool-calls" }, el("summary", { text: `Tool calls (${calls.length})` }), table));
+    box.append(el("details", { class: "tool-calls" }, el("summary", { text: `${words.calls} (${calls.length})` }),
+      el("div", { class: "scroll" }, table)));
   }
-  if (markdown) {
-    box.append(el("details", { class: "markdown" }, el("summary", { text: "Markdown (as posted to Mattermost)" }),
-      el("pre", { class: "markdown", text: markdown })));
+  if (data.markdown) {
+    box.append(el("details", { class: "markdown" }, el("summary", { text: words.md }),
+      el("pre", { class: "markdown", text: data.markdown })));
   }
   return box;
 }
@@ -117,8 +147,8 @@ function renderAnswer(answer, markdown) {
 function renderMessage(m) {
   if (m.role === "user") return el("div", { class: "msg user" }, el("div", { class: "who", text: m.user }), el("div", { class: "text", text: m.text }));
   if (m.role === "error") return el("div", { class: "msg error", text: m.text });
-  if (m.answer) return renderAnswer(m.answer, m.markdown);
-  return el("div", { class: "msg bot note" }, el("div", { class: "who", text: "infrabot" }), el("pre", { class: "markdown", text: m.markdown || m.text }));
+  if (m.presentation) return renderAnswer(m);
+  return el("div", { class: "msg bot note" }, el("div", { class: "who", text: "infrabot" }), markdownNode(m.markdown || m.text));
 }
 
 function messagesOf(id) { return store.get(`infrabot.thread.${id}`, []); }
@@ -170,6 +200,14 @@ function show(message) {
   node.scrollIntoView({ block: "start" });
 }
 
+// live progress: each source read, as it starts and ends
+const MARK = { reading: "…", done: "✓", empty: "∅", failed: "✗" };
+
+function progressView(reads) {
+  const items = [...reads.values()].map((r) => el("li", { class: `read ${r.state}` }, `${MARK[r.state] || ""} ${r.source}${r.env ? " · " + r.env : ""}`));
+  return el("ul", { class: "progress" }, ...items);
+}
+
 async function ask(question) {
   question = question.trim();
   if (!question || state.busy) return;
@@ -188,20 +226,52 @@ async function ask(question) {
   show(mine);
   state.busy = true;
   $("ask").disabled = true;
+  const reads = new Map();
+  const live = el("div", { class: "msg bot live" }, el("div", { class: "who", text: "infrabot" }), el("p", { class: "meta", text: "Investigating…" }));
+  $("messages").append(live);
+  live.scrollIntoView({ block: "end" });
   $("status").textContent = "Investigating… reading the sources";
   let reply;
   try {
     const res = await fetch("/api/ask", {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", Accept: "application/x-ndjson" },
       body: JSON.stringify({ thread_id: id, question, user }),
     });
-    const data = await res.json();
-    reply = res.ok ? { role: "bot", answer: data.answer, markdown: data.markdown, kind: data.kind }
-                   : { role: "error", text: data.error || `HTTP ${res.status}` };
+    if (!res.ok || !res.body) {
+      const data = await res.json().catch(() => ({}));
+      throw new Error(data.error || `HTTP ${res.status}`);
+    }
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
+      let cut;
+      while ((cut = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, cut).trim();
+        buffer = buffer.slice(cut + 1);
+        if (!line) continue;
+        const data = JSON.parse(line);
+        if (data.type === "progress") {
+          reads.set(`${data.tool}|${data.env}`, data);
+          live.replaceChildren(live.firstChild, progressView(reads));
+          const reading = [...reads.values()].filter((r) => r.state === "reading").length;
+          $("status").textContent = `Investigating… ${reads.size - reading} of ${reads.size} reads done`;
+        } else if (data.type === "answer") {
+          reply = { role: "bot", answer: data.answer, presentation: data.presentation, report: data.report, markdown: data.markdown, kind: data.kind };
+        } else {
+          reply = { role: "error", text: data.error || `HTTP ${data.status}` };
+        }
+      }
+      if (done) break;
+    }
+    if (!reply) reply = { role: "error", text: "The answer stream ended early; please ask again." };
   } catch (err) {
-    reply = { role: "error", text: `The server did not answer: ${err}` };
+    reply = { role: "error", text: `The server did not answer: ${err.message || err}` };
   }
+  live.remove();
   saveMessage(id, reply);
   if (state.active === id) show(reply);
   state.busy = false;

@@ -233,10 +233,12 @@ def _access_facts(
         # holding it under another name are not in this count
         exact = read.exact and layout.counts_all(field_of)
         for key, count in merged_buckets(read.aggs, name):
+            # "3 status 502 responses with status 502" says the status twice
+            said = "" if attr == "status" and args.status else f"{what} "
             facts.append(
                 ResultFact(
                     text=f"edge access log {args.env} {span}: {'' if exact else 'at least '}"
-                    f"{count} {what} responses with {label} {key}",
+                    f"{count} {said}responses with {label} {key}",
                     source=SRC_ACCESS,
                     observed_at=last_seen,
                     link=link,

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import tempfile
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,13 +30,16 @@ from mcp.shared.exceptions import McpError
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 from connectors.mcp._admission import Decision, decide
+from connectors.mcp._stderr import StderrTail
 from policy.errors import SourceError, SourceMalformed, SourceTimeout, SourceUnavailable
 
 T = TypeVar("T")
 Health = Literal["up", "down", "unknown"]
 MAX_TOOLS = 200  # tools taken from one server's listing
 MAX_PAGES = 10
-_STDERR_CHARS = 200
+# the SDK's own closing of a connection: a stdio server is given 2 s to exit on end of
+# input, then its process group is ended
+_CLOSE_S = 5.0
 
 
 class McpTarget(BaseModel):
@@ -81,17 +83,6 @@ def _plain(env: dict[str, SecretStr]) -> dict[str, str]:
     return {k: v.get_secret_value() for k, v in env.items()}
 
 
-def _said(stderr: Any) -> str:
-    """The last line a stdio server wrote on stderr, as a clause of a failure's reason."""
-    with contextlib.suppress(OSError, ValueError):
-        stderr.flush()
-        stderr.seek(0)
-        lines = [line.strip() for line in stderr.read().splitlines() if line.strip()]
-        if lines:
-            return f"; it said: {lines[-1][:_STDERR_CHARS]}"
-    return ""
-
-
 def _reason(exc: BaseException) -> str:
     """A short reason for a failed exchange (an exception group: its first leaf)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -102,7 +93,10 @@ def _reason(exc: BaseException) -> str:
         return f"HTTP {exc.response.status_code}"
     if isinstance(exc, httpx.TransportError | OSError):
         return f"cannot connect ({type(exc).__name__})"
-    return f"{type(exc).__name__}: {exc}"[:200]
+    said = str(exc)
+    if not said:  # a stream closed under us: the server program ended or hung up
+        return f"{type(exc).__name__} (the server closed the connection)"
+    return f"{type(exc).__name__}: {said}"[:200]
 
 
 @dataclass
@@ -136,7 +130,7 @@ class McpServer:
             self.checked_at = datetime.now(UTC)
 
     @contextlib.asynccontextmanager
-    async def _streams(self, stderr: Any) -> AsyncIterator[tuple[Any, Any]]:
+    async def _streams(self, stderr: StderrTail | None) -> AsyncIterator[tuple[Any, Any]]:
         """The read and write streams of a new connection to the server."""
         t = self.target
         if t.command is not None:
@@ -145,7 +139,8 @@ class McpServer:
                 args=list(t.command[1:]),
                 env={**get_default_environment(), **_plain(t.env)},
             )
-            async with stdio_client(params, errlog=stderr) as (read, write):
+            assert stderr is not None
+            async with stdio_client(params, errlog=stderr.writer) as (read, write):
                 yield read, write
             return
         assert t.url is not None  # one of the two, by McpTarget's check
@@ -159,29 +154,47 @@ class McpServer:
             yield read, write
 
     async def _session(self, work: Callable[[ClientSession], Awaitable[T]]) -> T:
-        """`work` in a fresh session; every failure a SourceError with its reason."""
+        """`work` in a fresh session; every failure a SourceError with its reason.
+
+        The timeout bounds the exchange, not the closing of the connection: the SDK's own
+        clean-up (a stdio server's whole process group ended) runs uncancelled, bounded on
+        its own by `_CLOSE_S`."""
         t = self.target
-        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
-            try:
-                with anyio.fail_after(t.timeout_s):
-                    async with (
-                        self._streams(stderr) as (read, write),
-                        ClientSession(read, write) as session,
-                    ):
-                        await session.initialize()
-                        out = await work(session)
-            except TimeoutError:
-                why = f"no answer in {t.timeout_s:g} s{_said(stderr)}"
-                self._mark("down", why)
-                raise SourceTimeout(self.source, why) from None
-            except SourceError:
-                raise
-            except Exception as exc:  # the SDK and its transport raise many kinds, in groups
-                why = f"{_reason(exc)}{_said(stderr)}"
-                self._mark("down", why)
-                raise SourceUnavailable(self.source, why) from None
+        stderr = StderrTail() if t.command is not None else None
+        try:
+            with anyio.fail_after(t.timeout_s + _CLOSE_S):
+                async with self._streams(stderr) as (read, write):
+                    with anyio.fail_after(t.timeout_s):
+                        async with ClientSession(read, write) as session:
+                            await session.initialize()
+                            out = await work(session)
+        except TimeoutError:
+            why = f"no answer in {t.timeout_s:g} s{self._said(stderr)}"
+            self._mark("down", why)
+            raise SourceTimeout(self.source, why) from None
+        except SourceError:
+            raise
+        except Exception as exc:  # the SDK and its transport raise many kinds, in groups
+            why = f"{_reason(exc)}{self._said(stderr)}"
+            self._mark("down", why)
+            raise SourceUnavailable(self.source, why) from None
+        finally:
+            if stderr is not None:
+                stderr.close()
         self._mark("up", None)
         return out
+
+    def _said(self, stderr: StderrTail | None) -> str:
+        """The last line a stdio server wrote on stderr, as a clause of a reason, with
+        the values of the variables it was given cut out."""
+        if stderr is None:
+            return ""
+        stderr.close()
+        t = self.target
+        secrets = [v.get_secret_value() for v in t.env.values()]
+        secrets += [t.token.get_secret_value()] if t.token else []
+        line = stderr.last_line(secrets)
+        return f"; it said: {line}" if line else ""
 
     async def refresh(self) -> Catalogue | None:
         """List the tools again. On failure the last catalogue is kept (and is stale)."""
@@ -253,8 +266,15 @@ def list_all(servers: Sequence[McpServer]) -> None:
         return
 
     async def every() -> None:
-        await asyncio.gather(*(s.refresh() for s in waiting), return_exceptions=True)
+        done = await asyncio.gather(*(s.refresh() for s in waiting), return_exceptions=True)
+        for server, result in zip(waiting, done, strict=True):
+            if isinstance(result, BaseException):  # not a failed exchange: a bug of ours
+                server._mark("down", f"the listing failed: {_reason(result)}")
 
     worker = threading.Thread(target=lambda: asyncio.run(every()), name="mcp-list", daemon=True)
     worker.start()
-    worker.join(max(s.target.timeout_s for s in waiting) + 5)
+    longest = max(s.target.timeout_s for s in waiting)
+    worker.join(longest + _CLOSE_S + 1)
+    for server in waiting:
+        if server.health == "unknown":  # still being listed: it is not waited for
+            server._mark("down", f"not listed within {longest + _CLOSE_S:g} s at start-up")

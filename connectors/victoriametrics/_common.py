@@ -116,6 +116,15 @@ def fmt_num(value: float) -> str:
     return f"{value:.3g}"
 
 
+def fmt_share(part: float, whole: float) -> str:
+    """`part` of `whole` as a percentage that never reads as none when it is some: 3 of
+    48,018 is "0.0062%", not "0.0%" (class "a rounded zero reads as no problem")."""
+    pct = 100 * part / whole
+    if pct == 0 or pct >= 0.1:
+        return f"{pct:.1f}%"
+    return f"{pct:.2g}%"
+
+
 def fmt_bytes(value: float) -> str:
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if abs(value) >= size:

@@ -15,6 +15,7 @@ from connectors.victoriametrics._common import (
     Run,
     WindowArgs,
     fmt_num,
+    fmt_share,
     gather,
     k8s_name,
     max_point,
@@ -266,7 +267,9 @@ def _error_fact(
     w, r = run.window.seconds, run.window.rate_s
     name = labels.get("ingress") or labels.get("name") or args.service or "?"
     peak, started = max_point(points), _first_above_zero(points)
-    share = f"; {total / requests:.1%} of {fmt_num(round(requests))} requests" if requests else ""
+    share = (
+        f"; {fmt_share(total, requests)} of {fmt_num(round(requests))} requests" if requests else ""
+    )
     peak_text = f", peak {fmt_num(peak[1])}/s (per {r}s) at {run.time(peak[0])}" if peak else ""
     ongoing = (
         started is not None
@@ -392,7 +395,9 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
             parts = made_of(rows)
         target = args.service or args.namespace or run.env
         share = (
-            f"; {total / requests:.1%} of {fmt_num(round(requests))} requests" if requests else ""
+            f"; {fmt_share(total, requests)} of {fmt_num(round(requests))} requests"
+            if requests
+            else ""
         )
         facts.insert(
             0,

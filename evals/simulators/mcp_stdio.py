@@ -3,9 +3,14 @@
     python -m evals.simulators.mcp_stdio ROSTER.json [CALLS.jsonl]
 
 ROSTER.json maps a service to the lines `oncall_lookup` answers for it; each call it gets
-is appended to CALLS.jsonl as {"tool": ..., "arguments": ...}. With the variable
-MCP_SIM_REQUIRE set, it exits at once (with a line on stderr) unless that variable's value
-names a variable it was given: what a server missing its credentials does.
+is appended to CALLS.jsonl as {"tool": ..., "arguments": ...}. Variables that make it
+misbehave as real servers do:
+
+    MCP_SIM_REQUIRE=VAR    exit at once, saying so on stderr, unless VAR was given
+                           (a server missing its credentials)
+    MCP_SIM_FAIL_WITH=VAR  write MCP_SIM_FLOOD_MB (default 1) of noise on stderr, then a
+                           line quoting VAR's value, and exit (a crash that logs its token)
+    MCP_SIM_DELAY=S        wait S seconds before serving (a slow start)
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +52,13 @@ def main(argv: list[str]) -> int:
     if required and required not in os.environ:
         print(f"missing credentials: {required} is not set", file=sys.stderr)
         return 2
+    if secret_var := os.environ.get("MCP_SIM_FAIL_WITH"):
+        noise = "x" * 1023 + "\n"
+        for _ in range(int(float(os.environ.get("MCP_SIM_FLOOD_MB", "1")) * 1024)):
+            sys.stderr.write(noise)
+        print(f"auth failed with token {os.environ.get(secret_var, '')}", file=sys.stderr)
+        return 3
+    time.sleep(float(os.environ.get("MCP_SIM_DELAY", "0")))
     roster = json.loads(Path(argv[0]).read_text(encoding="utf-8")) if argv else {}
     calls = Path(argv[1]) if len(argv) > 1 else None
     anyio.run(_serve, _Recording(roster, calls))

@@ -104,6 +104,7 @@ class SimRoutes:
             api("/posts/{post_id}/patch", self._post_patch, ["PUT"]),
             api("/posts/{post_id}/thread", self._post_thread, ["GET"]),
             api("/posts/{post_id}", self._post_get, ["GET"]),
+            api("/posts/{post_id}", self._post_delete, ["DELETE"]),
             api("/files", self._upload, ["POST"]),
             WebSocketRoute("/api/v4/websocket", self._websocket),
         ]
@@ -190,14 +191,21 @@ class SimRoutes:
         )
         return JSONResponse(post, status_code=201)
 
+    def _own(self, request: Request, me: str) -> dict[str, Any] | JSONResponse:
+        """The post the request names, if `me` wrote it; else Mattermost's error."""
+        post = self.posts.get(request.path_params["post_id"])
+        if post is None:
+            return _error(404, "no post")
+        if post["user_id"] != me:
+            return _error(403, "You do not have the appropriate permissions.")
+        return post
+
     async def _post_patch(self, request: Request, me: str) -> Response:
         body = await request.json()
         with self._lock:
-            post = self.posts.get(request.path_params["post_id"])
-            if post is None:
-                return _error(404, "no post")
-            if post["user_id"] != me:
-                return _error(403, "You do not have the appropriate permissions.")
+            post = self._own(request, me)
+            if isinstance(post, JSONResponse):
+                return post
             if "message" in body:
                 if len(body["message"]) > 16383:
                     return _error(400, "message too long")
@@ -210,6 +218,20 @@ class SimRoutes:
             out = dict(post)
         self._broadcast("post_edited", {"post": json.dumps(out)}, {"channel_id": out["channel_id"]})
         return JSONResponse(out)
+
+    async def _post_delete(self, request: Request, me: str) -> Response:
+        """As Mattermost: the post stays, marked deleted (threads and channels leave it
+        out), and a post_deleted event goes to the channel."""
+        with self._lock:
+            post = self._own(request, me)
+            if isinstance(post, JSONResponse):
+                return post
+            post["delete_at"] = post["update_at"] = _now_ms()
+            out = dict(post)
+        self._broadcast(
+            "post_deleted", {"post": json.dumps(out)}, {"channel_id": out["channel_id"]}
+        )
+        return JSONResponse({"status": "OK"})
 
     async def _post_get(self, request: Request, me: str) -> Response:
         post = self.posts.get(request.path_params["post_id"])

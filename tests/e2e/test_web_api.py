@@ -57,7 +57,11 @@ async def test_ask_answers_with_the_answer_structure_and_markdown(
     assert body["kind"] == "answer" and body["thread_id"] == "t1"
     assert body["answer"]["scope"]["env"] == "dc-a"
     assert any("412" in f["text"] for f in body["answer"]["facts"])
-    assert "412" in body["markdown"] and "#### Facts" in body["markdown"]
+    # asked in Russian: the answer's frame is Russian, the presentation says so
+    assert "412" in body["markdown"] and "#### Факты" in body["markdown"]
+    assert body["presentation"]["language"] == "ru"
+    assert body["presentation"]["conclusion"].startswith("catalog-api")
+    assert len(body["report"]["evidence"]) == len(body["answer"]["facts"])
 
     follow = (await ask(client, "the same in dc-b")).json()
     assert follow["answer"]["scope"]["env"] == "dc-b"

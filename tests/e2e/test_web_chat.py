@@ -1,8 +1,12 @@
-"""The fallback web chat in headless Chromium: ask, see facts and gaps, expand the evidence
-and the tool calls, then a follow-up that switches the data centre."""
+"""The fallback web chat in headless Chromium: ask, see the conclusion, gaps and folded
+evidence, expand it and the tool calls, a follow-up that switches the data centre; live
+progress while the sources are read; and the page at a phone's width (390 px) and a
+laptop's (1280 px): no sideways scroll, the question box on screen, the answer's first
+line above the fold, a screenshot of each left in reports/screenshots/."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -23,6 +27,12 @@ pytestmark = [
 ]
 
 LAST_ANSWER = "[...document.querySelectorAll('#messages .answer')].at(-1)"
+# where the width tests leave their screenshots for a person to look at
+SCREENSHOTS = Path(
+    os.environ.get(
+        "INFRABOT_SCREENSHOTS", Path(__file__).resolve().parents[2] / "reports" / "screenshots"
+    )
+)
 
 
 @pytest.fixture
@@ -58,8 +68,8 @@ async def ask(browser: Chromium, question: str, answers_before: int) -> str:
     return await browser.evaluate(f"{LAST_ANSWER}.innerText")
 
 
-async def test_ask_see_facts_and_gaps_then_switch_the_data_centre(
-    browser: Chromium, web_url: str, tmp_path: Path
+async def test_ask_see_the_conclusion_unfold_the_evidence_then_switch_the_data_centre(
+    browser: Chromium, web_url: str
 ) -> None:
     await browser.goto(web_url)
     await browser.wait_for("document.body && document.body.dataset.ready === '1'")
@@ -68,10 +78,16 @@ async def test_ask_see_facts_and_gaps_then_switch_the_data_centre(
     )
 
     first = await ask(browser, "why did catalog-api in dc-a return 502 in the last hour?", 0)
-    assert "Scope: dc-a / catalog / catalog-api" in first
-    assert "Evidence:" in first and "fact" in first
-    assert "catalog-api: 6/6 ready" in first
+    assert "dc-a / catalog / catalog-api" in first and "times in UTC" in first
     assert "Gaps — not checked or not proven" in first
+    # the evidence is folded: its facts are not shown until asked for
+    assert not await browser.evaluate(f"{LAST_ANSWER}.querySelector('details.evidence').open")
+    assert "ready" not in await browser.evaluate(
+        f"{LAST_ANSWER}.querySelector('details.evidence').innerText.split('\\n').slice(1).join('')"
+    )
+    await browser.click(".answer details.evidence > summary")
+    evidence = await browser.evaluate(f"{LAST_ANSWER}.querySelector('details.evidence').innerText")
+    assert "catalog-api: 6/6 ready" in evidence
     # the question is shown as the user's message, in the thread list too
     assert "why did catalog-api" in await browser.evaluate(
         "document.querySelector('#messages .msg.user').innerText"
@@ -79,16 +95,76 @@ async def test_ask_see_facts_and_gaps_then_switch_the_data_centre(
     assert "why did catalog-api" in await browser.evaluate(
         "document.querySelector('#thread-list li.active').innerText"
     )
-    # evidence links are real links; tool calls expand on a click
-    assert await browser.evaluate(f"!!{LAST_ANSWER}.querySelector('.fact a[href^=\"http\"]')")
+    # evidence links are real links, labelled by what they open (never a bare "link")
+    labels = await browser.evaluate(
+        f"[...{LAST_ANSWER}.querySelectorAll('.fact a[href^=\"http\"]')].map(a => a.innerText)"
+    )
+    assert labels and "link" not in labels
     assert not await browser.evaluate(f"{LAST_ANSWER}.querySelector('details.tool-calls').open")
     await browser.click(".answer details.tool-calls > summary")
     calls = await browser.evaluate(f"{LAST_ANSWER}.querySelector('details.tool-calls').innerText")
     assert "dc-a" in calls and "ok" in calls
 
     second = await ask(browser, "the same in dc-b", 1)
-    await browser.screenshot(tmp_path / "web-chat.png")
-    assert "Scope: dc-b / catalog / catalog-api" in second
-    assert "catalog-api: 3/3 ready" in second
-    assert "6/6" not in second
+    assert "dc-b / catalog / catalog-api" in second
+    await browser.click(".answer:last-of-type details.evidence > summary")
+    evidence = await browser.evaluate(f"{LAST_ANSWER}.querySelector('details.evidence').innerText")
+    assert "catalog-api: 3/3 ready" in evidence and "6/6" not in evidence
     assert await browser.evaluate("document.querySelectorAll('#messages .answer').length") == 2
+
+
+async def test_progress_is_shown_live_while_the_sources_are_read(
+    browser: Chromium, web_url: str
+) -> None:
+    await browser.goto(web_url)
+    await browser.wait_for("document.body && document.body.dataset.ready === '1'")
+    # record every progress list the page shows while the turn runs
+    await browser.evaluate(
+        "window.seen = []; new MutationObserver(() => {"
+        " const live = document.querySelector('#messages .live .progress');"
+        " if (live) window.seen.push(live.innerText); })"
+        ".observe(document.getElementById('messages'), {childList: true, subtree: true}); 1"
+    )
+    await ask(browser, "why did catalog-api in dc-a return 502 in the last hour?", 0)
+    seen = await browser.evaluate("window.seen")
+    assert seen, "no progress was shown before the answer"
+    assert any("dc-a" in s for s in seen)
+    # the live list is gone once the answer is there
+    assert not await browser.evaluate("!!document.querySelector('#messages .live')")
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+async def test_the_chat_fits_the_screen_with_the_answer_first(
+    browser: Chromium, web_url: str, width: int
+) -> None:
+    height = 844 if width == 390 else 800
+    await browser.send(
+        "Emulation.setDeviceMetricsOverride",
+        width=width,
+        height=height,
+        deviceScaleFactor=1,
+        mobile=width < 700,
+    )
+    await browser.goto(web_url)
+    await browser.wait_for("document.body && document.body.dataset.ready === '1'")
+    await ask(browser, "why did catalog-api in dc-a return 502 in the last hour?", 0)
+    # no sideways scrolling, the question box on screen, the conclusion above the fold
+    assert await browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), (
+        await browser.evaluate("document.documentElement.scrollWidth")
+    )
+    box = await browser.evaluate(
+        "(() => { const r = document.getElementById('question').getBoundingClientRect();"
+        " return [r.top, r.bottom, r.left, r.right, window.innerHeight, window.innerWidth]; })()"
+    )
+    top, bottom, left, right, inner_h, inner_w = box
+    assert top >= 0 and bottom <= inner_h and left >= 0 and right <= inner_w, box
+    first = await browser.evaluate(
+        f"(() => {{ const r = {LAST_ANSWER}.querySelector('.summary').getBoundingClientRect();"
+        " return [r.top, window.innerHeight]; })()"
+    )
+    assert 0 <= first[0] < first[1], first
+    assert await browser.evaluate(f"{LAST_ANSWER}.querySelector('.summary').innerText")
+    shots = SCREENSHOTS
+    shots.mkdir(parents=True, exist_ok=True)
+    await browser.screenshot(shots / f"web-chat-{width}.png")
+    assert (shots / f"web-chat-{width}.png").stat().st_size > 1000

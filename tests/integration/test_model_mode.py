@@ -16,6 +16,7 @@ from evals.simulators.model_server import ModelReply, ModelServer, WireCall
 from planner.catalogue import trimmed_spec
 from planner.context import InventoryItem, build_context
 from planner.investigation import InvestigationSettings, investigate
+from planner.language import Language, Phrase, say
 from planner.model import OpenAICompatibleModel, ProviderSettings
 from planner.modelroles import ModelRole, ModelSet, RoleLimits
 from planner.turn import Turn
@@ -121,8 +122,8 @@ async def test_a_planned_turn_reads_through_the_gate_and_answers_in_guarded_pros
     # the invented sentence (no fact says anything of west) is dropped
     n = next(i for i, f in enumerate(answer.facts) if f.text == LOG_FACT) + 1
     # the prose is the conclusion; what was not checked is still said by the code
-    assert answer.summary == (
-        f"{LOG_FACT} [{n}]. Not checked or not proven: {len(answer.gaps)} item(s), see gaps."
+    assert answer.summary == (  # asked in Russian: the code's frame is Russian
+        f"{LOG_FACT} [{n}]." + say(Phrase.NOT_CHECKED, Language.RU, count=len(answer.gaps))
     )
     t = answer.timings
     assert t.model_calls == len(bodies) == 3  # two planning steps and the prose
@@ -256,6 +257,6 @@ async def test_prose_after_a_cut_still_says_the_answer_is_partial() -> None:
         inv = await investigate_with(models(server.url, fallback=True), deadline_s=4.0)
     answer = inv.answer
     assert not answer.final
-    assert answer.summary.startswith("Partial answer: ")
+    assert answer.summary.startswith(say(Phrase.PARTIAL, Language.RU))
     assert "[" in answer.summary  # the finalizer model's guarded prose
-    assert "see gaps." in answer.summary
+    assert "см. пробелы." in answer.summary

@@ -242,7 +242,8 @@ def names_a_path(message: str, paths: list[KeyPath]) -> bool:
     """The message names one of the touched paths: two levels of it at least (the section
     and the key under it); or its last key; or, where a cross-reference check reports the
     keys that point at it, a key path in the same section ("gitlab.jobs[0].project_id: 398
-    is not a project id" after gitlab.projects was dropped)."""
+    is not a project id" after gitlab.projects was dropped); or the section holding it,
+    as the key of a problem (what is left of it is wrong)."""
     for path in paths:
         if not path:
             return True  # the whole document was replaced: the top level is the key
@@ -253,6 +254,10 @@ def names_a_path(message: str, paths: list[KeyPath]) -> bool:
         if len(last) >= 2 and last in message:
             return True
         if len(path) > 1 and any(f"{path[0]}{sep}" in message for sep in ".["):
+            return True
+        # every key under a section dropped: the section itself is what is wrong
+        # ("environments: at least one environment is needed")
+        if len(path) > 1 and any(f"{r}: " in message for r in renderings(path[:-1])):
             return True
     return False
 

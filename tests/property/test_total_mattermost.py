@@ -61,6 +61,7 @@ class FakeApi:
         self._thread = thread
         self.posted: list[tuple[str, str, dict[str, Any]]] = []  # (channel, root, props)
         self.patched: list[tuple[str, dict[str, Any]]] = []
+        self.deleted: list[str] = []
 
     async def is_member(self, channel_id: str) -> bool:
         return True
@@ -85,6 +86,9 @@ class FakeApi:
         assert isinstance(message, str)
         self.patched.append((post_id, props or {}))
         return {"id": post_id}
+
+    async def delete_post(self, post_id: str) -> None:
+        self.deleted.append(post_id)
 
     async def upload(self, channel_id: str, name: str, content: bytes, mime: str) -> str:
         return "file-1"
@@ -289,8 +293,11 @@ def test_a_direct_message_is_answered_exactly_once_in_its_thread(
     api, logs, _ = loop.run_until_complete(deliver({"event": "posted", "data": data}, [post]))
     assert not [e for e in logs if e.get("log_level") == "error"], logs
     thread = root or "p1"
-    assert [(c, r) for c, r, _ in api.posted] == [("dm", thread)]
-    props = [p for _, p in api.patched] or [api.posted[0][2]]
+    # what stays in the thread: the posts not deleted (a progress note is, once answered)
+    kept = [post for i, post in enumerate(api.posted) if f"reply-{i + 1}" not in api.deleted]
+    assert [(c, r) for c, r, _ in kept] == [("dm", thread)]
+    assert all(r == thread for _, r, _ in api.posted)
+    props = [p for _, p in api.patched] or [kept[0][2]]
     assert props[-1].get("infrabot") in ("answer", "help"), (api.posted, api.patched)
 
 

@@ -30,15 +30,32 @@ def test_a_cyrillic_loanword_sounds_like_the_english_word() -> None:
 
 
 def test_loans_are_the_nearest_spelling_with_the_same_sound_and_nothing_else() -> None:
-    index = SoundIndex(["pods", "pod", "namespace", "container", "log", "lag", "logs", "in"])
-    assert index.loans("под") == (stem("pod"),)
-    assert index.loans("лог") == (stem("log"),)  # not "lag", a letter further
-    assert index.loans("неймспейс") == (stem("namespace"),)
-    assert index.loans("контейнер") == (stem("container"),)
+    words = ["pods", "pod", "namespace", "container", "log", "lag", "logs", "in", "node"]
+    index = SoundIndex([*words, "deny", "path", "team", "not", "two", "x" * 500])
+    assert index.loans("поды") == (stem("pod"),)
+    assert index.loans("логи") == (stem("log"),)  # not "lag", a letter further
+    assert index.loans("ноды") == (stem("node"),)  # the final e of "node" is silent
+    assert index.loans("неймспейсе") == (stem("namespace"),)
+    assert index.loans("контейнера") == (stem("container"),)
     # a native word, a word too short to tell, and a Latin word have no loans
-    assert index.loans("дежур") == ()
+    assert index.loans("дежурит") == ()
     assert index.loans("в") == () and index.loans("ин") == ()
     assert index.loans("pod") == ()
+    # function words and near-misses of a short key are not loans: "под нагрузкой" is
+    # "under load", "за день" is "in a day", "потом" is "later", "там" is "there"
+    for word in ("под", "день", "потом", "там", "нет", "лог"):
+        assert index.loans(word) == (), word
+    # a word too long to be a term is neither stemmed nor matched
+    assert stem("к" + "ё" * 5000) == "к" + "ё" * 5000
+    assert index.loans("х" * 500) == ()
+
+
+def test_the_index_is_the_same_whatever_order_its_words_come_in() -> None:
+    words = ["sync", "sink", "cql", "kql", "acks", "aks", "pod", "pods"]
+    first, again = SoundIndex(words), SoundIndex(reversed(words))
+    for word in ("синка", "подов", "акса"):
+        assert first.loans(word) == again.loans(word)
+    assert set(first.loans("синка")) == {stem("sync"), stem("sink")}
 
 
 class _Args(BaseModel):
@@ -64,6 +81,7 @@ def test_a_russian_question_in_trade_loanwords_finds_the_english_tool() -> None:
     ]
     asked = {
         "какие поды постоянно рестартуют?": "cluster.list_pods",
+        "сколько раз за день перезапускались поды api?": "cluster.list_pods",
         "покажи логи предыдущего контейнера": "cluster.pod_logs",
         "есть ли ноды NotReady?": "cluster.list_nodes",
     }

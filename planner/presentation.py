@@ -1,0 +1,308 @@
+"""What an answer shows people, in which order, from the Answer structure.
+
+Every surface (Mattermost, the web chat, the command line) renders a `Presentation`:
+
+- the conclusion first, then the scope, hypotheses with the facts behind them, gaps,
+  next steps, and the evidence last;
+- the evidence ranked (the facts a hypothesis cites first, then in the answer's order),
+  at most `PER_GROUP` facts of one kind from one source behind one link (the others
+  counted on the last one shown), each link shown once and labelled by what it opens
+  ("Kibana", "GitLab job #123"), and readings within their normal range left to the full
+  report; the short form shows at most `EVIDENCE_SHOWN` facts;
+- every time in the answer's timezone, the offset said once in the scope line; zoned
+  ISO-8601 times inside fact texts are shown in it too;
+- the frame in the question's language (planner/language.py).
+
+Fact numbers are the answer's own (1-based), so "facts 1, 15" in a hypothesis points at
+the same fact in the short form and in the full report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict
+
+from planner.answer import Answer, AnswerFact
+from planner.language import Language, Phrase, say
+from policy.scope import format_iso_duration
+
+EVIDENCE_SHOWN = 8
+PER_GROUP = 2
+
+# a zoned ISO-8601 time as our own texts write it ("2026-07-20T11:03:30.000Z",
+# "2026-07-20T14:03:30+03:00"); a bare one (no zone) is left as written
+_ISO = re.compile(
+    r"\b(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}(?::\d{2})?)(?:\.\d{1,9})?(Z|[+-]\d{2}:\d{2})(?!\d)"
+)
+# a clock time with an offset and no date ("and 14:18:30+03:00"): its offset is dropped
+# when it is the answer's own, the scope line having said it
+_CLOCK_OFFSET = re.compile(r"\b(\d{2}:\d{2}(?::\d{2})?)([+-]\d{2}:\d{2})(?!\d)")
+# links by what they open: the path shapes of the products' own URLs
+_GITLAB_ITEM = re.compile(r"/-/(jobs|pipelines|merge_requests|commit)/([0-9a-f]+)")
+_GITLAB_WORD = {
+    "jobs": "GitLab job #{}",
+    "pipelines": "GitLab pipeline #{}",
+    "merge_requests": "GitLab MR !{}",
+    "commit": "commit {}",
+}
+_PATH_LABELS = (
+    ("/app/discover", "Kibana"),
+    ("/app/data-explorer", "OpenSearch Dashboards"),
+    ("/vmui", "VMUI"),
+    ("/explore", "Grafana"),
+    ("/d/", "Grafana"),
+    ("/graph", "Prometheus"),
+)
+
+
+class ShownFact(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    number: int  # the fact's place in the answer, from 1
+    text: str
+    source: str
+    env: str | None
+    when: str
+    link: str | None = None
+    label: str | None = None
+    knowledge: bool = False
+    similar: int = 0  # facts like it (same kind, source and link) not shown
+
+
+class ShownHypothesis(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    confidence: str
+    refs: list[int]
+
+
+class ShownGap(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    objective: str
+    reason: str
+
+
+class Presentation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    language: Language
+    conclusion: str
+    scope: str
+    hypotheses: list[ShownHypothesis]
+    gaps: list[ShownGap]
+    next_steps: list[str]
+    evidence: list[ShownFact]
+    more: int = 0  # facts left to the full report
+    held_back: int = 0  # of them, readings within their normal range
+
+    def say(self, phrase: Phrase, **fields: object) -> str:
+        return say(phrase, self.language, **fields)
+
+
+def zone(name: str) -> tzinfo:
+    """The answer's timezone; UTC for a name this machine's zone database lacks."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return UTC
+
+
+def offset_label(tz: tzinfo, at: datetime) -> str:
+    """ "UTC+03:00" (with the zone's name when it has one: "UTC+03:00, Europe/Moscow")."""
+    off = at.astimezone(tz).utcoffset()
+    minutes = int(off.total_seconds() // 60) if off is not None else 0
+    sign = "+" if minutes >= 0 else "-"
+    text = f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    key = getattr(tz, "key", None)
+    return f"{text}, {key}" if key and key != "UTC" else text
+
+
+def link_label(url: str, language: Language = Language.EN) -> str:
+    """What a link opens, short: "Kibana", "GitLab job #4711", else the host's name."""
+    parts = urlsplit(url)
+    path = f"{parts.path}#{parts.fragment}" if parts.fragment else parts.path
+    if found := _GITLAB_ITEM.search(path):
+        word, ident = found.groups()
+        return _GITLAB_WORD[word].format(ident[:8] if word == "commit" else ident)
+    for shape, label in _PATH_LABELS:
+        if shape in path:
+            return label
+    return parts.hostname or say(Phrase.LINK, language)
+
+
+class _Clock:
+    """Times in the answer's timezone, with the date only where it differs from the day
+    the answer is about."""
+
+    def __init__(self, tz: tzinfo, day: date | None) -> None:
+        self.tz = tz
+        self.day = day
+
+    def show(self, moment: datetime) -> str:
+        local = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(self.tz)
+        if self.day is not None and local.date() == self.day:
+            return local.strftime("%H:%M:%S")
+        return local.strftime("%Y-%m-%d %H:%M:%S")
+
+    def text(self, text: str) -> str:
+        """`text` with each zoned ISO time in it shown on this clock."""
+
+        def local(m: re.Match[str]) -> str:
+            day, clock, zone_part = m.groups()
+            seconds = clock if clock.count(":") == 2 else f"{clock}:00"
+            try:
+                moment = datetime.fromisoformat(
+                    f"{day}T{seconds}{'+00:00' if zone_part == 'Z' else zone_part}"
+                )
+            except ValueError:
+                return m.group(0)
+            return self.show(moment)
+
+        own = self.offset()
+
+        def bare(m: re.Match[str]) -> str:
+            return m.group(1) if m.group(2) == own else m.group(0)
+
+        return _CLOCK_OFFSET.sub(bare, _ISO.sub(local, text))
+
+    def offset(self) -> str:
+        """The answer's offset on its day, as ISO writes it ("+03:00")."""
+        day = self.day or datetime.now(UTC).date()
+        off = datetime(day.year, day.month, day.day, 12, tzinfo=self.tz).utcoffset()
+        minutes = int(off.total_seconds() // 60) if off is not None else 0
+        sign = "+" if minutes >= 0 else "-"
+        return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def _day(answer: Answer, tz: tzinfo) -> date | None:
+    at = answer.scope.time.at
+    if at is not None:
+        return at.astimezone(tz).date()
+    seen = [f.observed_at for f in answer.facts if f.observed_at is not None]
+    return max(seen).astimezone(tz).date() if seen else None
+
+
+# (day, hour, minute, second) as each language writes them after a number
+_UNITS = {Language.EN: ("d", "h", "min", "s"), Language.RU: ("дн", "ч", "мин", "с")}
+
+
+def span_text(window: timedelta, language: Language) -> str:
+    """A window as people write it: "15 min", "1 h 30 min", "2 d"."""
+    seconds = int(window.total_seconds())
+    if seconds <= 0:
+        return format_iso_duration(window)
+    parts = []
+    for size, unit in zip((86_400, 3_600, 60, 1), _UNITS[language], strict=True):
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(f"{count} {unit}")
+    return " ".join(parts)
+
+
+def _scope_line(answer: Answer, clock: _Clock, language: Language) -> str:
+    s = answer.scope
+    parts = [p for p in (s.env, s.namespace, s.object) if p]
+    t = s.time
+    span = span_text(t.window, language)
+    if t.at is not None:
+        local = t.at.astimezone(clock.tz)
+        when = say(Phrase.AROUND, language, at=local.strftime("%Y-%m-%d %H:%M"), span=span)
+    else:
+        when = say(Phrase.LAST, language, span=span)
+    mode = say(Phrase.MODE_NOW if t.mode == "now" else Phrase.MODE_HISTORICAL, language)
+    reference = t.at or next((f.observed_at for f in answer.facts if f.observed_at), None)
+    zone_text = offset_label(clock.tz, reference or datetime.now(UTC))
+    head = " / ".join(parts) or say(Phrase.NO_OBJECT, language)
+    return f"{head} · {when} · {mode} · {say(Phrase.TIMES_IN, language, tz=zone_text)}"
+
+
+def _order(answer: Answer) -> list[int]:
+    """Fact indexes: those a hypothesis cites, in citation order, then the others."""
+    cited: list[int] = []
+    for h in answer.hypotheses:
+        cited += [i for i in h.supported_by if 0 <= i < len(answer.facts) and i not in cited]
+    rest = [i for i in range(len(answer.facts)) if i not in cited]
+    return cited + rest
+
+
+def _group(f: AnswerFact) -> tuple[str, str, str]:
+    return (f.kind or "", f.source, f.link or "")
+
+
+def _shown(
+    answer: Answer, index: int, clock: _Clock, language: Language, link_shown: set[str]
+) -> ShownFact:
+    f = answer.facts[index]
+    link = f.link if f.link and f.link not in link_shown else None
+    if f.link:
+        link_shown.add(f.link)
+    return ShownFact(
+        number=index + 1,
+        text=clock.text(f.text),
+        source=f.source,
+        env=str(f.scope.get("env")) if f.scope.get("env") else None,
+        when=clock.show(f.observed_at) if f.observed_at else say(Phrase.TIME_UNKNOWN, language),
+        link=link,
+        label=link_label(link, language) if link else None,
+        knowledge=f.knowledge,
+    )
+
+
+def present(answer: Answer, *, evidence: int | None = EVIDENCE_SHOWN) -> Presentation:
+    """The answer as people read it; `evidence=None`: every fact, in the answer's order
+    (the full report), else at most that many, ranked and grouped."""
+    language = answer.lang
+    tz = zone(answer.timezone)
+    clock = _Clock(tz, _day(answer, tz))
+    cited = {i for h in answer.hypotheses for i in h.supported_by}
+    link_shown: set[str] = set()
+    shown: list[ShownFact] = []
+    held_back = more = 0
+    if evidence is None:
+        shown = [_shown(answer, i, clock, language, link_shown) for i in range(len(answer.facts))]
+    else:
+        groups: Counter[tuple[str, str, str]] = Counter()
+        last_of: dict[tuple[str, str, str], ShownFact] = {}
+        for i in _order(answer):
+            f = answer.facts[i]
+            key = _group(f)
+            if not f.signal and i not in cited:
+                held_back += 1
+                continue
+            if groups[key] >= PER_GROUP and i not in cited and key in last_of:
+                last_of[key].similar += 1  # said on the last one of its group shown
+                continue
+            if len(shown) >= evidence:
+                more += 1
+                continue
+            groups[key] += 1
+            item = _shown(answer, i, clock, language, link_shown)
+            last_of[key] = item
+            shown.append(item)
+        more += sum(s.similar for s in shown)
+    levels = {"low": Phrase.LOW, "medium": Phrase.MEDIUM, "high": Phrase.HIGH}
+    return Presentation(
+        language=language,
+        conclusion=clock.text(answer.summary),
+        scope=_scope_line(answer, clock, language),
+        hypotheses=[
+            ShownHypothesis(
+                text=clock.text(h.text),
+                confidence=say(levels[h.confidence], language),
+                refs=[i + 1 for i in h.supported_by],
+            )
+            for h in answer.hypotheses
+        ],
+        gaps=[ShownGap(objective=g.objective, reason=clock.text(g.reason)) for g in answer.gaps],
+        next_steps=[clock.text(r) for r in answer.recommendations],
+        evidence=shown,
+        more=more + held_back,
+        held_back=held_back,
+    )

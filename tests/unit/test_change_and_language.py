@@ -1,0 +1,98 @@
+"""A request to change something is told apart from a question about a change, in both
+languages; the language of a question; link labels; local times in the presentation."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from planner.answer import Answer, AnswerFact, Hypothesis
+from planner.change import ChangeAction, change_asked, human_step, version_asked
+from planner.language import Language, language_of
+from planner.presentation import link_label, present, span_text
+from policy.scope import Scope, TimeSpec
+
+
+@pytest.mark.parametrize(
+    ("message", "action"),
+    [
+        ("rollback service-d in dc-b to 2.3.1", ChangeAction.ROLLBACK),
+        ("@infrabot please restart notify-push in stage", ChangeAction.RESTART),
+        ("can you scale checkout up to 6?", ChangeAction.SCALE),
+        ("what changed? Roll back the last release", ChangeAction.ROLLBACK),
+        ("откати service-d в dc-b на 2.3.1", ChangeAction.ROLLBACK),
+        ("перезапустите notify-push в stage", ChangeAction.RESTART),
+        ("redeploy service-d in dc-b", ChangeAction.DEPLOY),
+    ],
+)
+def test_a_request_to_change_is_recognised(message: str, action: ChangeAction) -> None:
+    assert change_asked(message) is action
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "who restarted service-a?",
+        "why does service-b keep restarting?",
+        "restart count of service-b?",
+        "Restart loop in dc-a?",
+        "кто откатил service-c вчера?",
+        "почему рестарт у notify-push?",
+        "deployments of service-d today",
+        "выкатка service-d сломала оплату",
+    ],
+)
+def test_a_question_about_a_change_is_not_a_request(message: str) -> None:
+    assert change_asked(message) is None
+
+
+def test_the_human_step_names_the_object_where_it_runs() -> None:
+    step = human_step(ChangeAction.RESTART, env="stage", namespace="push", name="notify-push")
+    assert step == "kubectl --context stage -n push rollout restart deployment/notify-push"
+    assert "<name>" in human_step(ChangeAction.ROLLBACK, env=None, namespace=None, name=None)
+    rollback = human_step(ChangeAction.ROLLBACK, env="b", namespace="o", name="d", version="2.3.1")
+    assert "rollout undo deployment/d" in rollback and "2.3.1" in rollback
+    assert version_asked("откати service-d в dc-b на 2.3.1") == "2.3.1"
+    assert version_asked("rollback billing-api to v5.3.2 please") == "v5.3.2"
+    assert version_asked("why did 2.3.1 fail?") is None
+
+
+def test_language_follows_the_letters_of_the_question() -> None:
+    assert language_of("почему service-a в dc-a отдавал 502 в 14:11?") is Language.RU
+    assert language_of("why did service-a return 502 at 14:11?") is Language.EN
+    assert language_of("what is wrong with the checkout of платежи") is Language.EN
+    assert language_of("502?") is Language.EN
+
+
+def test_links_are_labelled_by_what_they_open() -> None:
+    assert link_label("https://kb.example.com/app/discover#/?_g=()") == "Kibana"
+    assert link_label("https://gitlab.example.com/orders/svc/-/jobs/5531195") == (
+        "GitLab job #5531195"
+    )
+    assert link_label("https://vm.example.com/vmui/#/?g0.expr=up") == "VMUI"
+    assert link_label("https://grafana.example.com/explore?left=x") == "Grafana"
+    assert link_label("https://wiki.example.com/rb/1") == "wiki.example.com"
+
+
+def test_times_are_shown_in_the_answers_timezone_with_the_offset_once() -> None:
+    at = datetime(2026, 7, 20, 11, 11, tzinfo=UTC)
+    answer = Answer(
+        question="why did x return 502 at 14:11?",
+        scope=Scope(env="dc-a", object="x", time=TimeSpec(at=at, mode="historical")),
+        summary="502 from 2026-07-20T11:10:00Z to 2026-07-20T11:12:00.000Z",
+        facts=[
+            AnswerFact(text="seen at 2026-07-20T11:10:26.512Z", source="s", observed_at=at),
+            AnswerFact(text="a reading within its range", source="m", signal=False),
+        ],
+        hypotheses=[Hypothesis(text="cause", supported_by=[0])],
+        timezone="Europe/Moscow",
+    )
+    p = present(answer)
+    assert p.conclusion == "502 from 14:10:00 to 14:12:00"
+    assert p.evidence[0].text == "seen at 14:10:26" and p.evidence[0].when == "14:11:00"
+    assert "UTC+03:00" in p.scope and p.scope.count("+03:00") == 1
+    assert [f.number for f in p.evidence] == [1] and p.held_back == 1 and p.more == 1
+    full = present(answer, evidence=None)
+    assert [f.number for f in full.evidence] == [1, 2]
+    assert span_text(timedelta(minutes=90), Language.RU) == "1 ч 30 мин"
