@@ -92,7 +92,10 @@ def _check(sim: MattermostSim, roots: dict[str, ScopeCase], turns: int) -> dict[
     for root, case in roots.items():
         replies = answers(sim, root)
         assert len(replies) == turns, f"{case.service}: {len(replies)} answers, want {turns}"
-        assert len(bot_posts(sim, root)) == turns, f"{case.service}: extra bot posts"
+        # a progress note may still be there a moment after its answer is posted (it is
+        # deleted then: tests/e2e/test_mattermost.py); every other bot post is an answer
+        shown = [p for p in bot_posts(sim, root) if p["props"].get("infrabot") != "progress"]
+        assert len(shown) == turns, f"{case.service}: extra bot posts"
         for n, reply in enumerate(replies, 1):
             if found := _leaks(reply["message"], case):
                 leaks[f"{case.service} turn {n}"] = found
