@@ -44,7 +44,7 @@ from bot.knowledge import KnowledgeDesk, is_remember_request
 from planner.conduct import MAX_QUESTION_CHARS
 from planner.presentation import present
 from planner.progress import ProgressEvent, ProgressSink
-from planner.render import render_markdown
+from planner.render import markdown_of
 from planner.turn import ThreadMessage, Turn
 
 log = structlog.get_logger(__name__)
@@ -218,7 +218,8 @@ def build_web_app(
                     "nothing was changed, please ask again"
                 }, 500
             answer = outcome.answer
-            markdown = render_markdown(answer)
+            shown = present(answer)
+            markdown = markdown_of(answer, shown)
             threads.add(
                 thread_id,
                 asked,
@@ -228,7 +229,7 @@ def build_web_app(
                 "thread_id": thread_id,
                 "kind": "answer",
                 "answer": answer.model_dump(mode="json"),
-                "presentation": present(answer).model_dump(mode="json"),
+                "presentation": shown.model_dump(mode="json"),
                 "report": present(answer, evidence=None).model_dump(mode="json"),
                 "markdown": markdown,
             }, 200

@@ -1,5 +1,5 @@
-"""A message that asks the bot to change something ("rollback service-d to 2.3.1",
-"перезапусти notify-push в stage"). The bot never changes anything: the answer says so
+"""A message that asks the bot to change something ("rollback billing to 4.1.0",
+"перезапусти воркер в prod"). The bot never changes anything: the answer says so
 first, names the step a person would take, and the investigation goes on as for "why".
 
 What is read is the grammar of a request, not a list of incidents: an imperative verb of

@@ -11,8 +11,8 @@ from __future__ import annotations
 from enum import StrEnum
 
 # share of a question's letters that are Cyrillic from which it is read as Russian: names
-# of services, hosts and environments are Latin in either language ("почему service-a в
-# dc-a отдавал 502" is two thirds Cyrillic, "what is wrong with платежи" a fifth)
+# of services, hosts and environments are Latin in either language ("почему checkout в
+# prod отдавал 502" is over half Cyrillic, "what is wrong with платежи" a fifth)
 _CYRILLIC_SHARE = 0.3
 
 

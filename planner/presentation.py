@@ -114,12 +114,17 @@ def zone(name: str) -> tzinfo:
         return UTC
 
 
-def offset_label(tz: tzinfo, at: datetime) -> str:
-    """ "UTC+03:00" (with the zone's name when it has one: "UTC+03:00, Europe/Moscow")."""
+def _offset_text(tz: tzinfo, at: datetime) -> str:
+    """The offset of `tz` at `at`, as ISO writes it ("+03:00")."""
     off = at.astimezone(tz).utcoffset()
     minutes = int(off.total_seconds() // 60) if off is not None else 0
     sign = "+" if minutes >= 0 else "-"
-    text = f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def offset_label(tz: tzinfo, at: datetime) -> str:
+    """ "UTC+03:00" (with the zone's name when it has one: "UTC+03:00, Europe/Moscow")."""
+    text = f"UTC{_offset_text(tz, at)}"
     key = getattr(tz, "key", None)
     return f"{text}, {key}" if key and key != "UTC" else text
 
@@ -175,10 +180,7 @@ class _Clock:
     def offset(self) -> str:
         """The answer's offset on its day, as ISO writes it ("+03:00")."""
         day = self.day or datetime.now(UTC).date()
-        off = datetime(day.year, day.month, day.day, 12, tzinfo=self.tz).utcoffset()
-        minutes = int(off.total_seconds() // 60) if off is not None else 0
-        sign = "+" if minutes >= 0 else "-"
-        return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+        return _offset_text(self.tz, datetime(day.year, day.month, day.day, 12, tzinfo=self.tz))
 
 
 def _day(answer: Answer, tz: tzinfo) -> date | None:

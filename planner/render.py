@@ -86,7 +86,11 @@ def render_head(answer: Answer, p: Presentation | None = None) -> str:
 def render_markdown(answer: Answer, *, evidence: int | None = EVIDENCE_SHOWN) -> str:
     """The answer in Markdown, evidence last: at most `evidence` facts, ranked (None:
     every fact, the full report)."""
-    p = present(answer, evidence=evidence)
+    return markdown_of(answer, present(answer, evidence=evidence))
+
+
+def markdown_of(answer: Answer, p: Presentation) -> str:
+    """`render_markdown` of a presentation already made (a surface that also sends it)."""
     out = [render_head(answer, p).rstrip()]
     if p.evidence:
         out += ["", f"#### {p.say(Phrase.EVIDENCE)}"]

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from planner.answer import Answer
 from planner.language import Phrase, say
-from planner.render import md_text, render_markdown
+from planner.presentation import present
+from planner.render import markdown_of, md_text, render_markdown
 
 LONG_ANSWER_CHARS = 12_000
 REPORT_NAME = "infrabot-report.md"
@@ -38,10 +39,11 @@ class RenderedReply:
 def render_reply(answer: Answer, *, limit: int = LONG_ANSWER_CHARS) -> RenderedReply:
     """The post: conclusion first and the ranked evidence; the full report (every fact)
     attached when the post leaves facts out or would not fit `limit`."""
-    short = quiet_mentions(render_markdown(answer))
+    shown = present(answer)
+    short = quiet_mentions(markdown_of(answer, shown))
+    if not shown.more and len(short) <= limit:
+        return RenderedReply(short)  # every fact is in the post
     full = quiet_mentions(render_markdown(answer, evidence=None))
-    if short == full and len(full) <= limit:
-        return RenderedReply(full)
     if len(short) > limit - 300:
         short = quiet_mentions(f"**{md_text(answer.summary[: limit // 2])}**\n")
     note = say(

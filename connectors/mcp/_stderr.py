@@ -29,6 +29,7 @@ class StderrTail:
         self.writer: TextIO = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
         self._read_fd = read_fd
         self._tail = bytearray()
+        self._closed = False
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._drain, name="mcp-stderr", daemon=True)
         self._thread.start()
@@ -47,7 +48,11 @@ class StderrTail:
 
     def close(self, wait_s: float = 0.5) -> None:
         """Close our end of the pipe; the drain ends once the child's end is closed too
-        (waited for up to `wait_s`: a child that outlives its session is not waited for)."""
+        (waited for up to `wait_s`: a child that outlives its session is not waited for).
+        Closing again does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         with contextlib.suppress(OSError, ValueError):
             self.writer.close()
         self._thread.join(wait_s)
