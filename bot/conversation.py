@@ -23,6 +23,7 @@ from planner.investigation import InvestigationSettings
 from planner.modelroles import ModelSet
 from planner.progress import ProgressSink
 from planner.turn import Turn
+from policy.gaps import GapReason
 from policy.gate import PolicyGate
 
 log = structlog.get_logger(__name__)
@@ -83,6 +84,12 @@ class Conversation:
     async def answer(self, turn: Turn, progress: ProgressSink | None = None) -> TurnOutcome:
         """Answer `turn`; `progress` is told of each read while the turn runs."""
         log.info("turn.start", user=turn.user, channel=turn.channel, root=turn.root_id)
+        before = self.memory.entries(turn.channel, turn.root_id)
+        if before and before[-1].asked_back:
+            # "in dc-a" after "which environment do you mean?": the question it answers,
+            # with the reply, is what is asked
+            question = f"{before[-1].question}\n{turn.question}"
+            turn = turn.model_copy(update={"question": question})
         outcome = await answer_turn(
             turn,
             previous=self.memory.last_context(turn.channel, turn.root_id),
@@ -93,7 +100,16 @@ class Conversation:
             knowledge=lambda question, scope: knowledge_facts(self.knowledge, question, scope),
             progress=progress,
         )
-        if outcome.investigation is not None:
+        asked_back = any(g.kind is GapReason.NO_SCOPE for g in outcome.answer.gaps)
+        if asked_back:
+            self.memory.remember(
+                turn.channel,
+                turn.root_id,
+                MemoryEntry(
+                    at=turn.now, question=turn.question, context=outcome.context, asked_back=True
+                ),
+            )
+        elif outcome.investigation is not None:
             context = outcome.context
             self.memory.remember(
                 turn.channel,

@@ -68,6 +68,9 @@ class MemoryEntry:
     question: str
     context: ContextState
     observations: list[Observation] = field(default_factory=list)
+    # the turn asked back which env and object were meant: the reply completes this
+    # question rather than starting a new one
+    asked_back: bool = False
 
 
 ThreadKey = tuple[str, str]

@@ -16,11 +16,18 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import structlog
+from starlette.routing import BaseRoute
 
 from bot.config_errors import ConfigFileError
 from bot.conversation import Conversation
 from bot.knowledge import KnowledgeBase, KnowledgeDesk
-from bot.mattermost import MattermostApi, MattermostAuthError, MattermostListener
+from bot.mattermost import (
+    COMMAND_PATH,
+    MattermostApi,
+    MattermostAuthError,
+    MattermostListener,
+    command_route,
+)
 from bot.memory import WorkingMemory
 from bot.settings import InfrabotConfig, Secrets
 from bot.sockets import bind, url_of
@@ -61,16 +68,8 @@ async def serve(
         knowledge=kb,
     )
     desk = KnowledgeDesk(kb, clock=clock, allowed_hosts=config.allowed_link_hosts)
-    app = build_web_app(
-        conversation=conversation,
-        role_of=lambda _user: "engineer",
-        clock=clock,
-        desk=desk,
-        environments=list(config.environments),
-    )
-    sock = bind(config.web.host, config.web.port)
-    print(f"infrabot: web chat on {url_of(sock)}", flush=True)
-    tasks = [asyncio.create_task(uvicorn_server(app).serve(sockets=[sock]), name="web")]
+    listener: MattermostListener | None = None
+    routes: list[BaseRoute] = []
     if config.mattermost is not None and token:
         listener = MattermostListener(
             api=MattermostApi(config.mattermost.url, token),
@@ -80,8 +79,24 @@ async def serve(
             clock=clock,
             desk=desk,
         )
+        if secrets.mm_command_token is not None:
+            routes.append(command_route(listener, secrets.mm_command_token.get_secret_value()))
+    app = build_web_app(
+        conversation=conversation,
+        role_of=lambda _user: "engineer",
+        clock=clock,
+        desk=desk,
+        environments=list(config.environments),
+        extra_routes=routes,
+    )
+    sock = bind(config.web.host, config.web.port)
+    print(f"infrabot: web chat on {url_of(sock)}", flush=True)
+    tasks = [asyncio.create_task(uvicorn_server(app).serve(sockets=[sock]), name="web")]
+    if listener is not None and config.mattermost is not None:
         tasks.append(asyncio.create_task(_listen(listener, kb), name="mattermost"))
         print(f"infrabot: listening to Mattermost at {config.mattermost.url}", flush=True)
+        if routes:
+            print(f"infrabot: /infrabot slash command on {url_of(sock)}{COMMAND_PATH}", flush=True)
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:

@@ -380,6 +380,9 @@ class Secrets(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="INFRABOT_", extra="ignore")
 
     mm_token: SecretStr | None = None
+    # the token Mattermost sends with each `/infrabot` slash command (Integrations >
+    # Slash Commands shows it); unset: the slash command's route is not served
+    mm_command_token: SecretStr | None = None
     llm_api_key: SecretStr | None = None
 
 

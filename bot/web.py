@@ -37,7 +37,7 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from bot.conversation import Conversation
 from bot.knowledge import KnowledgeDesk, is_remember_request
@@ -132,6 +132,7 @@ def build_web_app(
     environments: Sequence[str] = (),
     title: str = "infrabot",
     max_concurrent: int = 4,
+    extra_routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
     threads = WebThreads()
     slots = asyncio.Semaphore(max_concurrent)
@@ -260,6 +261,7 @@ def build_web_app(
             Route("/api/threads/{thread_id}", thread),
             Route("/api/ask", ask, methods=["POST"]),
             Route("/healthz", health),
+            *extra_routes,
         ]
     )
 

@@ -30,6 +30,10 @@ class AnswerFact(BaseModel):
     knowledge: bool = Field(
         default=False, description="confirmed operational knowledge, not a live observation"
     )
+    fields: dict[str, str | int | float | bool] = Field(
+        default_factory=dict,
+        description="the fact's typed attributes that fit a table cell (pod, node, status...)",
+    )
     signal: bool = Field(
         default=True,
         description="False for a reading within its normal range that nothing cites: kept "
@@ -56,8 +60,8 @@ class Gap(BaseModel):
     kind: GapReason = GapReason.NO_CALL
 
     @classmethod
-    def of(cls, objective: str, note: GapNote) -> Gap:
-        return cls(objective=objective, reason=note.sentence(), kind=note.reason)
+    def of(cls, objective: str, note: GapNote, language: Language = Language.EN) -> Gap:
+        return cls(objective=objective, reason=note.sentence(language), kind=note.reason)
 
 
 class ObjectiveReport(BaseModel):

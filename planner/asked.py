@@ -13,6 +13,7 @@ import re
 from enum import StrEnum
 
 from policy.facts import FactKind, K8sWorkload
+from policy.language import Bilingual, Language, pick
 from policy.results import ResultFact
 
 
@@ -75,14 +76,38 @@ def value_priority(asked: AskedValue | None, order: dict[str, int]) -> dict[str,
     return {**order, FactKind.K8S_WORKLOAD: -1}
 
 
-def value_sentence(asked: AskedValue, fact: ResultFact, env: str | None) -> str | None:
+# the value sentence's parts, (English, Russian)
+_IN_ENV: Bilingual = (" in {env}", " в {env}")
+_READY: Bilingual = ("{ready} of {desired} replica(s) ready", "готово реплик: {ready} из {desired}")
+_IMAGES: Bilingual = (
+    "{where} runs more than one image: ",
+    "{where} запускает больше одного образа: ",
+)
+_REVISION_READY: Bilingual = (
+    "{images} on {ready} of {desired} ready (revision {revision}{newest})",
+    "{images}: готово {ready} из {desired} (ревизия {revision}{newest})",
+)
+_NEWEST: Bilingual = (", the newest", ", самая новая")
+_IMAGE: Bilingual = ("{where} runs image {images}", "{where} запускает образ {images}")
+_REVISION: Bilingual = (" (revision {revision})", " (ревизия {revision})")
+
+
+def value_sentence(
+    asked: AskedValue, fact: ResultFact, env: str | None, language: Language = Language.EN
+) -> str | None:
     """The value as the answer's first line, or None when `fact` does not carry it."""
     attrs = fact.attrs
     if not isinstance(attrs, K8sWorkload) or attrs.name is None:
         return None
-    where = f"{attrs.workload_kind or 'Workload'} {attrs.name}" + (f" in {env}" if env else "")
+
+    def say(text: Bilingual, **fields: object) -> str:
+        return pick(text, language).format(**fields)
+
+    where = f"{attrs.workload_kind or 'Workload'} {attrs.name}" + (
+        say(_IN_ENV, env=env) if env else ""
+    )
     counts = (
-        f"{attrs.ready} of {attrs.desired} replica(s) ready"
+        say(_READY, ready=attrs.ready, desired=attrs.desired)
         if attrs.ready is not None and attrs.desired is not None
         else None
     )
@@ -92,16 +117,22 @@ def value_sentence(asked: AskedValue, fact: ResultFact, env: str | None) -> str 
             if len({tuple(rs.images) for rs in live}) > 1:
                 # a rollout under way or stuck: what each revision runs, and how much of it
                 # is ready, is the answer; the spec's image alone would say the new one runs
-                return f"{where} runs more than one image: " + "; ".join(
-                    f"{', '.join(rs.images)} on {rs.ready} of {rs.desired} ready "
-                    f"(revision {rs.revision or '?'}{', the newest' if rs is live[-1] else ''})"
+                return say(_IMAGES, where=where) + "; ".join(
+                    say(
+                        _REVISION_READY,
+                        images=", ".join(rs.images),
+                        ready=rs.ready,
+                        desired=rs.desired,
+                        revision=rs.revision or "?",
+                        newest=pick(_NEWEST, language) if rs is live[-1] else "",
+                    )
                     for rs in live
                 )
             if not attrs.images:
                 return None
-            head = f"{where} runs image {', '.join(attrs.images)}"
+            head = say(_IMAGE, where=where, images=", ".join(attrs.images))
             if attrs.revision:
-                head += f" (revision {attrs.revision})"
+                head += say(_REVISION, revision=attrs.revision)
             return head + (f"; {counts}" if counts else "")
         case AskedValue.REPLICAS:
             if counts is None:

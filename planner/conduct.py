@@ -40,6 +40,7 @@ from planner.investigation import (
     InvestigationSettings,
     investigate,
 )
+from planner.language import Phrase, language_of, say
 from planner.modelroles import ModelSet
 from planner.progress import ProgressSink
 from planner.routing import PlannedCall, canonical
@@ -154,6 +155,11 @@ async def answer_turn(
     if context.unknown_envs and "env" not in context.explicit:
         answer = _unknown_env_answer(turn, context, settings.envs)
         return _leave(TurnOutcome(answer, context, None, inventory.calls), settings, redacting.memo)
+    if needs_scope(context):
+        # class "mixing up data centres": no env, object or identifier to read about in
+        # several envs; one question back beats an answer about whatever fails anywhere
+        answer = _clarify_answer(turn, context)
+        return _leave(TurnOutcome(answer, context, None, inventory.calls), settings, redacting.memo)
     start, _ = context.scope.time.bounds(turn.now)
     if start > turn.now:
         # nothing can have been observed yet: reading would only produce empty "complete"
@@ -177,7 +183,9 @@ async def answer_turn(
     answer.tool_calls = inventory.calls + answer.tool_calls
     # a list of names cut short: what the question names may be missing from it
     answer.gaps.extend(
-        Gap.of("scope", note) for note in inventory.partial if note.env in (None, *context.envs)
+        Gap.of("scope", note, answer.lang)
+        for note in inventory.partial
+        if note.env in (None, *context.envs)
     )
     if knowledge is not None:
         # after the live facts, so supported_by indexes stay valid; never stored as observed
@@ -374,15 +382,18 @@ def _ms_since(began: float) -> int:
 
 
 def _future_answer(turn: Turn, context: ContextState, start: datetime) -> Answer:
-    text = (
-        f"The time asked about starts at {start.isoformat(timespec='minutes')}, after the "
-        f"current time {turn.now.isoformat(timespec='minutes')}: nothing can be observed yet."
+    language = language_of(turn.question)
+    text = say(
+        Phrase.FUTURE,
+        language,
+        start=start.isoformat(timespec="minutes"),
+        now=turn.now.isoformat(timespec="minutes"),
     )
     return Answer(
         question=turn.question,
         scope=context.scope,
         summary=text,
-        gaps=[Gap.of("scope.time", GapNote(GapReason.FUTURE_TIME, detail=text))],
+        gaps=[Gap.of("scope.time", GapNote(GapReason.FUTURE_TIME, detail=text), language)],
         final=True,
     )
 
@@ -393,33 +404,71 @@ MAX_QUESTION_CHARS = 8000  # a question, and a paste of an alert or a log excerp
 def _too_long(turn: Turn) -> TurnOutcome:
     """A message past the cap is not read for a scope or a plan (the parse of any text is
     linear, but a turn's work must stay bounded): it is answered at once, saying so."""
-    text = (
-        f"The message is {len(turn.question)} characters long; at most {MAX_QUESTION_CHARS} "
-        "are read. Ask about one thing (a service, an environment, a time) and paste only "
-        "the lines that matter."
-    )
+    language = language_of(turn.question)
+    text = say(Phrase.TOO_LONG, language, length=len(turn.question), most=MAX_QUESTION_CHARS)
     context = ContextState(scope=Scope(), envs=[])
     answer = Answer(
         question=turn.question[:MAX_QUESTION_CHARS],
         scope=context.scope,
         summary=text,
-        gaps=[Gap.of("scope", GapNote(GapReason.NOT_BOUND, detail=text))],
+        gaps=[Gap.of("scope", GapNote(GapReason.NOT_BOUND, detail=text), language)],
         final=True,
     )
     return TurnOutcome(answer, context, None, [])
 
 
+def needs_scope(context: ContextState) -> bool:
+    """Nothing in the message (or the thread before it) says where to read: no env while
+    several are configured, no object or namespace, no identifier a source can find
+    across envs (a request id, a job, a commit, a host, a query)."""
+    ids = context.identifiers
+    located = (
+        ids.request_ids
+        or ids.job_ids
+        or ids.pipeline_ids
+        or ids.commits
+        or ids.hosts
+        or ids.promql
+        or ids.log_query
+    )
+    return (
+        len(context.envs) > 1
+        and "env" not in context.explicit  # "in all DCs" names them all
+        and context.scope.env is None
+        and not context.scope.object
+        and not context.scope.namespace
+        and not located
+    )
+
+
+def _clarify_answer(turn: Turn, context: ContextState) -> Answer:
+    language = language_of(turn.question)
+    example = f"{turn.question.rstrip('?. ')} ({context.envs[0]}, <service>)?"
+    text = say(
+        Phrase.WHICH_SCOPE,
+        language,
+        count=len(context.envs),
+        envs=", ".join(context.envs),
+        example=example,
+    )
+    return Answer(
+        question=turn.question,
+        scope=context.scope,
+        summary=text,
+        gaps=[Gap.of("scope", GapNote(GapReason.NO_SCOPE), language)],
+        final=True,
+    )
+
+
 def _unknown_env_answer(turn: Turn, context: ContextState, envs: list[str]) -> Answer:
     unknown = ", ".join(context.unknown_envs)
     configured = ", ".join(envs)
-    text = (
-        f"Environment {unknown} is not configured, so nothing there can be read. "
-        f"Configured environments: {configured}."
-    )
+    language = language_of(turn.question)
+    text = say(Phrase.UNKNOWN_ENV, language, unknown=unknown, configured=configured)
     return Answer(
         question=turn.question,
         scope=context.scope.model_copy(update={"env": None}),
         summary=text,
-        gaps=[Gap.of("scope.env", GapNote(GapReason.UNKNOWN_ENV, detail=text))],
+        gaps=[Gap.of("scope.env", GapNote(GapReason.UNKNOWN_ENV, detail=text), language)],
         final=True,
     )

@@ -16,6 +16,7 @@ from typing import Generic, Literal, TypeVar
 
 import structlog
 
+from planner.diagnosis_text import EDGE_CLASS_TEXT, Said, said
 from policy.facts import (
     AppResponse,
     CiCommit,
@@ -37,6 +38,7 @@ from policy.facts import (
     NetProbe,
     NodeNetwork,
 )
+from policy.language import Language
 from policy.results import ResultFact
 
 log = structlog.get_logger(__name__)
@@ -75,52 +77,7 @@ def _of(facts: list[IndexedFact], model: type[A]) -> list[Seen[A]]:
     return [Seen(f.index, f.fact, f.fact.attrs) for f in facts if isinstance(f.fact.attrs, model)]
 
 
-EDGE_CLASS_TEXT: dict[str, tuple[str, list[str]]] = {
-    "too_big_header": (
-        "the response headers did not fit the edge proxy's buffer "
-        '("upstream sent too big header while reading response header from upstream")',
-        [
-            "Inspect the full response header set of this path (Location, Set-Cookie) and trim it.",
-            "Raise proxy_buffer_size / proxy_buffers only after measuring the real header size.",
-        ],
-    ),
-    "timeout": (
-        "the upstream did not answer in time (upstream timed out)",
-        ["Check the backend's latency and slow requests for this path around that time."],
-    ),
-    "connect_timeout": (
-        "the proxy could not even connect to the upstream in time (connect timeout): the pod "
-        "or the node behind that address did not answer",
-        ["Check the pods behind the failing upstream addresses and the state of their nodes."],
-    ),
-    "connection_refused": (
-        "nothing accepted connections at the upstream address (connection refused)",
-        ["Check whether the pod behind that address was listening (readiness, restarts)."],
-    ),
-    "connection_reset": (
-        "the upstream reset the connection (connection reset by peer)",
-        ["Compare with the network health of the nodes behind the upstream addresses."],
-    ),
-    "premature_close": (
-        "the upstream closed the connection before sending a full response",
-        ["Compare with the network health of the nodes behind the upstream addresses."],
-    ),
-    "invalid_header": (
-        "the upstream sent a response header the proxy could not parse",
-        ["Inspect the raw response headers of the application for this path."],
-    ),
-    "upstream_tls": (
-        "the TLS handshake or certificate check towards the upstream failed",
-        ["Check the upstream certificate chain and the proxy's TLS settings towards it."],
-    ),
-    "no_live_upstreams": (
-        "the proxy had no live upstream left (all marked failed)",
-        ["Check why every upstream failed just before (refused, timeouts)."],
-    ),
-}
-
-
-def _edge(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
+def _edge(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
     out: list[Finding] = []
     access = _of(facts, EdgeAccess)
     # what the application answered to the requests the edge failed, never to others in
@@ -134,21 +91,18 @@ def _edge(facts: list[IndexedFact], onset: datetime | None = None) -> list[Findi
         if f.a.error_class in EDGE_CLASS_TEXT:
             classes.setdefault(f.a.error_class, []).append(f)
     for cls, fs in classes.items():
-        text, recs = EDGE_CLASS_TEXT[cls]
+        text, recs = EDGE_CLASS_TEXT[cls].text(lang), EDGE_CLASS_TEXT[cls].recommendations(lang)
         edge_status = next((str(a.a.status) for a in access if a.a.status), None)
         app_status = next((str(a.a.status) for a in app if a.a.status), None)
         support = [f.index for f in fs] + [a.index for a in access[:1]] + [a.index for a in app[:1]]
         if app_status and edge_status and app_status != edge_status:
-            summary = (
-                f"The application answered {app_status}; the edge proxy returned {edge_status} "
-                f"because {text}."
-            )
+            summary = said(Said.APP_VS_EDGE, lang, app=app_status, edge=edge_status, text=text)
             confidence: Literal["low", "medium", "high"] = "high"
         elif edge_status:
-            summary = f"The edge proxy returned {edge_status}: {text}."
+            summary = said(Said.EDGE_RETURNED, lang, edge=edge_status, text=text)
             confidence = "high" if access else "medium"
         else:
-            summary = f"The edge error log shows that {text}."
+            summary = said(Said.EDGE_LOG_SHOWS, lang, text=text)
             confidence = "medium"
         out.append(Finding(summary, summary, support, confidence, recs, weight=10))
     return out
@@ -183,7 +137,9 @@ def _workload_of(pod: str, owner: str | None) -> str:
     return parts[0] if len(parts) == 3 else pod
 
 
-def _node_network(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
+def _node_network(
+    facts: list[IndexedFact], onset: datetime | None, lang: Language
+) -> list[Finding]:
     """A node far worse than its peers, hosting pods behind the errors. Strong when two
     independent services on it failed together; no kernel knob is ever named."""
     out = []
@@ -199,14 +155,14 @@ def _node_network(facts: list[IndexedFact], onset: datetime | None = None) -> li
         services = sorted({_workload_of(pod, owner) for _, pod, owner in hosted if pod})
         conf: Literal["low", "medium", "high"] = "medium" if len(services) < 2 else "high"
         text = (
-            f"Node {node} shows network trouble ({', '.join(metrics)}) far above its peers"
-            + (f"; it hosts pods of {', '.join(services)}" if services else "")
+            said(Said.NODE_TROUBLE, lang, node=node, metrics=", ".join(metrics))
+            + (said(Said.NODE_HOSTS, lang, services=", ".join(services)) if services else "")
             + (
-                f", consistent with the edge errors ({', '.join(network_edge)})"
+                said(Said.NODE_CONSISTENT, lang, classes=", ".join(network_edge))
                 if network_edge
                 else ""
             )
-            + ". No specific kernel setting is established by the evidence."
+            + said(Said.NODE_NO_KNOB, lang)
         )
         out.append(
             Finding(
@@ -214,10 +170,7 @@ def _node_network(facts: list[IndexedFact], onset: datetime | None = None) -> li
                 text,
                 [f.index for f in fs] + [index for index, _, _ in hosted],
                 conf,
-                [
-                    f"Check {node}'s NIC, softnet backlog and the hypervisor it runs on "
-                    "before changing any setting."
-                ],
+                [said(Said.NODE_CHECK, lang, node=node)],
                 # the node explains the edge symptoms; it leads when both are present
                 weight=5 if network_edge else 20,
             )
@@ -242,16 +195,15 @@ def _hosted_on(facts: list[IndexedFact], node: str) -> list[tuple[int, str | Non
     return out
 
 
-def _workload(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
+def _workload(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
     out = []
     for f in _of(facts, K8sTermination):
         if f.a.reason == "OOMKilled":
             usage = [u for u in _of(facts, MetricsUsage) if u.a.resource == "memory"]
             exit_code = 137 if f.a.exit_code is None else f.a.exit_code
-            limit = f" of {f.a.memory_limit}" if f.a.memory_limit else ""
-            text = (
-                f"Container {f.a.container} of {f.a.pod} was killed for exceeding its "
-                f"memory limit{limit} (OOMKilled, exit code {exit_code})."
+            limit = said(Said.OOM_LIMIT, lang, limit=f.a.memory_limit) if f.a.memory_limit else ""
+            text = said(
+                Said.OOM, lang, container=f.a.container, pod=f.a.pod, limit=limit, code=exit_code
             )
             out.append(
                 Finding(
@@ -259,10 +211,7 @@ def _workload(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
                     text,
                     [f.index] + [u.index for u in usage[:2]],
                     "high",
-                    [
-                        "Compare memory usage with the limit over a day before raising it; "
-                        "look for a leak if usage only grows."
-                    ],
+                    [said(Said.OOM_CHECK, lang)],
                     weight=15,
                 )
             )
@@ -288,8 +237,9 @@ def _workload(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
         ]
         changes = _changes_before(facts, min(began) if began else None)
         # which build is failing: a crash after a release is about that image
-        text = f"Pod {first.a.pod}" + (f" (image {first.a.image})" if first.a.image else "")
-        text += f" is in {reason}"
+        text = said(Said.POD, lang, pod=first.a.pod)
+        text += said(Said.POD_IMAGE, lang, image=first.a.image) if first.a.image else ""
+        text += said(Said.POD_IN, lang, reason=reason)
         if first.a.message:
             text += f": {first.a.message}"
         severe = [
@@ -299,10 +249,10 @@ def _workload(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
         ]
         quoted = _distinct_lines(severe or logs)[-2:]
         if quoted:
-            text += ". Its log says: " + " / ".join(quoted)
+            text += said(Said.POD_LOG, lang, lines=" / ".join(quoted))
         last_change = changes[-1:] if reason == "CrashLoopBackOff" else []
         for change in last_change:
-            text += f". It started failing after {_change_text(change)}"
+            text += said(Said.POD_AFTER, lang, change=_change_text(change, lang))
         out.append(
             Finding(
                 text + ".",
@@ -315,15 +265,24 @@ def _workload(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
     evicted = [p for p in _of(facts, K8sPod) if p.a.pod_reason == "Evicted"]
     if evicted:
         e = evicted[0]
-        text = (
-            f"{len(evicted)} pod(s) were evicted by the kubelet, e.g. {e.a.pod}: "
-            f"{e.a.pod_message or 'no message'}"
+        text = said(
+            Said.EVICTED,
+            lang,
+            count=len(evicted),
+            pod=e.a.pod,
+            message=e.a.pod_message or said(Said.NO_MESSAGE, lang),
         )
         out.append(Finding(text, text, [x.index for x in evicted[:3]], "high", weight=15))
     for ev in _of(facts, K8sEvent):
         reason = ev.a.reason or ""
         if reason in ("FailedMount", "FailedAttachVolume", "FailedScheduling", "FailedCreate"):
-            text = f"Kubernetes reports {reason} for {ev.a.object}: {ev.a.message or ''}".strip()
+            text = said(
+                Said.K8S_REPORTS,
+                lang,
+                reason=reason,
+                object=ev.a.object,
+                message=ev.a.message or "",
+            ).strip()
             out.append(Finding(text, text, [ev.index], "high", weight=18))
     return out
 
@@ -428,25 +387,33 @@ def _during(at: datetime, runs: list[tuple[datetime, datetime]]) -> bool:
     return any(start <= at <= end + timedelta(minutes=1) for start, end in runs)
 
 
-def _change_text(change: Change) -> str:
+def _change_text(change: Change, lang: Language) -> str:
     a = change.a
     if isinstance(a, CiJob):
-        return f"release job {a.job_name} #{a.job_id}"
+        return said(Said.CHANGE_JOB, lang, job=a.job_name, id=a.job_id)
     at = change.fact.observed_at
-    when = f" at {at.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}" if at else ""
+    stamp = at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if at else None
+    when = said(Said.CHANGE_AT, lang, at=stamp) if stamp else ""
     what = f"{a.resource} {a.namespace + '/' if a.namespace else ''}{a.name}"
-    mounted = f", which the pods of {a.mounted_by} mount" if a.mounted_by else ""
-    return f"{a.actor} did {a.verb} on {what}{when}{mounted}"
+    mounted = said(Said.CHANGE_MOUNTED, lang, by=a.mounted_by) if a.mounted_by else ""
+    return said(
+        Said.CHANGE_AUDIT, lang, actor=a.actor, verb=a.verb, what=what, at=when, mounted=mounted
+    )
 
 
-def _quota(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
+def _quota(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
     out = []
     for q in _of(facts, K8sQuota):
         ratio = q.a.ratio
         if ratio is not None and ratio >= 0.85:
-            text = (
-                f"Quota {q.a.quota} is at {ratio:.0%} for {q.a.resource} "
-                f"({q.a.used} of {q.a.hard})."
+            text = said(
+                Said.QUOTA,
+                lang,
+                quota=q.a.quota,
+                ratio=f"{ratio:.0%}",
+                resource=q.a.resource,
+                used=q.a.used,
+                hard=q.a.hard,
             )
             out.append(Finding(text, text, [q.index], "high", weight=30))
     return out
@@ -459,7 +426,7 @@ def _is_controller(actor: str | None) -> bool:
     )
 
 
-def _releases(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
+def _releases(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
     """Who deployed, with the roles kept apart: the job's user started the job, the commit
     author wrote the change, the audit actor changed the object in the cluster."""
     # a job that ran is a release; one nobody played comes after, said as not run
@@ -477,15 +444,15 @@ def _releases(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
     for j in jobs[:3]:
         user = j.a.user
         parts.append(
-            f"job {j.a.job_name} #{j.a.job_id} (pipeline {j.a.pipeline_id}) "
+            said(Said.JOB, lang, name=j.a.job_name, id=j.a.job_id, pipeline=j.a.pipeline_id)
             + (
-                "has not run"
+                said(Said.JOB_NOT_RUN, lang)
                 if not j.a.ran
-                else f"was started by {user}"
+                else said(Said.JOB_STARTED_BY, lang, user=user)
                 if user
-                else "has no user in GitLab's answer"
+                else said(Said.JOB_NO_USER, lang)
             )
-            + f", status {j.a.status}"
+            + said(Said.JOB_STATUS, lang, status=j.a.status)
         )
         support.append(j.index)
     shas = {j.a.commit_sha or "" for j in jobs}
@@ -493,23 +460,32 @@ def _releases(facts: list[IndexedFact], onset: datetime | None = None) -> list[F
         sha = c.a.sha or ""
         if jobs and not any(s and (sha.startswith(s) or s.startswith(sha)) for s in shas):
             continue
-        parts.append(f"commit {sha[:8]} was authored by {c.a.author}")
+        parts.append(said(Said.COMMIT_AUTHOR, lang, sha=sha[:8], author=c.a.author))
         support.append(c.index)
     for a in audits[:2]:
-        parts.append(f"in the cluster {a.a.actor} did {a.a.verb} on {a.a.resource} {a.a.name}")
+        parts.append(
+            said(
+                Said.CLUSTER_CHANGE,
+                lang,
+                actor=a.a.actor,
+                verb=a.a.verb,
+                resource=a.a.resource,
+                name=a.a.name,
+            )
+        )
         support.append(a.index)
     summary = "; ".join(parts) + "."
     return [Finding(summary[0].upper() + summary[1:], None, support, "high", weight=40)]
 
 
-def _rates(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
+def _rates(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
     rates = _of(facts, HttpRate)
     if not rates:
         return []
     return [Finding(rates[0].fact.text, None, [rates[0].index], "high", weight=60)]
 
 
-def _probes(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
+def _probes(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
     probes = _of(facts, NetProbe)
     if not probes:
         return []
@@ -524,7 +500,7 @@ def _probes(facts: list[IndexedFact], onset: datetime | None = None) -> list[Fin
     ]
 
 
-def _autoscaler(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
+def _autoscaler(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
     """An autoscaler that may not add replicas while its metric is above target: the load
     is more than the replicas it may run can serve (every pod healthy, nothing restarted)."""
     out = []
@@ -533,12 +509,9 @@ def _autoscaler(facts: list[IndexedFact], onset: datetime | None = None) -> list
         # target (pinned min == max, or quiet at its minimum, is no such finding)
         if not (h.a.at_max and (h.a.limited or h.a.over_target)):
             continue
-        text = (
-            f"{h.a.target} cannot scale out: its HorizontalPodAutoscaler {h.a.name} is at "
-            f"its maximum of {h.a.max_replicas} replicas"
-        )
+        text = said(Said.HPA_AT_MAX, lang, target=h.a.target, name=h.a.name, max=h.a.max_replicas)
         if h.a.metrics:
-            text += f" while {', '.join(h.a.metrics)}"
+            text += said(Said.HPA_WHILE, lang, metrics=", ".join(h.a.metrics))
         text += "."
         out.append(
             Finding(
@@ -546,10 +519,7 @@ def _autoscaler(facts: list[IndexedFact], onset: datetime | None = None) -> list
                 text,
                 [h.index],
                 "medium",
-                [
-                    "Compare the request rate with the capacity of the maximum replicas "
-                    "before raising maxReplicas; check the nodes have room for more pods."
-                ],
+                [said(Said.HPA_CHECK, lang)],
                 weight=25,
             )
         )
@@ -559,13 +529,15 @@ def _autoscaler(facts: list[IndexedFact], onset: datetime | None = None) -> list
 RULES = (_edge, _node_network, _workload, _quota, _autoscaler, _releases, _rates, _probes)
 
 
-def diagnose(facts: list[IndexedFact], onset: datetime | None = None) -> list[Finding]:
+def diagnose(
+    facts: list[IndexedFact], onset: datetime | None = None, language: Language = Language.EN
+) -> list[Finding]:
     """Every rule's findings, most explanatory first. A rule that breaks on odd data is
     skipped (and logged): the facts already collected must still reach the answer."""
     findings: list[Finding] = []
     for rule in RULES:
         try:
-            findings.extend(rule(facts, onset))
+            findings.extend(rule(facts, onset, language))
         except (TypeError, ValueError, KeyError, AttributeError):
             log.exception("diagnosis.rule_failed", rule=rule.__name__)
     return sorted(findings, key=lambda f: f.weight)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import assert_never
 
+from pydantic import BaseModel
+
 from planner.answer import (
     Answer,
     AnswerFact,
@@ -64,6 +66,7 @@ def finalize(
     total_ms: int,
     timed_out: bool,
 ) -> Answer:
+    language = language_of(turn.question)
     indexed: list[IndexedFact] = []
     facts: list[AnswerFact] = []
     seen: set[tuple[str, str, str | None]] = set()
@@ -83,12 +86,15 @@ def finalize(
         indexed.append(IndexedFact(len(facts), fact, entry.env))
         facts.append(_answer_fact(fact, entry.env, entry.call_id, context))
 
-    objective_titles = {o.id: o.title for o in plan.objectives}
+    by_id = {o.id: o for o in plan.objectives}
     for (obj_id, env), out in outcomes.items():
         if out.status == "resolved" and out.negative and not _has_facts(records, obj_id, env):
-            text = (
-                f"No {objective_titles[obj_id]} found in {env} "
-                f"(complete read of {', '.join(out.sources) or 'the source'})"
+            text = say(
+                Phrase.NOTHING_FOUND,
+                language,
+                what=by_id[obj_id].title_in(language),
+                env=env,
+                read=", ".join(out.sources) or say(Phrase.THE_SOURCE, language),
             )
             rf = ResultFact(
                 text=text,
@@ -101,7 +107,7 @@ def finalize(
             facts.append(_answer_fact(rf, env, None, context))
 
     # an onset the question states ("503 since 12:30") bounds what can have caused it
-    findings = diagnose(indexed, context.onset)
+    findings = diagnose(indexed, context.onset, language)
     hypotheses = [
         Hypothesis(text=f.hypothesis, supported_by=f.supported_by, confidence=f.confidence)
         for f in findings
@@ -120,15 +126,14 @@ def finalize(
                 recommendations.append(r)
 
     gaps: list[Gap] = []
-    by_id = {o.id: o for o in plan.objectives}
     for (obj_id, env), out in outcomes.items():
         if out.status == "resolved" and out.negative and by_id[obj_id].absence_is_gap:
-            read = ", ".join(out.sources) or "the source"
-            note = GapNote(GapReason.ABSENCE_ONLY, env, by_id[obj_id].title, read)
-            gaps.append(Gap.of(obj_id, note))
+            read = ", ".join(out.sources) or say(Phrase.THE_SOURCE, language)
+            title = by_id[obj_id].title_in(language)
+            gaps.append(Gap.of(obj_id, GapNote(GapReason.ABSENCE_ONLY, env, title, read), language))
         if out.status != "resolved":
             for note in out.reasons or [GapNote(GapReason.NO_CALL, env)]:
-                gaps.append(Gap.of(obj_id, note))
+                gaps.append(Gap.of(obj_id, note, language))
     reported = {(g.subject, g.env) for out in outcomes.values() for g in out.reasons}
     for rec in records:
         if rec.result.status == "error" and (rec.call.tool, rec.call.env) not in reported:
@@ -138,7 +143,7 @@ def finalize(
             note = GapNote(
                 GapReason.SOURCE_FAILED, rec.call.env, rec.call.tool, why_failed(rec.result)
             )
-            gaps.append(Gap.of(gap_for, note))
+            gaps.append(Gap.of(gap_for, note, language))
             reported.add((rec.call.tool, rec.call.env))
     for rec in records:
         cov = rec.result.coverage
@@ -155,12 +160,16 @@ def finalize(
             )
             gap_for = sorted(rec.objectives)[0] if rec.objectives else rec.call.tool
             gaps.append(
-                Gap.of(gap_for, GapNote(GapReason.TRUNCATED, rec.call.env, rec.call.tool, read))
+                Gap.of(
+                    gap_for,
+                    GapNote(GapReason.TRUNCATED, rec.call.env, rec.call.tool, read),
+                    language,
+                )
             )
     gaps = list({(g.objective, g.reason): g for g in gaps}.values())
     if context.ambiguous_objects:
         names = ", ".join(context.ambiguous_objects)
-        gaps.append(Gap.of("scope", GapNote(GapReason.AMBIGUOUS_NAME, detail=names)))
+        gaps.append(Gap.of("scope", GapNote(GapReason.AMBIGUOUS_NAME, detail=names), language))
 
     reports: list[ObjectiveReport] = []
     for objective in plan.objectives:
@@ -200,12 +209,11 @@ def finalize(
         leading.sort(key=lambda f: f.hypothesis is not None)
     # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
     # ready. Pod … is in CrashLoopBackOff …")
-    value = _value_asked(indexed, context)
-    head = _summary(leading, facts, context, min(lead, default=0), value)
+    value = _value_asked(indexed, context, language)
+    head = _summary(leading, facts, context, language, min(lead, default=0), value)
     if context.change is not None:
         # asked to act: the answer says first that nothing was changed, and the step a
         # person would take comes first among the next steps
-        language = language_of(turn.question)
         action = context.change.value
         head = say(Phrase.READ_ONLY, language, action=action) + head
         step = human_step(
@@ -220,7 +228,7 @@ def finalize(
     answer = Answer(
         question=turn.question,
         scope=context.scope,
-        summary=frame_summary(head, len(gaps), final, language_of(turn.question)),
+        summary=frame_summary(head, len(gaps), final, language),
         facts=facts,
         hypotheses=hypotheses,
         gaps=gaps,
@@ -234,7 +242,9 @@ def finalize(
     return answer
 
 
-def _value_asked(indexed: list[IndexedFact], context: ContextState) -> str | None:
+def _value_asked(
+    indexed: list[IndexedFact], context: ContextState, language: Language
+) -> str | None:
     """The value of the object asked about, once per env that has it ("; " between)."""
     if context.asked is None or context.scope.time.mode != "now":
         return None  # the state read is today's: it is no answer for a past moment
@@ -244,7 +254,7 @@ def _value_asked(indexed: list[IndexedFact], context: ContextState) -> str | Non
         if not isinstance(attrs, K8sWorkload) or attrs.name != context.scope.object:
             continue
         if item.env not in said and (
-            sentence := value_sentence(context.asked, item.fact, item.env)
+            sentence := value_sentence(context.asked, item.fact, item.env, language)
         ):
             said[item.env] = sentence
     return "; ".join(said.values()) or None
@@ -276,19 +286,46 @@ def _answer_fact(
         link=fact.link,
         scope=scope,
         kind=fact.kind,
+        fields=cells_of(fact.attrs, fact.text),
     )
+
+
+CELL_CHARS = 64
+PROSE_WORDS = 3  # a value of more words is prose (a message, a log line), not a cell
+
+
+def cells_of(attrs: object, text: str) -> dict[str, str | int | float | bool]:
+    """The typed attributes of a fact that fit a table's cell, in the model's order: set
+    scalars, short, not prose. None for a fact whose sentence quotes a source's prose (a
+    log line, an event message): those words are the evidence, so it stays a line."""
+    if not isinstance(attrs, BaseModel):
+        return {}
+    out: dict[str, str | int | float | bool] = {}
+    for name, value in attrs:
+        if name == "kind" or value is None:
+            continue
+        if isinstance(value, str) and len(value.split()) > PROSE_WORDS:
+            if value in text:
+                return {}
+            continue
+        if isinstance(value, bool | int | float) or (
+            isinstance(value, str) and 0 < len(value) <= CELL_CHARS
+        ):
+            out[name] = value
+    return out
 
 
 def _summary(
     findings: list[Finding],
     facts: list[AnswerFact],
     context: ContextState,
+    language: Language,
     first_asked: int = 0,
     value: str | None = None,
 ) -> str:
     """`first_asked`: the index of the first fact read for a required objective; `value`:
     the value the question asks for, said first."""
-    where = context.scope.object or "the question"
+    where = context.scope.object or say(Phrase.THE_QUESTION, language)
     env = context.scope.env or ", ".join(context.envs)
     if value and findings:
         head = f"{value}. {findings[0].summary}"
@@ -297,14 +334,14 @@ def _summary(
     elif findings:
         head = findings[0].summary
     elif facts and (context.intent in DIAGNOSTIC_INTENTS or context.asks_cause):
-        head = f"{len(facts)} observations about {where} in {env}; no cause is established."
+        head = say(Phrase.NO_CAUSE, language, count=len(facts), where=where, env=env)
     elif facts:
         # a question for a value, not a cause: lead with the value asked for
         head = facts[first_asked].text.rstrip(".") + "."
         if len(facts) > 1:
-            head += f" ({len(facts) - 1} more observation(s) below.)"
+            head += say(Phrase.MORE_BELOW, language, count=len(facts) - 1)
     else:
-        head = f"Nothing about {where} in {env} could be established."
+        head = say(Phrase.NOTHING_ESTABLISHED, language, where=where, env=env)
     return head
 
 

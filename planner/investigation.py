@@ -562,7 +562,7 @@ async def investigate(
             tz=settings.timezone,
         )
         for note in [*free.notes, *prose.notes]:
-            answer.gaps.append(Gap.of("model", GapNote(GapReason.MODEL, detail=note)))
+            answer.gaps.append(Gap.of("model", GapNote(GapReason.MODEL, detail=note), answer.lang))
         head = prose.summary or answer.conclusion
         answer.summary = frame_summary(head, len(answer.gaps), answer.final, answer.lang)
         _account(answer, desk)

@@ -10,29 +10,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-# share of a question's letters that are Cyrillic from which it is read as Russian: names
-# of services, hosts and environments are Latin in either language ("почему checkout в
-# prod отдавал 502" is over half Cyrillic, "what is wrong with платежи" a fifth)
-_CYRILLIC_SHARE = 0.3
+from policy.language import Language, language_of, pick
 
-
-class Language(StrEnum):
-    EN = "en"
-    RU = "ru"
-
-
-def language_of(text: str) -> Language:
-    """Russian when enough of the text's letters are Cyrillic, else English."""
-    cyrillic = latin = 0
-    for ch in text:
-        if not ch.isalpha():
-            continue
-        if "а" <= ch.lower() <= "я" or ch in "ёЁ":
-            cyrillic += 1
-        elif ch.isascii():
-            latin += 1
-    letters = cyrillic + latin
-    return Language.RU if letters and cyrillic / letters >= _CYRILLIC_SHARE else Language.EN
+__all__ = ["Language", "Phrase", "language_of", "say"]
 
 
 class Phrase(StrEnum):
@@ -64,6 +44,29 @@ class Phrase(StrEnum):
     REPORT_ATTACHED = "report_attached"
     READ_ONLY = "read_only"
     HUMAN_STEP = "human_step"
+    NOTHING_FOUND = "nothing_found"
+    THE_SOURCE = "the_source"
+    THE_QUESTION = "the_question"
+    NO_CAUSE = "no_cause"
+    NOTHING_ESTABLISHED = "nothing_established"
+    MORE_BELOW = "more_below"
+    FUTURE = "future"
+    TOO_LONG = "too_long"
+    UNKNOWN_ENV = "unknown_env"
+    WHICH_SCOPE = "which_scope"
+    COMMAND_HELP = "command_help"
+    COMMAND_NOT_HERE = "command_not_here"
+    COMMAND_TAKEN = "command_taken"
+    COMMAND_ASKED = "command_asked"
+    YES = "yes"
+    INVESTIGATING = "investigating"
+    PROGRESS_START = "progress_start"
+    READS_DONE = "reads_done"
+    READS_FAILED = "reads_failed"
+    READING_NOW = "reading_now"
+    NO = "no"
+    TIME = "time"
+    LINKS = "links"
 
 
 # (English, Russian); {name} fields are filled by `say`
@@ -111,6 +114,77 @@ _TEXT: dict[Phrase, tuple[str, str]] = {
         "Если факты ниже подтверждают, что нужен {action}, человек с доступом может выполнить: "
         "{step}",
     ),
+    Phrase.NOTHING_FOUND: (
+        "No {what} found in {env} (complete read of {read})",
+        "В {env} не найдено: {what} (прочитано полностью: {read})",
+    ),
+    Phrase.THE_SOURCE: ("the source", "источник"),
+    Phrase.THE_QUESTION: ("the question", "предмете вопроса"),
+    Phrase.NO_CAUSE: (
+        "{count} observations about {where} in {env}; no cause is established.",
+        "Наблюдений о {where} в {env}: {count}; причина не установлена.",
+    ),
+    Phrase.NOTHING_ESTABLISHED: (
+        "Nothing about {where} in {env} could be established.",
+        "Ничего о {where} в {env} установить не удалось.",
+    ),
+    Phrase.MORE_BELOW: (
+        " ({count} more observation(s) below.)",
+        " (ещё наблюдений ниже: {count}.)",
+    ),
+    Phrase.FUTURE: (
+        "The time asked about starts at {start}, after the current time {now}: nothing can be "
+        "observed yet.",
+        "Время в вопросе начинается в {start}, позже текущего {now}: наблюдать ещё нечего.",
+    ),
+    Phrase.TOO_LONG: (
+        "The message is {length} characters long; at most {most} are read. Ask about one thing "
+        "(a service, an environment, a time) and paste only the lines that matter.",
+        "Сообщение длиной {length} символов; читается не больше {most}. Спросите об одном "
+        "(сервис, окружение, время) и вставьте только нужные строки.",
+    ),
+    Phrase.UNKNOWN_ENV: (
+        "Environment {unknown} is not configured, so nothing there can be read. Configured "
+        "environments: {configured}.",
+        "Окружение {unknown} не настроено, читать там нечего. Настроенные окружения: {configured}.",
+    ),
+    Phrase.WHICH_SCOPE: (
+        "Which environment and which service do you mean? The question names neither, and an "
+        "answer about all {count} environments would mix them up, so I have read nothing yet. "
+        'Environments: {envs}. For example: "{example}"',
+        "О каком окружении и каком сервисе речь? В вопросе нет ни того, ни другого, а ответ "
+        "сразу про все окружения ({count}) смешал бы их, поэтому я пока ничего не читал. "
+        'Окружения: {envs}. Например: "{example}"',
+    ),
+    Phrase.INVESTIGATING: ("Investigating…", "Разбираюсь…"),
+    Phrase.PROGRESS_START: (
+        "Investigating… reading the sources; the answer follows as a reply.",
+        "Разбираюсь… читаю источники, ответ придёт следующим сообщением.",
+    ),
+    Phrase.READS_DONE: ("{done} of {total} reads done", "готово чтений: {done} из {total}"),
+    Phrase.READS_FAILED: (", {count} failed", ", с ошибкой: {count}"),
+    Phrase.READING_NOW: ("Reading now: {names}.", "Сейчас читаю: {names}."),
+    Phrase.COMMAND_HELP: (
+        "Ask about a service, an environment and a time, e.g. `/infrabot why did "
+        "checkout-api in prod return 502 at 14:11?` The answer comes as a thread in this "
+        "channel; ask follow-ups there with an @mention.",
+        "Спросите о сервисе, окружении и времени, например `/infrabot почему checkout-api в "
+        "prod отдавал 502 в 14:11?` Ответ придёт тредом в этом канале; уточнения — там же, "
+        "через @упоминание.",
+    ),
+    Phrase.COMMAND_NOT_HERE: (
+        "I cannot answer in this channel: add me to it (or ask in a channel I serve).",
+        "Я не могу ответить в этом канале: добавьте меня в него (или спросите в моём канале).",
+    ),
+    Phrase.COMMAND_TAKEN: (
+        "Investigating; the answer comes as a thread in this channel.",
+        "Разбираюсь; ответ придёт тредом в этом канале.",
+    ),
+    Phrase.COMMAND_ASKED: ("@{user} asked: {question}", "@{user} спрашивает: {question}"),
+    Phrase.YES: ("yes", "да"),
+    Phrase.NO: ("no", "нет"),
+    Phrase.TIME: ("time", "время"),
+    Phrase.LINKS: ("links", "ссылки"),
     Phrase.REPORT_ATTACHED: (
         "The full report ({facts} facts, {gaps} gaps, {calls} tool calls) is attached as {name}.",
         "Полный отчёт ({facts} фактов, {gaps} пробелов, {calls} вызовов) во вложении {name}.",
@@ -120,6 +194,5 @@ _TEXT: dict[Phrase, tuple[str, str]] = {
 
 def say(phrase: Phrase, language: Language, **fields: object) -> str:
     """The phrase in `language`, its {fields} filled."""
-    english, russian = _TEXT[phrase]
-    text = russian if language is Language.RU else english
+    text = pick(_TEXT[phrase], language)
     return text.format(**fields) if fields else text

@@ -17,22 +17,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.context import ContextState
+from policy.gaps import Need
+from policy.language import Language
 from policy.vocabulary import Facet
-
-Need = Literal[
-    "request_id",
-    "object",
-    "node",
-    "pod",
-    "failing_pod",
-    "namespace",
-    "host",
-    "job_id",
-    "address",
-    "promql",
-    "log_query",
-    "terms",
-]
 
 
 class Objective(BaseModel):
@@ -40,6 +27,7 @@ class Objective(BaseModel):
 
     id: str
     title: str
+    title_ru: str | None = Field(default=None, description="the title in Russian answers")
     required: bool
     evidence: list[str]
     needs: list[Need] = Field(default_factory=list)
@@ -71,6 +59,9 @@ class Objective(BaseModel):
         "the objective is a union (changes = releases + people's changes in the cluster), so "
         "one source's empty read never proves the whole of it absent",
     )
+
+    def title_in(self, language: Language) -> str:
+        return self.title_ru if language is Language.RU and self.title_ru else self.title
 
 
 class Variant(BaseModel):

@@ -33,12 +33,19 @@ from policy.scope import format_iso_duration
 
 EVIDENCE_SHOWN = 8
 PER_GROUP = 2
+# facts of one kind from one source from which they are a table rather than lines, how
+# many rows it shows, and how many attribute columns (besides the number and the time)
+TABLE_MIN = 4
+TABLE_ROWS = 10
+TABLE_COLUMNS = 6
 
 # a zoned ISO-8601 time as our own texts write it ("2026-07-20T11:03:30.000Z",
 # "2026-07-20T14:03:30+03:00"); a bare one (no zone) is left as written
 _ISO = re.compile(
     r"\b(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}(?::\d{2})?)(?:\.\d{1,9})?(Z|[+-]\d{2}:\d{2})(?!\d)"
 )
+# a UTC moment quoted in a Kibana link's rison ("from:'2026-07-08T09:12:30.000Z'")
+_KIBANA_TIME = re.compile(r"'(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)Z'")
 # a clock time with an offset and no date ("and 14:18:30+03:00"): its offset is dropped
 # when it is the answer's own, the scope line having said it
 _CLOCK_OFFSET = re.compile(r"\b(\d{2}:\d{2}(?::\d{2})?)([+-]\d{2}:\d{2})(?!\d)")
@@ -74,6 +81,27 @@ class ShownFact(BaseModel):
     similar: int = 0  # facts like it (same kind, source and link) not shown
 
 
+class ShownLink(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    label: str
+    url: str
+
+
+class ShownTable(BaseModel):
+    """Facts of one kind from one source that are rows of a table (pods, nodes, jobs):
+    a column per typed attribute they carry, the fact's number first, its time last."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    source: str
+    env: str | None
+    columns: list[str]
+    rows: list[list[str]]
+    links: list[ShownLink] = []
+
+
 class ShownHypothesis(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -99,6 +127,7 @@ class Presentation(BaseModel):
     gaps: list[ShownGap]
     next_steps: list[str]
     evidence: list[ShownFact]
+    tables: list[ShownTable] = []
     more: int = 0  # facts left to the full report
     held_back: int = 0  # of them, readings within their normal range
 
@@ -177,6 +206,24 @@ class _Clock:
 
         return _CLOCK_OFFSET.sub(bare, _ISO.sub(local, text))
 
+    def link(self, url: str) -> str:
+        """A Kibana or OpenSearch Dashboards link with its time window in this clock's
+        zone ("14:12:30.000+05:00", the "+" percent-encoded: the app decodes "+" in its
+        hash as a space), so the window a person sees in the URL is the one in the answer;
+        the same moments, another way of writing them. Other links are left as they are."""
+        if "/app/discover" not in url and "/app/data-explorer" not in url:
+            return url
+
+        def local(m: re.Match[str]) -> str:
+            try:
+                moment = datetime.fromisoformat(f"{m.group(1)}+00:00")
+            except ValueError:
+                return m.group(0)
+            shown = moment.astimezone(self.tz).isoformat(timespec="milliseconds")
+            return "'" + shown.replace("+", "%2B") + "'"
+
+        return _KIBANA_TIME.sub(local, url)
+
     def offset(self) -> str:
         """The answer's offset on its day, as ISO writes it ("+03:00")."""
         day = self.day or datetime.now(UTC).date()
@@ -251,9 +298,68 @@ def _shown(
         source=f.source,
         env=str(f.scope.get("env")) if f.scope.get("env") else None,
         when=clock.show(f.observed_at) if f.observed_at else say(Phrase.TIME_UNKNOWN, language),
-        link=link,
+        link=clock.link(link) if link else None,
         label=link_label(link, language) if link else None,
         knowledge=f.knowledge,
+    )
+
+
+def _table_key(f: AnswerFact) -> tuple[str, str] | None:
+    return (f.kind, f.source) if f.kind and len(f.fields) >= 2 else None
+
+
+def _tabled(answer: Answer, order: list[int], cited: set[int]) -> dict[tuple[str, str], list[int]]:
+    """The facts that go into tables, by (kind, source): a kind with at least `TABLE_MIN`
+    facts worth showing, each with cells; at most `TABLE_ROWS` of them, in `order`."""
+    rows: dict[tuple[str, str], list[int]] = {}
+    for i in order:
+        f = answer.facts[i]
+        key = _table_key(f)
+        if key is not None and (f.signal or i in cited):
+            rows.setdefault(key, []).append(i)
+    return {k: v for k, v in rows.items() if len(v) >= TABLE_MIN}
+
+
+def _cell(value: str | int | float | bool, clock: _Clock, language: Language) -> str:
+    if isinstance(value, bool):
+        return say(Phrase.YES if value else Phrase.NO, language)
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return clock.text(str(value))
+
+
+def _table(
+    answer: Answer,
+    key: tuple[str, str],
+    indexes: list[int],
+    clock: _Clock,
+    language: Language,
+    link_shown: set[str],
+) -> ShownTable:
+    indexes = sorted(indexes)
+    facts = [answer.facts[i] for i in indexes]
+    names = list(dict.fromkeys(n for f in facts for n in f.fields))
+    if len(names) > TABLE_COLUMNS:
+        # what every row shares says nothing about one row: those columns go first
+        varying = [n for n in names if len({str(f.fields.get(n)) for f in facts}) > 1]
+        names = (varying or names)[:TABLE_COLUMNS]
+    rows = []
+    links: list[ShownLink] = []
+    for i, f in zip(indexes, facts, strict=True):
+        cells = [_cell(f.fields[n], clock, language) if n in f.fields else "" for n in names]
+        when = clock.show(f.observed_at) if f.observed_at else ""
+        rows.append([str(i + 1), *cells, when])
+        if f.link and f.link not in link_shown and f.link.startswith(("https://", "http://")):
+            link_shown.add(f.link)
+            links.append(ShownLink(label=link_label(f.link, language), url=clock.link(f.link)))
+    envs = {str(f.scope.get("env")) for f in facts if f.scope.get("env")}
+    return ShownTable(
+        kind=key[0],
+        source=key[1],
+        env=envs.pop() if len(envs) == 1 else None,
+        columns=["#", *names, say(Phrase.TIME, language)],
+        rows=rows,
+        links=links,
     )
 
 
@@ -266,15 +372,27 @@ def present(answer: Answer, *, evidence: int | None = EVIDENCE_SHOWN) -> Present
     cited = {i for h in answer.hypotheses for i in h.supported_by}
     link_shown: set[str] = set()
     shown: list[ShownFact] = []
+    tables: list[ShownTable] = []
     held_back = more = 0
     if evidence is None:
         shown = [_shown(answer, i, clock, language, link_shown) for i in range(len(answer.facts))]
     else:
+        order = _order(answer)
+        tabled = _tabled(answer, order, cited)
+        in_tables = {i for rows in tabled.values() for i in rows[:TABLE_ROWS]}
+        tables = [
+            _table(answer, key, rows[:TABLE_ROWS], clock, language, link_shown)
+            for key, rows in tabled.items()
+        ]
+        more += sum(max(0, len(rows) - TABLE_ROWS) for rows in tabled.values())
+        left_over = {i for rows in tabled.values() for i in rows[TABLE_ROWS:]}
         groups: Counter[tuple[str, str, str]] = Counter()
         last_of: dict[tuple[str, str, str], ShownFact] = {}
-        for i in _order(answer):
+        for i in order:
             f = answer.facts[i]
             key = _group(f)
+            if i in in_tables or i in left_over:
+                continue
             if not f.signal and i not in cited:
                 held_back += 1
                 continue
@@ -305,6 +423,7 @@ def present(answer: Answer, *, evidence: int | None = EVIDENCE_SHOWN) -> Present
         gaps=[ShownGap(objective=g.objective, reason=clock.text(g.reason)) for g in answer.gaps],
         next_steps=[clock.text(r) for r in answer.recommendations],
         evidence=shown,
+        tables=tables,
         more=more + held_back,
         held_back=held_back,
     )

@@ -13,6 +13,7 @@ from planner.presentation import (
     Presentation,
     ShownFact,
     ShownHypothesis,
+    ShownTable,
     present,
 )
 
@@ -73,6 +74,19 @@ def _md_fact(f: ShownFact, p: Presentation) -> str:
     return line
 
 
+def _md_table(t: ShownTable, p: Presentation) -> list[str]:
+    """A Markdown table (Mattermost renders them); every cell is literal text."""
+    where = ", ".join(md_text(x) for x in (t.source, t.env or "-"))
+    lines = [f"**{md_text(t.kind)}** _({where})_", ""]
+    lines.append("| " + " | ".join(md_text(c) for c in t.columns) + " |")
+    lines.append("|" + "---|" * len(t.columns))
+    lines += ["| " + " | ".join(md_text(c) or " " for c in row) + " |" for row in t.rows]
+    if t.links:
+        links = " ".join(md_link(link.url, link.label).lstrip(" ·") for link in t.links)
+        lines += ["", f"_{md_text(p.say(Phrase.LINKS))}:_ {links}"]
+    return lines
+
+
 def render_head(answer: Answer, p: Presentation | None = None) -> str:
     """Markdown of what comes before the evidence: conclusion, scope, hypotheses, gaps,
     next steps (what a reader sees without unfolding anything)."""
@@ -92,9 +106,11 @@ def render_markdown(answer: Answer, *, evidence: int | None = EVIDENCE_SHOWN) ->
 def markdown_of(answer: Answer, p: Presentation) -> str:
     """`render_markdown` of a presentation already made (a surface that also sends it)."""
     out = [render_head(answer, p).rstrip()]
-    if p.evidence:
+    if p.evidence or p.tables:
         out += ["", f"#### {p.say(Phrase.EVIDENCE)}"]
         out += [_md_fact(f, p) for f in p.evidence]
+    for table in p.tables:
+        out += ["", *_md_table(table, p)]
     if p.more:
         out.append(f"_{md_text(p.say(Phrase.MORE_EVIDENCE, count=p.more))}_")
     return "\n".join(out).strip() + "\n"

@@ -20,7 +20,7 @@ from typing import Any
 from planner.context import ContextState
 from planner.objectives import Objective
 from policy.contracts import ToolContract
-from policy.gaps import GapNote, GapReason
+from policy.gaps import GapNote, GapReason, Need
 from policy.scope import shifted
 
 IDENTIFIER_NEEDS = {
@@ -353,36 +353,27 @@ def needs_missing(
     scope = context.scope
     ids = context.identifiers
     asked = {
-        "request_id": (bool(ids.request_ids), "no request_id in the question"),
-        "object": (
-            bool(scope.object) or bool(discovered.subjects.get(env)),
-            "the question names no service or workload, and the evidence points at none",
-        ),
-        "namespace": (bool(scope.namespace), "no namespace is known for the question"),
-        "promql": (bool(ids.promql), "no PromQL expression in the question"),
-        "log_query": (bool(ids.log_query), "no search text in the question"),
-        "job_id": (bool(ids.job_ids), "no job id in the question"),
-        "host": (bool(ids.hosts), "no host in the question"),
-        "terms": (bool(context.terms), "the question names nothing a metric could be about"),
+        Need.REQUEST_ID: bool(ids.request_ids),
+        Need.OBJECT: bool(scope.object) or bool(discovered.subjects.get(env)),
+        Need.NAMESPACE: bool(scope.namespace),
+        Need.PROMQL: bool(ids.promql),
+        Need.LOG_QUERY: bool(ids.log_query),
+        Need.JOB_ID: bool(ids.job_ids),
+        Need.HOST: bool(ids.hosts),
+        Need.TERMS: bool(context.terms),
     }
     observed = {
-        "node": (bool(discovered.nodes.get(env)), "no node was identified from the evidence"),
-        "pod": (bool(discovered.pods.get(env)), "no pod was identified from the evidence"),
-        "failing_pod": (
-            any(p[2] is not PodState.OK for p in discovered.pods.get(env, [])),
-            "no pod was seen failing (waiting, terminated or not ready)",
-        ),
-        "address": (
-            bool(discovered.addresses.get(env)),
-            "no upstream address was identified from the evidence",
-        ),
+        Need.NODE: bool(discovered.nodes.get(env)),
+        Need.POD: bool(discovered.pods.get(env)),
+        Need.FAILING_POD: any(p[2] is not PodState.OK for p in discovered.pods.get(env, [])),
+        Need.ADDRESS: bool(discovered.addresses.get(env)),
     }
     for need in objective.needs:
-        if need in asked and not asked[need][0]:
-            note = GapNote(GapReason.MISSING_INPUT, env, detail=asked[need][1])
+        if need in asked and not asked[need]:
+            note = GapNote(GapReason.MISSING_INPUT, env, subject=need)
             return Blocked(Block.MISSING_INPUT, (note,))
-        if need in observed and not observed[need][0]:
-            note = GapNote(GapReason.NOT_OBSERVED, env, detail=observed[need][1])
+        if need in observed and not observed[need]:
+            note = GapNote(GapReason.NOT_OBSERVED, env, subject=need)
             return Blocked(Block.NOT_OBSERVED, (note,))
     return None
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from policy.language import Bilingual, Language, pick
+
 
 class GapReason(StrEnum):
     # the evidence was read, and is not enough
@@ -31,6 +33,7 @@ class GapReason(StrEnum):
     OUT_OF_TIME = "out_of_time"  # the turn's time budget ran out first
     # the question itself
     AMBIGUOUS_NAME = "ambiguous_name"
+    NO_SCOPE = "no_scope"  # no env, object or identifier: asked back instead of guessed
     UNKNOWN_ENV = "unknown_env"
     FUTURE_TIME = "future_time"
     MODEL = "model"  # what the model planner reported it could not do
@@ -49,33 +52,107 @@ class GapReason(StrEnum):
         )
 
 
-_SENTENCES: dict[GapReason, str] = {
+_SENTENCES: dict[GapReason, Bilingual] = {
     GapReason.PARTIAL_READ: (
-        "{subject} found nothing, but the read was partial ({detail}); absence is not proven"
+        "{subject} found nothing, but the read was partial ({detail}); absence is not proven",
+        "{subject} ничего не нашёл, но прочитано не всё ({detail}); отсутствие не доказано",
     ),
     GapReason.HISTORY_ONLY: (
         "{subject} has only historical data (latest observation {detail}); history cannot "
-        "confirm the current state"
+        "confirm the current state",
+        "у {subject} только исторические данные (последнее наблюдение {detail}); по истории "
+        "нельзя подтвердить текущее состояние",
     ),
     GapReason.ABSENCE_ONLY: (
-        "no {subject} was found (complete read of {detail}), so the cause is not established by it"
+        "no {subject} was found (complete read of {detail}), so the cause is not established by it",
+        "не найдено: {subject} (прочитано полностью: {detail}), поэтому причина этим не "
+        "установлена",
     ),
     GapReason.TRUNCATED: (
-        "{subject} read only part of the data ({detail}); what was not read is not covered"
+        "{subject} read only part of the data ({detail}); what was not read is not covered",
+        "{subject} прочитал только часть данных ({detail}); непрочитанное не проверено",
     ),
-    GapReason.SOURCE_FAILED: "{subject}: {detail}",
-    GapReason.SOURCE_DOWN: "{subject} is unavailable in this turn: {detail}",
-    GapReason.NO_SOURCE: "no source for {subject} is configured",
-    GapReason.NOT_ALLOWED: "not allowed for {subject}: {detail}",
-    GapReason.MISSING_INPUT: "{detail}",
-    GapReason.NOT_OBSERVED: "{detail}",
-    GapReason.NOT_BOUND: "{detail}",
-    GapReason.NO_CALL: "no call could be made for it",
-    GapReason.OUT_OF_TIME: "the turn's time budget ran out before it was read",
-    GapReason.AMBIGUOUS_NAME: "the name matches several objects: {detail}",
-    GapReason.UNKNOWN_ENV: "{detail}",
-    GapReason.FUTURE_TIME: "{detail}",
-    GapReason.MODEL: "{detail}",
+    GapReason.SOURCE_FAILED: ("{subject}: {detail}", "{subject}: {detail}"),
+    GapReason.SOURCE_DOWN: (
+        "{subject} is unavailable in this turn: {detail}",
+        "{subject} недоступен в этом ответе: {detail}",
+    ),
+    GapReason.NO_SOURCE: (
+        "no source for {subject} is configured",
+        "не настроен источник для: {subject}",
+    ),
+    GapReason.NOT_ALLOWED: (
+        "not allowed for {subject}: {detail}",
+        "не разрешено для {subject}: {detail}",
+    ),
+    GapReason.MISSING_INPUT: ("{detail}", "{detail}"),
+    GapReason.NOT_OBSERVED: ("{detail}", "{detail}"),
+    GapReason.NOT_BOUND: ("{detail}", "{detail}"),
+    GapReason.NO_CALL: (
+        "no call could be made for it",
+        "для этого не удалось сделать ни одного вызова",
+    ),
+    GapReason.OUT_OF_TIME: (
+        "the turn's time budget ran out before it was read",
+        "время на ответ кончилось раньше, чем это было прочитано",
+    ),
+    GapReason.AMBIGUOUS_NAME: (
+        "the name matches several objects: {detail}",
+        "имени соответствует несколько объектов: {detail}",
+    ),
+    GapReason.NO_SCOPE: (
+        "the question names no environment, object or identifier to read about",
+        "в вопросе не названы ни окружение, ни объект, ни идентификатор, о которых читать",
+    ),
+    GapReason.UNKNOWN_ENV: ("{detail}", "{detail}"),
+    GapReason.FUTURE_TIME: ("{detail}", "{detail}"),
+    GapReason.MODEL: ("{detail}", "{detail}"),
+}
+
+
+class Need(StrEnum):
+    """An input a read needs: from the question, or from the evidence read so far."""
+
+    REQUEST_ID = "request_id"
+    OBJECT = "object"
+    NAMESPACE = "namespace"
+    PROMQL = "promql"
+    LOG_QUERY = "log_query"
+    JOB_ID = "job_id"
+    HOST = "host"
+    TERMS = "terms"
+    NODE = "node"
+    POD = "pod"
+    FAILING_POD = "failing_pod"
+    ADDRESS = "address"
+
+
+# what is missing, said when a MISSING_INPUT or NOT_OBSERVED note names its need
+NEED_SENTENCES: dict[Need, Bilingual] = {
+    Need.REQUEST_ID: ("no request_id in the question", "в вопросе нет request_id"),
+    Need.OBJECT: (
+        "the question names no service or workload, and the evidence points at none",
+        "в вопросе не назван сервис или workload, и факты ни на один не указывают",
+    ),
+    Need.NAMESPACE: ("no namespace is known for the question", "namespace для вопроса неизвестен"),
+    Need.PROMQL: ("no PromQL expression in the question", "в вопросе нет выражения PromQL"),
+    Need.LOG_QUERY: ("no search text in the question", "в вопросе нет текста для поиска"),
+    Need.JOB_ID: ("no job id in the question", "в вопросе нет номера job"),
+    Need.HOST: ("no host in the question", "в вопросе нет хоста"),
+    Need.TERMS: (
+        "the question names nothing a metric could be about",
+        "в вопросе нет ничего, к чему могла бы относиться метрика",
+    ),
+    Need.NODE: ("no node was identified from the evidence", "по фактам не определён ни один узел"),
+    Need.POD: ("no pod was identified from the evidence", "по фактам не определён ни один pod"),
+    Need.FAILING_POD: (
+        "no pod was seen failing (waiting, terminated or not ready)",
+        "не видно ни одного сбойного pod (waiting, terminated или not ready)",
+    ),
+    Need.ADDRESS: (
+        "no upstream address was identified from the evidence",
+        "по фактам не определён ни один адрес upstream",
+    ),
 }
 
 
@@ -89,6 +166,13 @@ class GapNote:
     subject: str = ""
     detail: str = ""
 
-    def sentence(self) -> str:
-        text = _SENTENCES[self.reason].format(subject=self.subject, detail=self.detail)
+    def sentence(self, language: Language = Language.EN) -> str:
+        if self.reason in (GapReason.MISSING_INPUT, GapReason.NOT_OBSERVED) and (
+            self.subject in NEED_SENTENCES
+        ):
+            text = pick(NEED_SENTENCES[Need(self.subject)], language)
+        else:
+            text = pick(_SENTENCES[self.reason], language).format(
+                subject=self.subject, detail=self.detail
+            )
         return f"{self.env}: {text}" if self.env else text

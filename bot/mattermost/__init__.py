@@ -2,7 +2,8 @@
 
 `MattermostListener(api=MattermostApi(url, token), settings=..., conversation=...,
 role_of=config.role_of, clock=..., desk=KnowledgeDesk(...)).run()` is all `infrabot serve`
-needs; everything else here is internal.
+needs, with `command_route(listener, token)` mounted on the web app for the `/infrabot`
+slash command; everything else here is internal.
 """
 
 from bot.mattermost._api import (
@@ -12,11 +13,13 @@ from bot.mattermost._api import (
     MattermostNotFound,
     MattermostUnavailable,
 )
+from bot.mattermost._command import COMMAND_PATH, command_route
 from bot.mattermost._listener import PROGRESS_TEXT, MattermostListener
 from bot.mattermost._render import LONG_ANSWER_CHARS, REPORT_NAME, quiet_mentions, render_reply
 from bot.mattermost._socket import Backoff, EventStream
 
 __all__ = [
+    "COMMAND_PATH",
     "LONG_ANSWER_CHARS",
     "PROGRESS_TEXT",
     "REPORT_NAME",
@@ -28,6 +31,7 @@ __all__ = [
     "MattermostListener",
     "MattermostNotFound",
     "MattermostUnavailable",
+    "command_route",
     "quiet_mentions",
     "render_reply",
 ]

@@ -34,16 +34,18 @@ from bot.mattermost._api import (
 )
 from bot.mattermost._knowledge import KnowledgeReplies
 from bot.mattermost._payload import mapping, millis
-from bot.mattermost._render import REPORT_NAME, render_reply
+from bot.mattermost._progress import UPDATE_EVERY_S, ProgressNote, progress_text
+from bot.mattermost._render import REPORT_NAME, quiet_mentions, render_reply
 from bot.mattermost._socket import Backoff, EventStream
 from bot.mattermost._thread import read_thread
 from bot.settings import MattermostSettings
+from planner.language import Language, Phrase, language_of, say
 from planner.turn import ThreadMessage, Turn
 
 log = structlog.get_logger(__name__)
 
 Role = Literal["engineer", "admin"]
-PROGRESS_TEXT = "_Investigating… reading the sources, the answer will replace this message._"
+PROGRESS_TEXT = progress_text({}, Language.EN)
 
 
 class MattermostListener:
@@ -59,6 +61,7 @@ class MattermostListener:
         backoff: Backoff | None = None,
         max_concurrent: int = 4,
         typing_every_s: float = 4.0,
+        progress_every_s: float = UPDATE_EVERY_S,
         long_answer_chars: int = 12_000,
         seen_limit: int = 4096,
     ) -> None:
@@ -77,6 +80,7 @@ class MattermostListener:
         self._backoff = backoff or Backoff()
         self._slots = asyncio.Semaphore(max_concurrent)
         self._typing_every = typing_every_s
+        self._progress_every = progress_every_s
         self._long = long_answer_chars
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._seen_limit = seen_limit
@@ -276,6 +280,36 @@ class MattermostListener:
         except Exception as exc:  # one bad post never stops the listener
             log.error("mattermost.post_failed", post=post.get("id"), error=repr(exc)[:300])
 
+    async def may_answer_in(self, channel_id: str) -> bool:
+        """The bot can post in the channel and serves it (`mattermost.channels`)."""
+        if self._allowed is not None and channel_id not in self._allowed:
+            return False
+        try:
+            return await self._is_member(channel_id)
+        except MattermostError as exc:
+            log.warning("mattermost.member_unknown", channel=channel_id, error=str(exc))
+            return False
+
+    def ask_from_command(self, channel_id: str, username: str, question: str) -> None:
+        """`/infrabot QUESTION`: a thread of its own, started by the bot for the asker
+        (mentioned, so Mattermost notifies them and they follow the thread), answered as
+        a mention is."""
+        self._spawn(self._from_command(channel_id, username, question))
+
+    async def _from_command(self, channel_id: str, username: str, question: str) -> None:
+        language = language_of(question)
+        text = say(Phrase.COMMAND_ASKED, language, user=username, question="")
+        try:
+            root = await self.api.create_post(
+                channel_id, text + quiet_mentions(question), props={"infrabot": "command"}
+            )
+        except MattermostError as exc:
+            log.error("mattermost.command_failed", channel=channel_id, error=str(exc))
+            return
+        log.info("mattermost.command", post=root.get("id"), user=username, channel=channel_id)
+        role = self.role_of(username)
+        await self._answer(channel_id, str(root["id"]), username, role, question, [])
+
     async def _thread(self, root_id: str, post: Mapping[str, Any]) -> list[ThreadMessage]:
         name = str(self.me.get("username") or self.settings.bot_username)
         return await read_thread(
@@ -304,11 +338,17 @@ class MattermostListener:
         async with lock, self._slots:
             typing = asyncio.create_task(self._typing(channel_id, root_id))
             progress_id: str | None = None
+            note: ProgressNote | None = None
+            language = language_of(question)
             try:
                 progress = await self.api.create_post(
-                    channel_id, PROGRESS_TEXT, root_id=root_id, props={"infrabot": "progress"}
+                    channel_id,
+                    progress_text({}, language),
+                    root_id=root_id,
+                    props={"infrabot": "progress"},
                 )
                 progress_id = str(progress["id"])
+                note = ProgressNote(self.api, progress_id, language, every_s=self._progress_every)
                 turn = Turn(
                     question=question,
                     user=user,
@@ -318,11 +358,14 @@ class MattermostListener:
                     now=self.clock(),
                     thread=thread,
                 )
-                outcome = await self.conversation.answer(turn)
+                outcome = await self.conversation.answer(turn, note.tell)
+                await note.close()
                 await self._post_answer(channel_id, root_id, progress_id, outcome.answer)
             except Exception as exc:
                 if isinstance(exc, asyncio.CancelledError):
                     raise
+                if note is not None:
+                    await note.close()
                 log.error("mattermost.answer_failed", root=root_id, error=repr(exc)[:300])
                 text = (
                     "I could not finish this investigation (internal error: "
@@ -330,6 +373,8 @@ class MattermostListener:
                 )
                 await self._say(channel_id, root_id, text, progress_id, {"infrabot": "error"})
             finally:
+                if note is not None:
+                    await note.close()
                 typing.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await typing

@@ -84,6 +84,15 @@ function factItem(f) {
     el("span", { class: "text", text: f.text }), meta);
 }
 
+function tableOf(t) {
+  // rows of one kind (pods, nodes, jobs): a wide table scrolls inside its own box, never the page
+  const head = el("tr", {}, ...t.columns.map((c) => el("th", { text: c })));
+  const rows = t.rows.map((r) => el("tr", {}, ...r.map((c) => el("td", { text: c }))));
+  const caption = el("p", { class: "meta" }, `${t.kind} · ${t.source} · ${t.env || "-"}`);
+  t.links.forEach((l) => { const a = safeLink(l.url, l.label); if (a) caption.append(" · ", a); });
+  return el("div", { class: "table" }, caption, el("div", { class: "scroll" }, el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows))));
+}
+
 const HEADINGS = {
   en: { hyp: "Hypotheses", gaps: "Gaps — not checked or not proven", next: "Next steps", evidence: "Evidence", all: "Full report: every fact", more: "more in the full report", objectives: "Objectives", calls: "Tool calls", md: "Markdown (as posted to Mattermost)" },
   ru: { hyp: "Гипотезы", gaps: "Пробелы — не проверено или не доказано", next: "Что сделать дальше", evidence: "Факты", all: "Полный отчёт: все факты", more: "ещё в полном отчёте", objectives: "Цели", calls: "Вызовы инструментов", md: "Markdown (как в Mattermost)" },
@@ -107,9 +116,11 @@ function renderAnswer(data) {
   if (p.next_steps.length) {
     box.append(el("h4", { text: words.next }), el("ul", {}, ...p.next_steps.map((r) => el("li", { text: r }))));
   }
-  if (p.evidence.length) {
+  const tables = p.tables || [];
+  if (p.evidence.length || tables.length) {
+    const count = p.evidence.length + tables.reduce((n, t) => n + t.rows.length, 0);
     const shown = el("ol", { class: "facts" }, ...p.evidence.map(factItem));
-    const fold = el("details", { class: "evidence" }, el("summary", { text: `${words.evidence} (${p.evidence.length})` }), shown);
+    const fold = el("details", { class: "evidence" }, el("summary", { text: `${words.evidence} (${count})` }), shown, ...tables.map(tableOf));
     if (p.more) fold.append(el("p", { class: "meta", text: `+${p.more} ${words.more}` }));
     box.append(fold);
   }

@@ -32,6 +32,8 @@ class MattermostSim(SimRoutes):
     posts: dict[str, dict[str, Any]] = field(default_factory=dict)
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
     typing: list[dict[str, str]] = field(default_factory=list)
+    # every edit as (post id, message), in order: Mattermost keeps a post's edit history
+    edits: list[tuple[str, str]] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)
     refuse_sockets: bool = False
     socket_connections: int = 0

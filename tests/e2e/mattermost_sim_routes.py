@@ -50,6 +50,7 @@ class SimRoutes:
     posts: dict[str, dict[str, Any]]
     files: dict[str, dict[str, Any]]
     typing: list[dict[str, str]]
+    edits: list[tuple[str, str]]
     requests: list[tuple[str, str]]
     refuse_sockets: bool
     socket_connections: int
@@ -210,6 +211,7 @@ class SimRoutes:
                 if len(body["message"]) > 16383:
                     return _error(400, "message too long")
                 post["message"] = body["message"]
+                self.edits.append((post["id"], body["message"]))
             if "props" in body:
                 post["props"] = body["props"]
             if "file_ids" in body:

@@ -17,9 +17,10 @@ from evals.session import WorldSession
 from evals.worldfile import read_world_file
 from planner.answer import Answer
 from planner.language import Language, language_of
-from planner.presentation import present
-from planner.render import render_head, render_markdown
+from planner.presentation import TABLE_MIN, present
+from planner.render import markdown_of, md_text, render_head, render_markdown
 from planner.turn import Turn
+from policy.gaps import GapReason
 
 HEAD_BUDGET = 2_500
 README_QUESTION = "почему service-a в dc-a отдавал 502 в 14:11?"  # the quick start's
@@ -116,3 +117,64 @@ def test_the_502_answer_is_short_and_leads_with_the_cause(demo_answers: list[Ask
     quiet = [f for f in asked.answer.facts if not f.signal]
     assert quiet and all("retransmit" in f.text.lower() for f in quiet)
     assert all(f.text[:30] not in reply.message for f in quiet)
+
+
+_CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
+# gaps whose sentence is only what a source or the model said (an error, a note)
+_SAID_BY_OTHERS = {GapReason.SOURCE_FAILED, GapReason.MODEL, GapReason.NOT_BOUND}
+
+
+def test_the_codes_own_sentences_are_in_the_questions_language(
+    demo_answers: list[Asked],
+) -> None:
+    """Not only the headings: the conclusion, each hypothesis, each next step and each gap
+    the code writes are Russian for a Russian question, and English ones have no Russian."""
+    russian = [a.answer for a in demo_answers if language_of(a.question) is Language.RU]
+    assert any(a.hypotheses for a in russian) and any(a.gaps for a in russian)
+    assert any(a.recommendations for a in russian)
+    for asked in demo_answers:
+        a = asked.answer
+        # a value question's first line may be the fact read, quoted as its source said it
+        quoted = any(a.conclusion.startswith(f.text[:60]) for f in a.facts)
+        made = [] if quoted else [a.conclusion]
+        made += [h.text for h in a.hypotheses] + a.recommendations
+        made += [g.reason for g in a.gaps if g.kind not in _SAID_BY_OTHERS]
+        if language_of(asked.question) is Language.RU:
+            for text in made:
+                assert _CYRILLIC.search(text), (asked.question, text)
+        else:
+            for text in made:
+                assert not _CYRILLIC.search(text), (asked.question, text)
+
+
+def test_rows_of_one_kind_are_a_table_and_quoted_lines_stay_lines(
+    demo_answers: list[Asked],
+) -> None:
+    """Pods, nodes, jobs: four or more facts of one kind from one source, each made of
+    typed values, are a table (a column per value); a fact quoting a log line or an event
+    message is never a row, its words being the evidence."""
+    tables = 0
+    for asked in demo_answers:
+        a = asked.answer
+        p = present(a)
+        text = markdown_of(a, p)
+        in_tables: set[int] = set()
+        for t in p.tables:
+            tables += 1
+            assert len(t.rows) >= TABLE_MIN and all(len(r) == len(t.columns) for r in t.rows)
+            numbers = [int(r[0]) for r in t.rows]
+            assert {a.facts[n - 1].kind for n in numbers} == {t.kind}
+            assert "| " + " | ".join(md_text(c) for c in t.columns) + " |" in text
+            in_tables |= set(numbers)
+        # a fact is shown once: as a line or as a row
+        assert not in_tables & {f.number for f in p.evidence}, asked.question
+        for f in a.facts:
+            # a cell is a value, never prose
+            assert all(len(str(v).split()) <= 3 for v in f.fields.values()), f.text
+    assert tables
+    logs = [f for asked in demo_answers for f in asked.answer.facts if f.kind == "k8s.log"]
+    assert logs and not any(f.fields for f in logs)  # a quoted log line is never a row
+    pods = next(
+        t for asked in demo_answers for t in present(asked.answer).tables if t.kind == "k8s.pod"
+    )
+    assert {"pod", "node"} <= set(pods.columns)

@@ -40,7 +40,9 @@ def test_unconfigured_environment_names_the_configured_ones(
 ) -> None:
     assert main(["ask", "--world", str(EDGE), "--json", "что с service-a в dc-z?"]) == 0
     answer = json.loads(capsys.readouterr().out)
-    assert "dc-z" in answer["summary"] and "Configured environments: dc-a" in answer["summary"]
+    assert (
+        "dc-z" in answer["summary"] and "Настроенные окружения: dc-a" in answer["summary"]
+    )  # asked in Russian
     assert answer["tool_calls"] == [] or all(
         c.get("purpose") == "inventory" for c in answer["tool_calls"]
     )

@@ -75,10 +75,10 @@ def test_the_image_version_asked_for_leads_and_a_stuck_rollout_shows_both(
     """It led with the crash loop, the image in the twelfth fact. During a stuck rollout the
     spec's image is not what serves: each revision's image and readiness is the value."""
     answer = ask("какая версия образа сейчас у service-d в dc-b?", capsys)
-    assert answer.summary.startswith("Deployment service-d in dc-b runs more than one image: ")
+    assert answer.summary.startswith("Deployment service-d в dc-b запускает больше одного образа: ")
     first = answer.summary.split(". ")[0]
-    assert "service-d:2.3.1 on 4 of 4 ready (revision 23)" in first
-    assert "service-d:2.4.0 on 0 of 2 ready (revision 24, the newest)" in first
+    assert "service-d:2.3.1: готово 4 из 4 (ревизия 23)" in first  # 4 of 4 ready
+    assert "service-d:2.4.0: готово 0 из 2 (ревизия 24, самая новая)" in first
     assert "CrashLoopBackOff" in answer.summary  # the cause found beside it still follows
     assert answer.facts[0].kind == "k8s.workload"
 
@@ -115,7 +115,7 @@ def test_502s_only_through_one_node_name_that_node_against_its_peers(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     answer = ask("почему search-api в dc-b отдавал 502 в 13:05?", capsys)
-    assert answer.summary.startswith("Node worker-17 shows network trouble")
+    assert answer.summary.startswith("Узел worker-17 показывает сетевые проблемы")
     network = [f for f in answer.facts if f.kind == "node.network"]
     assert network and all("peer median" in f.text for f in network)
     assert len([c for c in answer.tool_calls if c["tool"] == "metrics.node_network"]) == 1

@@ -9,14 +9,18 @@ import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
+from starlette.applications import Starlette
 
 from bot.knowledge import KnowledgeBase, KnowledgeDesk
 from bot.mattermost import (
+    COMMAND_PATH,
     PROGRESS_TEXT,
     Backoff,
     MattermostApi,
     MattermostListener,
+    command_route,
     render_reply,
 )
 from bot.settings import MattermostSettings
@@ -352,3 +356,68 @@ def test_mentions_inside_source_text_never_ping_anyone() -> None:
     message = render_reply(answer).message
     assert "@channel" not in message and "@alice" not in message
     assert "@\u200bchannel" in message and link in message
+
+
+async def test_the_progress_note_says_which_sources_are_read_while_the_turn_runs(
+    sim: MattermostSim, tmp_path: Any
+) -> None:
+    """Every source answering slowly: the progress post is edited with the reads done and
+    under way, in the question's language, before the answer comes as its own reply."""
+    slow = WorldSession(catalog_world(), timezone=TIMEZONE, now=NOW, latency_s=0.3)
+    with slow:
+        async with running(sim, slow, tmp_path / "kb.jsonl", progress_every_s=0.05):
+            question = sim.user_post("alice", channel(sim, "incidents"), RPS_A)
+            [answer] = await eventually(lambda: answers(sim, question["id"]))
+    [note] = [p for p in sim.thread(question["id"]) if p["props"].get("infrabot") == "progress"]
+    shown = [text for post_id, text in sim.edits if post_id == note["id"]]
+    assert shown, "the progress post was never updated"
+    assert all("Разбираюсь" in text and "из" in text for text in shown)  # "3 из 5"
+    assert any("Сейчас читаю: victoriametrics" in text for text in shown)
+    assert note["delete_at"] >= answer["create_at"] > 0  # gone once the answer is there
+
+
+async def test_the_slash_command_starts_a_thread_for_the_asker_and_answers_in_it(
+    sim: MattermostSim, bot: MattermostListener
+) -> None:
+    """`/infrabot QUESTION`, as Mattermost sends it (a form POST with the command's token):
+    an ephemeral note at once, then a thread the bot starts mentioning the asker, answered
+    in it. A wrong token, an empty command and a channel the bot is not in post nothing."""
+    app = Starlette(routes=[command_route(bot, "cmd-token")])
+    incidents, random = channel(sim, "incidents"), channel(sim, "random")
+
+    def form(**over: str) -> dict[str, str]:
+        base = {
+            "token": "cmd-token",
+            "channel_id": incidents,
+            "user_name": "alice",
+            "command": "/infrabot",
+            "text": RPS_A.removeprefix("@infrabot "),
+            "response_url": "http://127.0.0.1:9/hooks/commands/x",
+        }
+        return base | over
+
+    before = len(sim.posts_by("infrabot"))
+    with BackgroundServer(app) as server:
+        async with httpx.AsyncClient(base_url=server.base_url) as client:
+            taken = await client.post(COMMAND_PATH, data=form())
+            refused = await client.post(COMMAND_PATH, data=form(token="wrong"))
+            help_ = await client.post(COMMAND_PATH, data=form(text="  "))
+            elsewhere = await client.post(COMMAND_PATH, data=form(channel_id=random))
+            [root] = await eventually(
+                lambda: [
+                    p for p in sim.posts_by("infrabot") if p["props"].get("infrabot") == "command"
+                ]
+            )
+            [answer] = await eventually(lambda: answers(sim, root["id"]))
+            await bot.idle()
+    assert taken.status_code == 200 and taken.json()["response_type"] == "ephemeral"
+    assert "тредом" in taken.json()["text"]  # asked in Russian: "as a thread"
+    assert root["channel_id"] == incidents and root["message"].startswith("@alice ")
+    assert "RPS" in root["message"] and answer["root_id"] == root["id"]
+    assert "412" in answer["message"]
+    assert refused.status_code == 403
+    assert help_.status_code == 200 and "/infrabot" in help_.json()["text"]
+    assert elsewhere.json()["response_type"] == "ephemeral"
+    # one thread started, one answer: nothing for the refused, empty or foreign commands
+    new = [p for p in sim.posts_by("infrabot")[before:] if not p.get("delete_at")]
+    assert {p["props"].get("infrabot") for p in new} == {"command", "answer"} and len(new) == 2

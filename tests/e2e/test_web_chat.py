@@ -168,3 +168,69 @@ async def test_the_chat_fits_the_screen_with_the_answer_first(
     shots.mkdir(parents=True, exist_ok=True)
     await browser.screenshot(shots / f"web-chat-{width}.png")
     assert (shots / f"web-chat-{width}.png").stat().st_size > 1000
+
+
+@pytest.fixture(scope="module")
+def tabled_answer() -> dict[str, object]:
+    """A demo-world answer whose evidence holds a table (the pods of a release)."""
+    import asyncio
+
+    from evals.worldfile import read_world_file
+    from planner.presentation import present
+    from planner.turn import Turn
+
+    wf = read_world_file(None)
+    with WorldSession(wf.world, now=wf.now, timezone=wf.timezone) as session:
+        assert session.conversation is not None
+        turn = Turn(
+            question="кто выкатывал service-d в dc-b сегодня и из какой джобы?",
+            user="alice",
+            now=session.clock(),
+        )
+
+        async def one() -> dict[str, object]:
+            try:
+                answer = (await session.conversation.answer(turn)).answer  # type: ignore[union-attr]
+            finally:
+                await session.conversation.aclose()  # type: ignore[union-attr]
+            return {"presentation": present(answer).model_dump(mode="json")}
+
+        data = asyncio.run(one())
+    assert data["presentation"]["tables"]  # type: ignore[index]
+    return data
+
+
+async def test_a_table_of_pods_scrolls_in_its_own_box_on_a_phone(
+    browser: Chromium, web_url: str, tabled_answer: dict[str, object]
+) -> None:
+    import json
+
+    await browser.send(
+        "Emulation.setDeviceMetricsOverride",
+        width=390,
+        height=844,
+        deviceScaleFactor=1,
+        mobile=True,
+    )
+    await browser.goto(web_url)
+    await browser.wait_for("document.body && document.body.dataset.ready === '1'")
+    await browser.evaluate(
+        f"document.getElementById('messages').append(renderAnswer({json.dumps(tabled_answer)}));"
+        f" {LAST_ANSWER}.querySelector('details.evidence').open = true; 1"
+    )
+    table = tabled_answer["presentation"]["tables"][0]  # type: ignore[index]
+    rows = await browser.evaluate(f"{LAST_ANSWER}.querySelectorAll('.table tbody tr').length")
+    assert rows == len(table["rows"])
+    heads = await browser.evaluate(
+        f"[...{LAST_ANSWER}.querySelectorAll('.table th')].map((th) => th.innerText)"
+    )
+    assert heads[: len(table["columns"])] == table["columns"]
+    # the page itself never scrolls sideways: a wide table scrolls inside its box
+    assert await browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    box = await browser.evaluate(
+        f"{LAST_ANSWER}.querySelector('.table .scroll').getBoundingClientRect().right"
+    )
+    assert box <= 390
+    await browser.evaluate(f"{LAST_ANSWER}.querySelector('.table').scrollIntoView(); 1")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    await browser.screenshot(SCREENSHOTS / "web-chat-table-390.png")

@@ -300,7 +300,7 @@ def test_runs_sharing_one_victoriametrics_each_see_only_their_own_series() -> No
     [
         ("почему catalog-api в dc-z отдаёт 502? password=hunter2", "scope.env"),
         ("что будет с catalog-api в dc-a сегодня в 23:50? password=hunter2", "scope.time"),
-        ("password=hunter2 что происходит?", None),  # no scope at all
+        ("password=hunter2 что происходит?", "scope"),  # no scope at all: asked back
         ("почему catalog-api в dc-a отдаёт 502? password=hunter2", None),  # investigated
     ],
 )

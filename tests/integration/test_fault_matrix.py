@@ -85,7 +85,7 @@ _EXPECT: dict[str, KindExpectation] = {
     "malformed": KindExpectation(_FAILED, r"json|malformed|pars", frozenset({ErrorKind.MALFORMED})),
     "truncate": KindExpectation(
         frozenset({GapReason.TRUNCATED, GapReason.PARTIAL_READ}),
-        r"part|truncat|not read|expired",
+        r"part|truncat|not read|expired|част",  # "часть": a part, in a Russian answer
         frozenset(),
     ),
 }

@@ -97,7 +97,7 @@ class FakeApi:
 class FakeConversation:
     memory = None
 
-    async def answer(self, turn: Turn) -> Any:
+    async def answer(self, turn: Turn, progress: object = None) -> Any:
         answer = Answer(question=turn.question, scope=Scope(), summary="ok", final=True)
         return SimpleNamespace(answer=answer)
 

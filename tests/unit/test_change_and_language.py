@@ -3,14 +3,18 @@ languages; the language of a question; link labels; local times in the presentat
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.mattermost._progress import progress_text
 from planner.answer import Answer, AnswerFact, Hypothesis
 from planner.change import ChangeAction, change_asked, human_step, version_asked
 from planner.language import Language, language_of
 from planner.presentation import link_label, present, span_text
+from planner.progress import CallState
+from policy.gaps import GapNote, GapReason, Need
 from policy.scope import Scope, TimeSpec
 
 
@@ -96,3 +100,66 @@ def test_times_are_shown_in_the_answers_timezone_with_the_offset_once() -> None:
     full = present(answer, evidence=None)
     assert [f.number for f in full.evidence] == [1, 2]
     assert span_text(timedelta(minutes=90), Language.RU) == "1 ч 30 мин"
+
+
+_CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("reason", list(GapReason))
+def test_every_gap_reads_in_both_languages(reason: GapReason) -> None:
+    """A gap the code words itself is Russian for a Russian question; one that is only
+    what a source or the question said ({detail}) is passed on as it came."""
+    note = GapNote(reason, "prod", "k8s.events", "HTTP 503 from the API server")
+    english, russian = note.sentence(Language.EN), note.sentence(Language.RU)
+    assert english.startswith("prod: ") and russian.startswith("prod: ")
+    assert not _CYRILLIC.search(english)
+    if english == "prod: HTTP 503 from the API server" or reason is GapReason.SOURCE_FAILED:
+        assert russian == english  # the source's own words
+    else:
+        assert _CYRILLIC.search(russian), russian
+
+
+@pytest.mark.parametrize("need", list(Need))
+def test_a_missing_input_says_which_in_the_questions_language(need: Need) -> None:
+    note = GapNote(GapReason.MISSING_INPUT, "prod", subject=need)
+    assert _CYRILLIC.search(note.sentence(Language.RU))
+    assert not _CYRILLIC.search(note.sentence(Language.EN)) and note.sentence() != "prod: "
+
+
+def test_a_kibana_link_carries_the_window_in_the_answers_zone() -> None:
+    link = (
+        "https://kibana.example.com/app/discover#/?_g=(time:(from:'2026-07-08T09:12:30.000Z',"
+        "to:'2026-07-08T09:27:30.000Z'))&_a=(index:'app-*')"
+    )
+    vmui = "https://vm.example.com/vmui/#/?g0.end_input=2026-07-08T09:27:30"
+    answer = Answer(
+        question="q",
+        scope=Scope(),
+        summary="s",
+        timezone="Asia/Yekaterinburg",
+        facts=[
+            AnswerFact(text="a", source="es", link=link),
+            AnswerFact(text="b", source="vm", link=vmui),
+        ],
+    )
+    shown = [f.link for f in present(answer).evidence]
+    # the same moments at +05:00; "+" encoded, since Kibana reads "+" in its hash as a space
+    assert shown[0] == link.replace("09:12:30.000Z", "14:12:30.000%2B05:00").replace(
+        "09:27:30.000Z", "14:27:30.000%2B05:00"
+    )
+    assert shown[1] == vmui  # VMUI reads g0.end_input as UTC itself
+
+
+def test_the_progress_note_counts_reads_and_names_the_sources_read_now() -> None:
+    reads = {
+        ("k8s.pods", "kubernetes", "prod"): CallState.DONE,
+        ("k8s.events", "kubernetes", "prod"): CallState.READING,
+        ("metrics.rate", "victoriametrics", "prod"): CallState.READING,
+        ("logs.search", "elasticsearch", "prod"): CallState.FAILED,
+    }
+    english = progress_text(reads, Language.EN)
+    assert "2 of 4 reads done, 1 failed" in english
+    assert "Reading now: kubernetes prod, victoriametrics prod." in english
+    russian = progress_text(reads, Language.RU)
+    assert "готово чтений: 2 из 4, с ошибкой: 1" in russian and "Сейчас читаю" in russian
+    assert "Reading" not in progress_text({}, Language.RU)

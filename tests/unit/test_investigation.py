@@ -82,7 +82,8 @@ async def test_empty_partial_read_is_a_gap_never_no_problem() -> None:
     assert status["k8s.events"] == "unresolved"
     gap = next(g for g in answer.gaps if g.objective == "k8s.events")
     assert gap.kind is GapReason.PARTIAL_READ
-    assert gap.reason.startswith("dc-a: ") and "absence is not proven" in gap.reason
+    # asked in Russian, said in Russian: "absence is not proven"
+    assert gap.reason.startswith("dc-a: ") and "отсутствие не доказано" in gap.reason
     assert not any("no " in f.text.lower() and "event" in f.text.lower() for f in answer.facts)
     assert answer.final is False  # a required objective is not settled
 
@@ -96,7 +97,7 @@ async def test_empty_complete_read_proves_absence_as_a_fact() -> None:
     status = {o.id: o.status for o in answer.objectives}
     assert status["k8s.events"] == "resolved"
     assert any(
-        f.text.startswith("No events of the workload") and "complete read" in f.text
+        f.text.startswith("В dc-a не найдено: события workload") and "прочитано полностью" in f.text
         for f in answer.facts
     )
     assert answer.final is True
@@ -282,7 +283,8 @@ async def test_history_cannot_confirm_the_present() -> None:
     ).answer
     status = {o.id: o.status for o in answer.objectives}
     assert status["k8s.workload_status"] == "unresolved"
-    assert any("history cannot confirm the current state" in g.reason for g in answer.gaps)
+    said = "по истории нельзя подтвердить текущее состояние"  # history cannot confirm now
+    assert any(said in g.reason for g in answer.gaps)
 
 
 async def test_a_round_two_read_starts_once_what_it_needs_is_in_not_after_the_slowest_read() -> (

@@ -1,0 +1,103 @@
+"""The progress note: the post a turn shows while it reads, updated per source.
+
+The executor tells the note each read as it starts and ends (planner/progress.py); the
+note edits its post with what is being read now and how many reads are done, at most
+once every `every_s` seconds (Mattermost rate-limits edits, and a person cannot read
+faster), in the question's language. A failed edit is logged and forgotten: the note is
+a courtesy, the answer is what counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import structlog
+
+from bot.mattermost._api import MattermostApi, MattermostError
+from planner.language import Language, Phrase, say
+from planner.progress import CallState, ProgressEvent
+
+log = structlog.get_logger(__name__)
+
+UPDATE_EVERY_S = 2.0
+NOW_SHOWN = 4  # reads named as under way; the rest are counted
+
+
+Read = tuple[str, str, str | None]  # (tool, source, env)
+
+
+def progress_text(reads: dict[Read, CallState], language: Language) -> str:
+    """ "Investigating… 3 of 7 reads done, 1 failed. Reading now: kubernetes dc-a, …"."""
+    if not reads:
+        return f"_{say(Phrase.PROGRESS_START, language)}_"
+    now = list(
+        dict.fromkeys(
+            f"{source} {env}" if env else source
+            for (_, source, env), state in reads.items()
+            if state is CallState.READING
+        )
+    )
+    waiting = sum(1 for state in reads.values() if state is CallState.READING)
+    failed = sum(1 for state in reads.values() if state is CallState.FAILED)
+    text = say(Phrase.READS_DONE, language, done=len(reads) - waiting, total=len(reads))
+    if failed:
+        text += say(Phrase.READS_FAILED, language, count=failed)
+    if now:
+        names = ", ".join(now[:NOW_SHOWN])
+        if len(now) > NOW_SHOWN:
+            names += f" (+{len(now) - NOW_SHOWN})"
+        text += " " + say(Phrase.READING_NOW, language, names=names)
+    return f"_{say(Phrase.INVESTIGATING, language)} {text}_"
+
+
+class ProgressNote:
+    """One turn's progress post. `tell` is the turn's progress sink; `close` stops the
+    updates before the answer is posted (no edit lands after the note is deleted)."""
+
+    def __init__(
+        self,
+        api: MattermostApi,
+        post_id: str,
+        language: Language,
+        *,
+        every_s: float = UPDATE_EVERY_S,
+    ) -> None:
+        self._api = api
+        self._post_id = post_id
+        self._language = language
+        self._every = every_s
+        self._reads: dict[Read, CallState] = {}
+        self._loop = asyncio.get_running_loop()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+        self._shown = ""
+
+    def tell(self, event: ProgressEvent) -> None:
+        """The sink: may be called from any thread; the post is edited from the loop."""
+        self._loop.call_soon_threadsafe(self._record, event)
+
+    def _record(self, event: ProgressEvent) -> None:
+        self._reads[(event.tool, event.source, event.env)] = event.state
+        if not self._closed and self._task is None:
+            self._task = self._loop.create_task(self._update())
+
+    async def _update(self) -> None:
+        try:
+            await asyncio.sleep(self._every)
+            text = progress_text(self._reads, self._language)
+            if not self._closed and text != self._shown:
+                await self._api.patch_post(self._post_id, text, props={"infrabot": "progress"})
+                self._shown = text
+        except MattermostError as exc:
+            log.warning("mattermost.progress_not_updated", post=self._post_id, error=str(exc))
+        finally:
+            self._task = None
+
+    async def close(self) -> None:
+        self._closed = True
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

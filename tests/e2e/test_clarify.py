@@ -1,0 +1,74 @@
+"""One question back when the message says neither where nor what: the demo world has
+three environments, and "why is checkout slow?" names none of them and no object, so an
+answer would be about whatever fails anywhere. The reply completes the question."""
+
+from __future__ import annotations
+
+import asyncio
+
+from evals.session import WorldSession
+from evals.worldfile import read_world_file
+from planner.answer import Answer
+from planner.turn import Turn
+from policy.gaps import GapReason
+
+
+def _thread(*questions: str) -> list[Answer]:
+    wf = read_world_file(None)
+    with WorldSession(wf.world, now=wf.now, timezone=wf.timezone) as session:
+        conversation = session.conversation
+        assert conversation is not None
+
+        async def ask() -> list[Answer]:
+            out = []
+            try:
+                for question in questions:
+                    turn = Turn(question=question, user="alice", now=session.clock())
+                    out.append((await conversation.answer(turn)).answer)
+            finally:
+                await conversation.aclose()
+            return out
+
+        return asyncio.run(ask())
+
+
+def _asks_back(answer: Answer) -> bool:
+    return any(g.kind is GapReason.NO_SCOPE for g in answer.gaps)
+
+
+def _read_tools(answer: Answer) -> list[str]:
+    """What the turn read beyond the list of names every turn starts from."""
+    return [c["tool"] for c in answer.tool_calls if c.get("tool") != "k8s.inventory"]
+
+
+def test_no_env_and_no_object_is_asked_back_and_the_reply_completes_it() -> None:
+    asked, completed = _thread("why is checkout slow?", "dc-b, service-d")
+    assert _asks_back(asked)
+    assert not asked.facts and not asked.hypotheses and not _read_tools(asked)
+    for env in ("dc-a", "dc-b", "stage"):
+        assert env in asked.summary
+    # the reply is read with the question it answers
+    assert not _asks_back(completed)
+    assert completed.question.startswith("why is checkout slow?")
+    assert completed.scope.env == "dc-b" and completed.scope.object == "service-d"
+    assert completed.facts and _read_tools(completed)
+
+
+def test_a_russian_question_is_asked_back_in_russian() -> None:
+    (asked,) = _thread("почему всё тормозит?")
+    assert _asks_back(asked)
+    assert "О каком окружении" in asked.summary
+    assert "Which environment" not in asked.summary
+
+
+def test_what_locates_the_question_is_not_asked_back() -> None:
+    """An env, an object, every env on purpose, or an identifier a source finds in any env."""
+    answers = _thread(
+        "what is wrong in dc-b right now?",
+        "why does service-b keep restarting?",
+        "how many 502 in all DCs in the last hour?",
+        "why did request 7f9e2c21a4b84d0c9e51b0d3f6a27c85 fail?",
+    )
+    for answer in answers:
+        assert not _asks_back(answer), answer.question
+        assert _read_tools(answer), answer.question
