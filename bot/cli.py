@@ -30,31 +30,53 @@ if TYPE_CHECKING:
     from evals.worldfile import WorldFile
 
 
-def _configure_logging(verbose: bool) -> None:
+def _configure_logging(verbose: bool, log_format: str = "console") -> None:
+    """`serve` logs JSON lines at info (one object a line, ours and the SDKs' alike, with
+    the turn's `request_id` on every line of a turn) for a cluster's log pipeline; the
+    other commands log for a terminal."""
     import logging
 
     from policy.redaction import RedactingFilter, redact_log_event
 
-    level = logging.DEBUG if verbose else logging.WARNING
+    as_json = log_format == "json"
+    level = logging.DEBUG if verbose else logging.INFO if as_json else logging.WARNING
     logging.basicConfig(level=level, stream=sys.stderr, format="%(message)s")
+    shared: list[structlog.typing.Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso"),
+        redact_log_event,
+    ]
+    json_lines = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=shared,
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            structlog.processors.JSONRenderer(),
+        ],
+    )
     for handler in logging.getLogger().handlers:
         # every line, ours or an SDK's, is redacted on its way out
         handler.addFilter(RedactingFilter())
+        if as_json:
+            handler.setFormatter(json_lines)
     if not verbose:
         # the SDKs' own retry chatter ("node has failed ... putting on timeout") is not for
-        # users: a failed read reaches the answer as a gap with its reason
-        for noisy in ("elastic_transport", "urllib3", "kubernetes", "gitlab"):
-            logging.getLogger(noisy).setLevel(logging.ERROR)
+        # users: a failed read reaches the answer as a gap with its reason; nor is a line
+        # per HTTP request
+        for noisy in ("elastic_transport", "urllib3", "kubernetes", "gitlab", "httpx"):
+            logging.getLogger(noisy).setLevel(
+                logging.ERROR if noisy != "httpx" else logging.WARNING
+            )
     # through stdlib logging: its stream handler, not a file object bound here, decides
     # where lines go (and survives a closed stream)
     structlog.configure(
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.stdlib.LoggerFactory(),
         processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso"),
-            redact_log_event,
-            structlog.dev.ConsoleRenderer(colors=False),
+            *shared,
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter
+            if as_json
+            else structlog.dev.ConsoleRenderer(colors=False),
         ],
     )
 
@@ -400,6 +422,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="Mattermost listener + web chat, from configuration")
     serve.add_argument("--config")
+    serve.add_argument(
+        "--log-format",
+        choices=["json", "console"],
+        default="json",
+        help="json: one JSON object a line, for a log pipeline (default); console: for a terminal",
+    )
     serve.set_defaults(fn=cmd_serve)
 
     ev = sub.add_parser("eval", help="run scenarios; exits non-zero when a required one fails")
@@ -432,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _configure_logging(args.verbose)
+    _configure_logging(args.verbose, getattr(args, "log_format", "console"))
     try:
         return int(args.fn(args))
     except (ConfigFileError, ValueError) as exc:

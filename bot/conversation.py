@@ -9,6 +9,7 @@ working memory, the kept inventory, the knowledge base and the gated tools.
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
@@ -17,6 +18,7 @@ import structlog
 from bot.knowledge import KnowledgeBase, knowledge_facts
 from bot.memory import MemoryEntry, Observation, WorkingMemory
 from bot.settings import InfrabotConfig
+from bot.telemetry import Telemetry
 from planner.conduct import TurnOutcome, TurnSettings, answer_turn
 from planner.inventory_cache import InventoryCache
 from planner.investigation import InvestigationSettings
@@ -40,8 +42,10 @@ class Conversation:
         memory: WorkingMemory,
         models: ModelSet | None = None,
         knowledge: KnowledgeBase | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self.config = config
+        self.telemetry = telemetry
         self.models = models
         self.knowledge = knowledge
         self.gate = gate
@@ -82,7 +86,23 @@ class Conversation:
         return out
 
     async def answer(self, turn: Turn, progress: ProgressSink | None = None) -> TurnOutcome:
-        """Answer `turn`; `progress` is told of each read while the turn runs."""
+        """Answer `turn`; `progress` is told of each read while the turn runs. Every log
+        line of the turn carries its `request_id`."""
+        with structlog.contextvars.bound_contextvars(request_id=uuid.uuid4().hex[:16]):
+            if self.telemetry is not None:
+                self.telemetry.asked()
+            try:
+                outcome = await self._answer(turn, progress)
+            except Exception:
+                if self.telemetry is not None:
+                    self.telemetry.failed()
+                raise
+            if self.telemetry is not None:
+                self.telemetry.answered(outcome.answer, turn.now)
+            log.info("turn.done", final=outcome.answer.final, gaps=len(outcome.answer.gaps))
+            return outcome
+
+    async def _answer(self, turn: Turn, progress: ProgressSink | None) -> TurnOutcome:
         log.info("turn.start", user=turn.user, channel=turn.channel, root=turn.root_id)
         before = self.memory.entries(turn.channel, turn.root_id)
         if before and before[-1].asked_back:

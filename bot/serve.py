@@ -31,7 +31,8 @@ from bot.mattermost import (
 from bot.memory import WorkingMemory
 from bot.settings import InfrabotConfig, Secrets
 from bot.sockets import bind, url_of
-from bot.web import build_web_app, term_as_exit, uvicorn_server
+from bot.telemetry import Telemetry
+from bot.web import Readiness, build_web_app, term_as_exit, uvicorn_server
 from bot.wiring import build_gate, build_models
 
 log = structlog.get_logger(__name__)
@@ -60,12 +61,14 @@ async def serve(
         raise ConfigFileError("mattermost: configured, but INFRABOT_MM_TOKEN is not set")
     memory = WorkingMemory.from_settings(config.memory, clock=clock)
     kb = await asyncio.to_thread(KnowledgeBase.load, config.memory.knowledge_path)
+    telemetry = Telemetry()
     conversation = Conversation(
         config=config,
         gate=build_gate(config),
         models=build_models(config),
         memory=memory,
         knowledge=kb,
+        telemetry=telemetry,
     )
     desk = KnowledgeDesk(kb, clock=clock, allowed_hosts=config.allowed_link_hosts)
     listener: MattermostListener | None = None
@@ -81,6 +84,14 @@ async def serve(
         )
         if secrets.mm_command_token is not None:
             routes.append(command_route(listener, secrets.mm_command_token.get_secret_value()))
+
+    def readiness() -> Readiness:
+        if listener is None:
+            return Readiness(ready=True)
+        if listener.stream is not None and listener.stream.connected.is_set():
+            return Readiness(ready=True, mattermost="connected")
+        return Readiness(ready=False, mattermost=f"connecting: {listener.last_error or 'starting'}")
+
     app = build_web_app(
         conversation=conversation,
         role_of=lambda _user: "engineer",
@@ -88,6 +99,8 @@ async def serve(
         desk=desk,
         environments=list(config.environments),
         extra_routes=routes,
+        telemetry=telemetry,
+        readiness=readiness,
     )
     sock = bind(config.web.host, config.web.port)
     print(f"infrabot: web chat on {url_of(sock)}", flush=True)

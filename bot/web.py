@@ -7,6 +7,8 @@ calls) and a JSON API, on Starlette.
                     as it starts and ends ({"type": "progress", ...}), then the reply
     GET  /api/threads/{thread_id}               -> {thread_id, messages: [...]}
     GET  /api/info                              -> {title, questions, environments}
+    GET  /healthz (the process is up)  /readyz (ready to answer: 503 while Mattermost is
+         not connected; each source's last read)  /metrics (Prometheus text format)
 
 The page renders the structured answer with DOM text nodes (never HTML from the answer:
 log lines are untrusted) and only makes http(s) links clickable. The API accepts JSON
@@ -34,6 +36,7 @@ from typing import Any, Literal
 
 import structlog
 import uvicorn
+from pydantic import BaseModel
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -41,6 +44,7 @@ from starlette.routing import BaseRoute, Route
 
 from bot.conversation import Conversation
 from bot.knowledge import KnowledgeDesk, is_remember_request
+from bot.telemetry import METRICS_CONTENT_TYPE, Telemetry
 from planner.conduct import MAX_QUESTION_CHARS
 from planner.presentation import present
 from planner.progress import ProgressEvent, ProgressSink
@@ -133,6 +137,8 @@ def build_web_app(
     title: str = "infrabot",
     max_concurrent: int = 4,
     extra_routes: Sequence[BaseRoute] = (),
+    telemetry: Telemetry | None = None,
+    readiness: Callable[[], Readiness] | None = None,
 ) -> Starlette:
     threads = WebThreads()
     slots = asyncio.Semaphore(max_concurrent)
@@ -251,7 +257,23 @@ def build_web_app(
         return secured(StreamingResponse(_streamed(run), media_type=_NDJSON))
 
     async def health(request: Request) -> Response:
+        """The process is up and serving (liveness)."""
         return JSONResponse({"status": "ok"})
+
+    async def ready(request: Request) -> Response:
+        """Ready to answer (readiness): the configuration is loaded and Mattermost, where
+        configured, is connected; each source's last read is reported, and a source that
+        is down does not make the pod unready (a restart would not bring it back)."""
+        state = readiness() if readiness is not None else Readiness(ready=True)
+        body = state.model_dump(mode="json")
+        if telemetry is not None:
+            body["sources"] = telemetry.source_report()
+        return JSONResponse(body, status_code=200 if state.ready else 503)
+
+    async def metrics(request: Request) -> Response:
+        if telemetry is None:
+            return Response("no metrics in this process", status_code=404)
+        return Response(telemetry.exposition(), media_type=METRICS_CONTENT_TYPE)
 
     return Starlette(
         routes=[
@@ -261,12 +283,22 @@ def build_web_app(
             Route("/api/threads/{thread_id}", thread),
             Route("/api/ask", ask, methods=["POST"]),
             Route("/healthz", health),
+            Route("/readyz", ready),
+            Route("/metrics", metrics),
             *extra_routes,
         ]
     )
 
 
 _NDJSON = "application/x-ndjson"
+
+
+class Readiness(BaseModel):
+    """What `/readyz` says: ready, and why not (each part that is not)."""
+
+    ready: bool
+    config: str = "loaded"
+    mattermost: str = "not configured"  # "connected", "connecting: <why>"
 
 
 async def _streamed(

@@ -312,7 +312,7 @@ async def _read_inventory(
     out = _Inventory([], [], {})
     for call in planned:
         record: dict[str, Any] = {"tool": call.tool, "arguments": call.arguments}
-        record["purpose"] = INVENTORY
+        record |= {"purpose": INVENTORY, "source": call.source, "env": call.env}
         if call.key in kept:
             result, observed_at = kept[call.key]
             record |= {
@@ -326,6 +326,8 @@ async def _read_inventory(
             result = made.result
             cache.put(call.tool, call.env, result, turn.now)
             record |= {"status": result.status, "duration_ms": made.duration_ms}
+            if result.error_kind is not None:
+                record["error_kind"] = result.error_kind.value
         out.calls.append(record)
         if result.status in ("error", "denied") and call.key not in secondary:
             # a lister that only sees names in passing failing says nothing of its source's

@@ -51,11 +51,14 @@ class CallRecord:
         return {
             "tool": self.call.tool,
             "arguments": self.call.arguments,
+            "source": self.call.source,
+            "env": self.call.env,
             "status": self.result.status,
             "duration_ms": self.duration_ms,
             "call_id": self.call_id,
             "objectives": sorted(self.objectives),
             **({"error": self.result.error} if self.result.error else {}),
+            **({"error_kind": self.result.error_kind.value} if self.result.error_kind else {}),
         }
 
 

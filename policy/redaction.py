@@ -508,6 +508,10 @@ class RedactingFilter(logging.Filter):
     called, urllib3 a retried request): the formatted message is redacted in place."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, dict) and not record.args:
+            # structlog's own event, on its way to the JSON formatter: every value of it
+            # was redacted by `redact_log_event` already, and it must stay a dict
+            return True
         try:
             message = record.getMessage()
         except (TypeError, ValueError):  # a record whose args do not fit its format

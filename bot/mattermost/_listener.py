@@ -94,6 +94,8 @@ class MattermostListener:
         self._last_post_ms = 0
         self.stream: EventStream | None = None
         self.me: dict[str, Any] = {}
+        # why the listener is not (yet) connected, for /readyz; None once logged in
+        self.last_error: str | None = None
 
     # --- start-up ------------------------------------------------------------------
 
@@ -103,12 +105,14 @@ class MattermostListener:
         while True:
             try:
                 self.me = await self.api.login()
+                self.last_error = None
                 break
             except MattermostAuthError:
                 raise
             except MattermostError as exc:
                 delay = self._backoff.delay(attempt)
                 attempt += 1
+                self.last_error = f"login failed: {exc}"[:300]
                 log.warning("mattermost.login_retry", error=str(exc), in_s=round(delay, 2))
                 await asyncio.sleep(delay)
         self._allowed = None

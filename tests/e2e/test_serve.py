@@ -58,6 +58,61 @@ async def test_serve_runs_the_web_chat_and_answers_in_mattermost(
             question = sim.user_post("alice", incidents, RPS_A)
             [answer] = await eventually(lambda: answers(sim, question["id"]))
             assert "412" in answer["message"]
+            async with httpx.AsyncClient() as http:
+                ready = await http.get(url.group(1) + "readyz")
+                metrics = await http.get(url.group(1) + "metrics")
+            # ready: connected to Mattermost, each source's last read reported
+            assert ready.status_code == 200 and ready.json()["mattermost"] == "connected"
+            sources = {(s["source"], s["env"]): s["ok"] for s in ready.json()["sources"]}
+            assert sources[("victoriametrics", "dc-a")] is True
+            text = metrics.text
+            assert metrics.headers["content-type"].startswith("text/plain")
+            assert _sample(text, "infrabot_questions_total") == 1
+            assert _sample(text, 'infrabot_answers_total{final="true"}') == 1
+            assert _sample(text, 'infrabot_tool_calls_total{source="victoriametrics",status="ok"}')
+            assert _sample(text, 'infrabot_tool_call_seconds_count{source="victoriametrics"}')
+            assert _sample(text, "infrabot_turn_seconds_count") == 1
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+def _sample(exposition: str, name: str) -> float:
+    """The value of one sample in Prometheus text format (0 when it is not there)."""
+    for line in exposition.splitlines():
+        if line.startswith(name + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+async def test_readyz_says_not_ready_while_mattermost_refuses_the_bot(
+    session: WorldSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The process is up (healthz), but it cannot answer anyone: not ready, and why."""
+    sim = MattermostSim(team_name="ops")
+    sim.add_user("infrabot", is_bot=True)
+    sim.refuse_sockets = True
+    assert session.config is not None
+    with BackgroundServer(sim.app) as server:
+        config = session.config.model_copy(
+            update={
+                "mattermost": MattermostSettings(url=server.base_url, team="ops"),
+                "web": WebSettings(host="127.0.0.1", port=0),
+                "memory": MemorySettings(knowledge_path=tmp_path / "kb.jsonl"),
+            }
+        )
+        task = asyncio.create_task(
+            serve(config, Secrets(mm_token=SecretStr("token-infrabot")), clock=session.clock)
+        )
+        try:
+            url = await eventually(lambda: re.search(r"web chat on (\S+)", capsys.readouterr().out))
+            async with httpx.AsyncClient() as http:
+                health = await http.get(url.group(1) + "healthz")
+                ready = await http.get(url.group(1) + "readyz")
+            assert health.status_code == 200
+            assert ready.status_code == 503 and ready.json()["ready"] is False
+            assert ready.json()["mattermost"].startswith("connecting")
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
