@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -27,6 +28,7 @@ from bot.mattermost import (
     MattermostAuthError,
     MattermostListener,
     command_route,
+    partition_of,
 )
 from bot.memory import WorkingMemory
 from bot.settings import InfrabotConfig, Secrets
@@ -49,7 +51,11 @@ def run_serve(config: InfrabotConfig, args: argparse.Namespace) -> int:
 
 
 async def serve(
-    config: InfrabotConfig, secrets: Secrets, *, clock: Callable[[], datetime] | None = None
+    config: InfrabotConfig,
+    secrets: Secrets,
+    *,
+    clock: Callable[[], datetime] | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> None:
     """Run until cancelled (or until the web server stops on a signal). `clock` is the
     wall clock in the configured timezone unless a test injects another."""
@@ -81,6 +87,7 @@ async def serve(
             role_of=config.role_of,
             clock=clock,
             desk=desk,
+            partition=partition_of(config.mattermost.replicas, environ or os.environ),
         )
         if secrets.mm_command_token is not None:
             routes.append(command_route(listener, secrets.mm_command_token.get_secret_value()))

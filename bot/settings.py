@@ -269,6 +269,13 @@ class MattermostSettings(_Strict):
     team: str
     channels: list[str] = Field(default_factory=list)
     bot_username: str = "infrabot"
+    replicas: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="processes sharing this bot account; each answers its own threads "
+        "(INFRABOT_REPLICA_INDEX or a StatefulSet ordinal says which it is)",
+    )
 
 
 class WebSettings(_Strict):

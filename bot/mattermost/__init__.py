@@ -15,6 +15,7 @@ from bot.mattermost._api import (
 )
 from bot.mattermost._command import COMMAND_PATH, command_route
 from bot.mattermost._listener import PROGRESS_TEXT, MattermostListener
+from bot.mattermost._partition import Partition, partition_of
 from bot.mattermost._render import LONG_ANSWER_CHARS, REPORT_NAME, quiet_mentions, render_reply
 from bot.mattermost._socket import Backoff, EventStream
 
@@ -31,7 +32,9 @@ __all__ = [
     "MattermostListener",
     "MattermostNotFound",
     "MattermostUnavailable",
+    "Partition",
     "command_route",
+    "partition_of",
     "quiet_mentions",
     "render_reply",
 ]

@@ -33,6 +33,7 @@ from bot.mattermost._api import (
     websocket_url,
 )
 from bot.mattermost._knowledge import KnowledgeReplies
+from bot.mattermost._partition import Partition
 from bot.mattermost._payload import mapping, millis
 from bot.mattermost._progress import UPDATE_EVERY_S, ProgressNote, progress_text
 from bot.mattermost._render import REPORT_NAME, quiet_mentions, render_reply
@@ -62,6 +63,7 @@ class MattermostListener:
         max_concurrent: int = 4,
         typing_every_s: float = 4.0,
         progress_every_s: float = UPDATE_EVERY_S,
+        partition: Partition | None = None,
         long_answer_chars: int = 12_000,
         seen_limit: int = 4096,
     ) -> None:
@@ -81,6 +83,7 @@ class MattermostListener:
         self._slots = asyncio.Semaphore(max_concurrent)
         self._typing_every = typing_every_s
         self._progress_every = progress_every_s
+        self.partition = partition or Partition()
         self._long = long_answer_chars
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._seen_limit = seen_limit
@@ -195,6 +198,8 @@ class MattermostListener:
         if post_id in self._seen:
             log.debug("mattermost.duplicate", post=post_id)
             return
+        if not self.partition.owns(str(post.get("root_id") or post_id)):
+            return  # another replica's thread
         self._seen[post_id] = None
         while len(self._seen) > self._seen_limit:
             self._seen.popitem(last=False)
