@@ -430,6 +430,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(fn=cmd_serve)
 
+    reference = sub.add_parser(
+        "config-reference", help="print the configuration reference (docs/configuration.md)"
+    )
+    reference.set_defaults(fn=cmd_config_reference)
+
     ev = sub.add_parser("eval", help="run scenarios; exits non-zero when a required one fails")
     ev.add_argument("paths", nargs="*", help="scenario files or folders (default: built-in suite)")
     ev.add_argument("--runs", type=int, default=None, help="runs per scenario (default: its own)")
@@ -456,6 +461,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_flags(doctor)
     doctor.set_defaults(fn=cmd_doctor)
     return p
+
+
+def cmd_config_reference(args: argparse.Namespace) -> int:
+    from bot.config_reference import reference
+
+    print(reference(), end="")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -85,6 +85,12 @@ class Conversation:
             out["gitlab"] = config.gitlab.timeout_s * 2 + 1
         return out
 
+    def pending_question(self, channel: str, root: str) -> str | None:
+        """The question this thread was last asked back about ("which environment?"),
+        while that is the thread's last word: a reply to it needs no @mention."""
+        entries = self.memory.entries(channel, root)
+        return entries[-1].question if entries and entries[-1].asked_back else None
+
     async def answer(self, turn: Turn, progress: ProgressSink | None = None) -> TurnOutcome:
         """Answer `turn`; `progress` is told of each read while the turn runs. Every log
         line of the turn carries its `request_id`."""
@@ -104,12 +110,9 @@ class Conversation:
 
     async def _answer(self, turn: Turn, progress: ProgressSink | None) -> TurnOutcome:
         log.info("turn.start", user=turn.user, channel=turn.channel, root=turn.root_id)
-        before = self.memory.entries(turn.channel, turn.root_id)
-        if before and before[-1].asked_back:
-            # "in dc-a" after "which environment do you mean?": the question it answers,
-            # with the reply, is what is asked
-            question = f"{before[-1].question}\n{turn.question}"
-            turn = turn.model_copy(update={"question": question})
+        # "dc-b, checkout" after "which environment do you mean?": the question it
+        # answers (the first one asked, never a join of replies) may be completed by it
+        pending = self.pending_question(turn.channel, turn.root_id)
         outcome = await answer_turn(
             turn,
             previous=self.memory.last_context(turn.channel, turn.root_id),
@@ -119,6 +122,7 @@ class Conversation:
             models=self.models,
             knowledge=lambda question, scope: knowledge_facts(self.knowledge, question, scope),
             progress=progress,
+            pending=pending,
         )
         asked_back = any(g.kind is GapReason.NO_SCOPE for g in outcome.answer.gaps)
         if asked_back:
@@ -126,7 +130,10 @@ class Conversation:
                 turn.channel,
                 turn.root_id,
                 MemoryEntry(
-                    at=turn.now, question=turn.question, context=outcome.context, asked_back=True
+                    at=turn.now,
+                    question=pending or turn.question,
+                    context=outcome.context,
+                    asked_back=True,
                 ),
             )
         elif outcome.investigation is not None:

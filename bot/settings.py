@@ -173,10 +173,16 @@ class LogsSourceSettings(_Strict):
 
 
 class EnvironmentSettings(_Strict):
-    aliases: list[str] = Field(default_factory=list)
-    kubernetes: KubernetesSourceSettings | None = None
-    metrics: MetricsSourceSettings | None = None
-    logs: LogsSourceSettings | None = None
+    """One environment (a data centre, a cluster): its sources; any may be left out."""
+
+    aliases: list[str] = Field(
+        default_factory=list, description='other names people use for it ("msk", "прод")'
+    )
+    kubernetes: KubernetesSourceSettings | None = Field(default=None, description="its API server")
+    metrics: MetricsSourceSettings | None = Field(
+        default=None, description="its VictoriaMetrics or Prometheus query API"
+    )
+    logs: LogsSourceSettings | None = Field(default=None, description="its Elasticsearch")
 
 
 class GitLabSettings(_Strict):
@@ -258,6 +264,8 @@ class ModelsSettings(_Strict):
 
 
 class MemorySettings(_Strict):
+    """Working memory per thread (lost on restart on purpose) and the knowledge file."""
+
     ttl_minutes: int = Field(default=90, ge=1, le=24 * 60)
     max_entries: int = Field(default=20, ge=1, le=1000)
     max_prompt_bytes: int = Field(default=12 * 1024, ge=512, le=1024 * 1024)
@@ -265,6 +273,9 @@ class MemorySettings(_Strict):
 
 
 class MattermostSettings(_Strict):
+    """The Mattermost server and the bot account's team and channels (empty `channels`:
+    every channel the bot is a member of; direct messages are always answered)."""
+
     url: Annotated[str, _url("the bot's token is read from INFRABOT_MM_TOKEN")]
     team: str
     channels: list[str] = Field(default_factory=list)
@@ -279,11 +290,15 @@ class MattermostSettings(_Strict):
 
 
 class WebSettings(_Strict):
+    """The web chat, /healthz, /readyz, /metrics and the slash command's port."""
+
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=0, le=65535)
 
 
 class InvestigationLimits(_Strict):
+    """Bounds on one turn's work."""
+
     max_rounds: int = Field(default=4, ge=1, le=10)
     turn_deadline_s: float = Field(default=90.0, gt=0, le=1800)
     facts_per_source: int = Field(default=12, ge=1, le=200)
@@ -296,12 +311,24 @@ class InvestigationLimits(_Strict):
 
 
 class InfrabotConfig(_Strict):
-    timezone: str = "UTC"
-    environments: dict[str, EnvironmentSettings]
-    gitlab: GitLabSettings | None = None
-    mcp_servers: list[McpServerSettings] = Field(default_factory=list)
-    admins: list[str] = Field(default_factory=list)
-    allowed_link_hosts: list[str] = Field(default_factory=list)
+    """The whole configuration file."""
+
+    timezone: str = Field(
+        default="UTC", description="the zone times are read and shown in (an IANA name)"
+    )
+    environments: dict[str, EnvironmentSettings] = Field(
+        description="by name: what each environment's sources are"
+    )
+    gitlab: GitLabSettings | None = Field(default=None, description="releases and commits")
+    mcp_servers: list[McpServerSettings] = Field(
+        default_factory=list, description="MCP skill servers whose read tools are admitted"
+    )
+    admins: list[str] = Field(
+        default_factory=list, description="Mattermost usernames that may confirm knowledge"
+    )
+    allowed_link_hosts: list[str] = Field(
+        default_factory=list, description="hosts a saved knowledge entry may link to"
+    )
     models: ModelsSettings = Field(default_factory=ModelsSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     mattermost: MattermostSettings | None = None
@@ -386,11 +413,17 @@ class Secrets(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="INFRABOT_", extra="ignore")
 
-    mm_token: SecretStr | None = None
-    # the token Mattermost sends with each `/infrabot` slash command (Integrations >
-    # Slash Commands shows it); unset: the slash command's route is not served
-    mm_command_token: SecretStr | None = None
-    llm_api_key: SecretStr | None = None
+    mm_token: SecretStr | None = Field(
+        default=None, description="the Mattermost bot account's access token"
+    )
+    mm_command_token: SecretStr | None = Field(
+        default=None,
+        description="the token Mattermost sends with each `/infrabot` slash command "
+        "(Integrations > Slash Commands shows it); unset: the command's route is not served",
+    )
+    llm_api_key: SecretStr | None = Field(
+        default=None, description="the model endpoint's API key (model mode)"
+    )
 
 
 def parse_config(

@@ -27,6 +27,8 @@ command -v victoria-metrics >/dev/null 2>&1 || need+=(victoria-metrics)
 if [ "$dev" = 1 ]; then
   command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
   command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
+  # `kubectl kustomize` renders the deployment's kustomize overlay in tests/deploy
+  command -v kubectl >/dev/null 2>&1 || need+=(kubernetes-client)
 fi
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

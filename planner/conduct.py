@@ -98,8 +98,11 @@ async def answer_turn(
     models: ModelSet | None = None,
     knowledge: KnowledgeLookup | None = None,
     progress: ProgressSink | None = None,
+    pending: str | None = None,
 ) -> TurnOutcome:
-    """Answer one turn; `progress` is told of each read as it starts and ends. Results come
+    """Answer one turn; `progress` is told of each read as it starts and ends; `pending`:
+    the question this thread was last asked back about, which the message may complete.
+    Results come
     in redacted (the rules, the model and the workspace never hold a secret a source
     returned); whatever way the turn ends, the Answer leaves redacted (the question itself
     may carry one)."""
@@ -136,26 +139,41 @@ async def answer_turn(
         inventory = fresh
     # reading the question is linear but not free (tens of ms for a long paste): off the
     # event loop, so other threads' turns and the listener keep going
-    context = await asyncio.to_thread(
-        build_context,
-        turn.question,
-        envs=settings.envs,
-        inventory=inventory.items,
-        now=turn.now,
-        tz=settings.investigation.timezone,
-        previous=previous,
-        env_aliases=settings.env_aliases,
-        # listed nowhere (it failed, a list was cut short, or no source lists the env:
-        # logs only): a workload-like name in the question is taken as the object rather
-        # than dropped
-        guess_names=bool(inventory.failed)
+    # listed nowhere (it failed, a list was cut short, or no source lists the env: logs
+    # only): a workload-like name in the question is taken as the object, not dropped
+    guess_names = (
+        bool(inventory.failed)
         or any(n.env in (None, *(named or settings.envs)) for n in inventory.partial)
-        or not any(i.env in (named or settings.envs) for i in inventory.items),
+        or not any(i.env in (named or settings.envs) for i in inventory.items)
     )
+
+    def read(question: str) -> ContextState:
+        return build_context(
+            question,
+            envs=settings.envs,
+            inventory=inventory.items,
+            now=turn.now,
+            tz=settings.investigation.timezone,
+            previous=previous,
+            env_aliases=settings.env_aliases,
+            guess_names=guess_names,
+        )
+
+    if pending is not None:
+        previous = None  # the turn that asked back read nothing: only its question carries
+    context = await asyncio.to_thread(read, turn.question)
+    if pending is not None and (context.intent is None or needs_scope(context)):
+        # the reply to "which environment and service?" ("dc-b, checkout") completes the
+        # question it answers; a reply that is a question of its own is read alone
+        joined = f"{pending}\n{turn.question}"
+        if len(joined) <= MAX_QUESTION_CHARS:
+            turn = turn.model_copy(update={"question": joined})
+            context = await asyncio.to_thread(read, joined)
     if context.unknown_envs and "env" not in context.explicit:
         answer = _unknown_env_answer(turn, context, settings.envs)
         return _leave(TurnOutcome(answer, context, None, inventory.calls), settings, redacting.memo)
-    if needs_scope(context):
+    if (previous is None or pending is not None) and needs_scope(context):
+        # (a thread with history is located by it: "and in the last 3 hours?")
         # class "mixing up data centres": no env, object or identifier to read about in
         # several envs; one question back beats an answer about whatever fails anywhere
         answer = _clarify_answer(turn, context)
@@ -240,6 +258,7 @@ def redact_answer(
                         "text": r(f.text),
                         "link": maybe(f.link),
                         "scope": describe_obj(redact_obj(f.scope, keep_query_hosts, memo)),
+                        "fields": describe_obj(redact_obj(f.fields, keep_query_hosts, memo)),
                     }
                 )
                 for f in answer.facts
@@ -432,6 +451,7 @@ def needs_scope(context: ContextState) -> bool:
         or ids.hosts
         or ids.promql
         or ids.log_query
+        or context.nodes  # a node is in one env ("retransmits on worker-17")
     )
     return (
         len(context.envs) > 1
@@ -445,7 +465,8 @@ def needs_scope(context: ContextState) -> bool:
 
 def _clarify_answer(turn: Turn, context: ContextState) -> Answer:
     language = language_of(turn.question)
-    example = f"{turn.question.rstrip('?. ')} ({context.envs[0]}, <service>)?"
+    asked = turn.question.splitlines()[0][:120].rstrip("?. ")
+    example = f"{asked} ({context.envs[0]}, <service>)?"
     text = say(
         Phrase.WHICH_SCOPE,
         language,

@@ -163,7 +163,7 @@ _TEXT: dict[Phrase, tuple[str, str]] = {
     ),
     Phrase.READS_DONE: ("{done} of {total} reads done", "готово чтений: {done} из {total}"),
     Phrase.READS_FAILED: (", {count} failed", ", с ошибкой: {count}"),
-    Phrase.READING_NOW: ("Reading now: {names}.", "Сейчас читаю: {names}."),
+    Phrase.READING_NOW: ("Reading now: {names}", "Сейчас читаю: {names}"),
     Phrase.COMMAND_HELP: (
         "Ask about a service, an environment and a time, e.g. `/infrabot why did "
         "checkout-api in prod return 502 at 14:11?` The answer comes as a thread in this "

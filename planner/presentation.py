@@ -97,6 +97,7 @@ class ShownTable(BaseModel):
     kind: str
     source: str
     env: str | None
+    shared: dict[str, str] = {}  # what every row has alike, said once
     columns: list[str]
     rows: list[list[str]]
     links: list[ShownLink] = []
@@ -304,33 +305,61 @@ def _shown(
     )
 
 
-def _table_key(f: AnswerFact) -> tuple[str, str] | None:
-    return (f.kind, f.source) if f.kind and len(f.fields) >= 2 else None
+TableKey = tuple[str, str, frozenset[str]]
 
 
-def _tabled(answer: Answer, order: list[int], cited: set[int]) -> dict[tuple[str, str], list[int]]:
-    """The facts that go into tables, by (kind, source): a kind with at least `TABLE_MIN`
-    facts worth showing, each with cells; at most `TABLE_ROWS` of them, in `order`."""
-    rows: dict[tuple[str, str], list[int]] = {}
+def _table_key(f: AnswerFact) -> TableKey | None:
+    """Facts are rows of one table when they are of one kind, from one source, with the
+    same typed fields: a total and per-pod readings of one kind are two shapes."""
+    return (f.kind, f.source, frozenset(f.fields)) if f.kind and len(f.fields) >= 2 else None
+
+
+def _constant(facts: list[AnswerFact], name: str) -> bool:
+    return len({str(f.fields[name]) for f in facts}) == 1
+
+
+def _tabular(facts: list[AnswerFact]) -> bool:
+    """Rows a table shows whole: one text field tells each row apart (the pod, the node,
+    the job), and what differs between rows fits `TABLE_COLUMNS` columns (what every row
+    shares is said once above it). Otherwise the facts stay lines, which lose nothing."""
+    names = list(facts[0].fields)
+    keyed = any(
+        all(isinstance(f.fields[n], str) for f in facts)
+        and len({f.fields[n] for f in facts}) == len(facts)
+        for n in names
+    )
+    varying = [n for n in names if not _constant(facts, n)]
+    return keyed and 0 < len(varying) <= TABLE_COLUMNS
+
+
+def _tabled(answer: Answer, order: list[int], cited: set[int]) -> dict[TableKey, list[int]]:
+    """The facts that go into tables: at least `TABLE_MIN` facts of one shape worth
+    showing, tabular; at most `TABLE_ROWS` of them, in `order`."""
+    rows: dict[TableKey, list[int]] = {}
     for i in order:
         f = answer.facts[i]
         key = _table_key(f)
         if key is not None and (f.signal or i in cited):
             rows.setdefault(key, []).append(i)
-    return {k: v for k, v in rows.items() if len(v) >= TABLE_MIN}
+    return {
+        key: indexes
+        for key, indexes in rows.items()
+        if len(indexes) >= TABLE_MIN and _tabular([answer.facts[i] for i in indexes[:TABLE_ROWS]])
+    }
 
 
 def _cell(value: str | int | float | bool, clock: _Clock, language: Language) -> str:
     if isinstance(value, bool):
         return say(Phrase.YES if value else Phrase.NO, language)
     if isinstance(value, float):
-        return f"{value:.3g}"
+        # a count or a size in full ("531789802", never "5.32e+08"), a ratio to 4 digits
+        return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.4g}"
     return clock.text(str(value))
 
 
 def _table(
     answer: Answer,
-    key: tuple[str, str],
+    key: TableKey,
     indexes: list[int],
     clock: _Clock,
     language: Language,
@@ -338,15 +367,13 @@ def _table(
 ) -> ShownTable:
     indexes = sorted(indexes)
     facts = [answer.facts[i] for i in indexes]
-    names = list(dict.fromkeys(n for f in facts for n in f.fields))
-    if len(names) > TABLE_COLUMNS:
-        # what every row shares says nothing about one row: those columns go first
-        varying = [n for n in names if len({str(f.fields.get(n)) for f in facts}) > 1]
-        names = (varying or names)[:TABLE_COLUMNS]
+    names = list(facts[0].fields)
+    shared = {n: _cell(facts[0].fields[n], clock, language) for n in names if _constant(facts, n)}
+    columns = [n for n in names if n not in shared]
     rows = []
     links: list[ShownLink] = []
     for i, f in zip(indexes, facts, strict=True):
-        cells = [_cell(f.fields[n], clock, language) if n in f.fields else "" for n in names]
+        cells = [_cell(f.fields[n], clock, language) for n in columns]
         when = clock.show(f.observed_at) if f.observed_at else ""
         rows.append([str(i + 1), *cells, when])
         if f.link and f.link not in link_shown and f.link.startswith(("https://", "http://")):
@@ -357,7 +384,8 @@ def _table(
         kind=key[0],
         source=key[1],
         env=envs.pop() if len(envs) == 1 else None,
-        columns=["#", *names, say(Phrase.TIME, language)],
+        shared=shared,
+        columns=["#", *columns, say(Phrase.TIME, language)],
         rows=rows,
         links=links,
     )

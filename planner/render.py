@@ -24,6 +24,7 @@ from planner.presentation import (
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~#!])")
 _DATA_URL = re.compile(r"(?i)\b(?:[a-z][a-z0-9+.-]{1,15}://|www\.)[^\s`]+")
 _LINK_UNSAFE = re.compile(r"[\s<>`\[\]]")
+_BARE_PIPE = re.compile(r"(?<!\\)\|")
 
 
 def md_text(text: str) -> str:
@@ -74,13 +75,20 @@ def _md_fact(f: ShownFact, p: Presentation) -> str:
     return line
 
 
+def _cell(text: str) -> str:
+    """A table cell as literal text; a "|" ends a cell even in a code span, so each is
+    escaped (md_text leaves those inside the code span of a URL)."""
+    return _BARE_PIPE.sub(r"\\|", md_text(text))
+
+
 def _md_table(t: ShownTable, p: Presentation) -> list[str]:
     """A Markdown table (Mattermost renders them); every cell is literal text."""
     where = ", ".join(md_text(x) for x in (t.source, t.env or "-"))
-    lines = [f"**{md_text(t.kind)}** _({where})_", ""]
-    lines.append("| " + " | ".join(md_text(c) for c in t.columns) + " |")
+    alike = " · ".join(f"{md_text(k)}: {md_text(v)}" for k, v in t.shared.items())
+    lines = [f"**{md_text(t.kind)}** _({where})_" + (f" {alike}" if alike else ""), ""]
+    lines.append("| " + " | ".join(_cell(c) for c in t.columns) + " |")
     lines.append("|" + "---|" * len(t.columns))
-    lines += ["| " + " | ".join(md_text(c) or " " for c in row) + " |" for row in t.rows]
+    lines += ["| " + " | ".join(_cell(c) or " " for c in row) + " |" for row in t.rows]
     if t.links:
         links = " ".join(md_link(link.url, link.label).lstrip(" ·") for link in t.links)
         lines += ["", f"_{md_text(p.say(Phrase.LINKS))}:_ {links}"]

@@ -112,6 +112,9 @@ class MattermostApi:
     async def channel_by_name(self, team_id: str, name: str) -> dict[str, Any]:
         return await self._call(self._driver.channels.get_channel_by_name, team_id, name)
 
+    async def channel(self, channel_id: str) -> dict[str, Any]:
+        return await self._call(self._driver.channels.get_channel, channel_id)
+
     async def is_member(self, channel_id: str) -> bool:
         try:
             await self._call(self._driver.channels.get_channel_member, channel_id, "me")

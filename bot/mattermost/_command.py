@@ -11,8 +11,10 @@ Mattermost; without it configured the route is not mounted.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import re
+from urllib.parse import parse_qs
 
 import structlog
 from starlette.requests import Request
@@ -27,6 +29,7 @@ log = structlog.get_logger(__name__)
 COMMAND_PATH = "/mattermost/command"
 _USERNAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")  # as Mattermost allows them
 _MAX_FORM_BYTES = 64 * 1024
+_CHECK_S = 1.5
 
 
 def _ephemeral(text: str) -> JSONResponse:
@@ -37,9 +40,12 @@ def command_route(listener: MattermostListener, token: str) -> Route:
     """The route Mattermost calls for `/infrabot <question>`."""
 
     async def command(request: Request) -> Response:
-        if int(request.headers.get("content-length") or 0) > _MAX_FORM_BYTES:
-            return Response("too large", status_code=413)
-        form = await request.form()
+        body = bytearray()
+        async for chunk in request.stream():  # chunked or not: read no more than the cap
+            body += chunk
+            if len(body) > _MAX_FORM_BYTES:
+                return Response("too large", status_code=413)
+        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items() if v}
         given = str(form.get("token") or "")
         if not hmac.compare_digest(given.encode(), token.encode()):
             log.warning("mattermost.command_bad_token", channel=form.get("channel_id"))
@@ -52,7 +58,13 @@ def command_route(listener: MattermostListener, token: str) -> Route:
             return _ephemeral(say(Phrase.COMMAND_HELP, language))
         if not _USERNAME.fullmatch(username) or not channel_id:
             return Response("user_name and channel_id are required", status_code=400)
-        if not await listener.may_answer_in(channel_id):
+        try:
+            # Mattermost waits 3 s for this reply: a slow membership check is not waited for
+            # (the thread is then started if the bot can post there, and logged if not)
+            here = await asyncio.wait_for(listener.may_answer_in(channel_id), _CHECK_S)
+        except TimeoutError:
+            here = True
+        if not here:
             return _ephemeral(say(Phrase.COMMAND_NOT_HERE, language))
         listener.ask_from_command(channel_id, username, text)
         return _ephemeral(say(Phrase.COMMAND_TAKEN, language))

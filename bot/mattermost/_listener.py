@@ -266,8 +266,9 @@ class MattermostListener:
                 channel_id, root_id, username, role, text
             ):
                 return
-            if not (direct or self._mentioned(text, mentioned_ids)):
-                return
+            awaited = self.conversation.pending_question(channel_id, root_id) is not None
+            if not (direct or awaited or self._mentioned(text, mentioned_ids)):
+                return  # (a reply to the bot's own question back needs no mention)
             question = self._strip_mention(text)
             log.info("mattermost.mention", post=post["id"], user=username, channel=channel_id)
             if not question:
@@ -290,10 +291,16 @@ class MattermostListener:
             log.error("mattermost.post_failed", post=post.get("id"), error=repr(exc)[:300])
 
     async def may_answer_in(self, channel_id: str) -> bool:
-        """The bot can post in the channel and serves it (`mattermost.channels`)."""
-        if self._allowed is not None and channel_id not in self._allowed:
-            return False
+        """The bot can post in the channel and serves it (`mattermost.channels`, or a
+        direct message, which is always served)."""
         try:
+            if self._allowed is not None and channel_id not in self._allowed:
+                kind = self._channel_types.get(channel_id)
+                if kind is None:
+                    kind = str((await self.api.channel(channel_id)).get("type") or "")
+                    self._channel_types[channel_id] = kind
+                if kind != "D":
+                    return False
             return await self._is_member(channel_id)
         except MattermostError as exc:
             log.warning("mattermost.member_unknown", channel=channel_id, error=str(exc))

@@ -14,7 +14,7 @@ import contextlib
 
 import structlog
 
-from bot.mattermost._api import MattermostApi, MattermostError
+from bot.mattermost._api import MattermostApi
 from planner.language import Language, Phrase, say
 from planner.progress import CallState, ProgressEvent
 
@@ -47,8 +47,8 @@ def progress_text(reads: dict[Read, CallState], language: Language) -> str:
         names = ", ".join(now[:NOW_SHOWN])
         if len(now) > NOW_SHOWN:
             names += f" (+{len(now) - NOW_SHOWN})"
-        text += " " + say(Phrase.READING_NOW, language, names=names)
-    return f"_{say(Phrase.INVESTIGATING, language)} {text}_"
+        text += ". " + say(Phrase.READING_NOW, language, names=names)
+    return f"_{say(Phrase.INVESTIGATING, language)} {text.rstrip('.')}._"
 
 
 class ProgressNote:
@@ -71,6 +71,7 @@ class ProgressNote:
         self._loop = asyncio.get_running_loop()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        self._editing = False  # an edit request is on its way
         self._shown = ""
 
     def tell(self, event: ProgressEvent) -> None:
@@ -87,17 +88,28 @@ class ProgressNote:
             await asyncio.sleep(self._every)
             text = progress_text(self._reads, self._language)
             if not self._closed and text != self._shown:
-                await self._api.patch_post(self._post_id, text, props={"infrabot": "progress"})
+                self._editing = True
+                try:
+                    await self._api.patch_post(self._post_id, text, props={"infrabot": "progress"})
+                finally:
+                    self._editing = False
                 self._shown = text
-        except MattermostError as exc:
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a courtesy note must never fail the turn
             log.warning("mattermost.progress_not_updated", post=self._post_id, error=str(exc))
         finally:
             self._task = None
 
     async def close(self) -> None:
+        """No edit after this returns: a wait for the next edit is cancelled, an edit
+        already sent is waited for (cancelling would leave its HTTP request running, to
+        land after the answer)."""
         self._closed = True
         task, self._task = self._task, None
-        if task is not None:
+        if task is None:
+            return
+        if not self._editing:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -41,8 +41,8 @@ def render_reply(answer: Answer, *, limit: int = LONG_ANSWER_CHARS) -> RenderedR
     attached when the post leaves facts out or would not fit `limit`."""
     shown = present(answer)
     short = quiet_mentions(markdown_of(answer, shown))
-    if not shown.more and len(short) <= limit:
-        return RenderedReply(short)  # every fact is in the post
+    if not shown.more and not shown.tables and len(short) <= limit:
+        return RenderedReply(short)  # every fact is in the post, each in its own words
     full = quiet_mentions(render_markdown(answer, evidence=None))
     if len(short) > limit - 300:
         short = quiet_mentions(f"**{md_text(answer.summary[: limit // 2])}**\n")

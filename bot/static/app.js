@@ -88,7 +88,8 @@ function tableOf(t) {
   // rows of one kind (pods, nodes, jobs): a wide table scrolls inside its own box, never the page
   const head = el("tr", {}, ...t.columns.map((c) => el("th", { text: c })));
   const rows = t.rows.map((r) => el("tr", {}, ...r.map((c) => el("td", { text: c }))));
-  const caption = el("p", { class: "meta" }, `${t.kind} · ${t.source} · ${t.env || "-"}`);
+  const alike = Object.entries(t.shared || {}).map(([k, v]) => ` · ${k}: ${v}`).join("");
+  const caption = el("p", { class: "meta" }, `${t.kind} · ${t.source} · ${t.env || "-"}${alike}`);
   t.links.forEach((l) => { const a = safeLink(l.url, l.label); if (a) caption.append(" · ", a); });
   return el("div", { class: "table" }, caption, el("div", { class: "scroll" }, el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows))));
 }

@@ -99,6 +99,7 @@ class SimRoutes:
             api("/users/{user_id}", self._user, ["GET"]),
             api("/teams/name/{name}", self._team, ["GET"]),
             api("/teams/{team_id}/channels/name/{name}", self._channel_by_name, ["GET"]),
+            api("/channels/{channel_id}", self._channel, ["GET"]),
             api("/channels/{channel_id}/members/{user_id}", self._member, ["GET"]),
             api("/channels/{channel_id}/posts", self._channel_posts, ["GET"]),
             api("/posts", self._post_create, ["POST"]),
@@ -145,6 +146,12 @@ class SimRoutes:
             if c["name"] == name and c["team_id"] == request.path_params["team_id"]:
                 return JSONResponse({k: v for k, v in c.items() if k != "members"})
         return _error(404, "no channel")
+
+    async def _channel(self, request: Request, me: str) -> Response:
+        channel = self.channels.get(request.path_params["channel_id"])
+        if channel is None or me not in channel["members"]:
+            return _error(404, "no channel")  # as Mattermost: not even told it exists
+        return JSONResponse({k: v for k, v in channel.items() if k != "members"})
 
     async def _member(self, request: Request, me: str) -> Response:
         channel = self.channels.get(request.path_params["channel_id"])

@@ -72,3 +72,29 @@ def test_what_locates_the_question_is_not_asked_back() -> None:
     for answer in answers:
         assert not _asks_back(answer), answer.question
         assert _read_tools(answer), answer.question
+
+
+def test_a_reply_that_is_a_question_of_its_own_is_read_alone() -> None:
+    """Asked back about "what broke at 09:00?", the user asks something else whole: it
+    is not read with the old question's time."""
+    _, alone = _thread("what broke at 09:00?", "why does service-b in dc-a keep restarting?")
+    assert alone.question == "why does service-b in dc-a keep restarting?"
+    assert alone.scope.time.mode == "now" and alone.hypotheses
+
+
+def test_replies_never_pile_up_into_one_question() -> None:
+    answers = _thread("why is it slow?", "thanks", "hmm?", "dc-b, service-d")
+    assert all(_asks_back(a) for a in answers[:3])
+    # each reply is joined to the first question only, never to the replies before it
+    assert answers[2].question == "why is it slow?\nhmm?"
+    assert answers[3].question == "why is it slow?\ndc-b, service-d"
+    assert answers[3].scope.env == "dc-b" and not _asks_back(answers[3])
+
+
+def test_a_node_or_a_thread_with_history_is_not_asked_back() -> None:
+    (node,) = _thread("compare TCP retransmits on worker-17 with its peers")
+    assert not _asks_back(node) and _read_tools(node)
+    first, follow_up = _thread(
+        "how many 502 in all DCs in the last hour?", "and in the last 3 hours?"
+    )
+    assert not _asks_back(first) and not _asks_back(follow_up)

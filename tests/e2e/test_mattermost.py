@@ -24,6 +24,8 @@ from bot.mattermost import (
     render_reply,
 )
 from bot.settings import MattermostSettings
+from bot.sockets import bind, url_of
+from bot.web import uvicorn_server
 from evals.session import WorldSession
 from evals.simulators.server import BackgroundServer
 from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
@@ -397,8 +399,12 @@ async def test_the_slash_command_starts_a_thread_for_the_asker_and_answers_in_it
         return base | over
 
     before = len(sim.posts_by("infrabot"))
-    with BackgroundServer(app) as server:
-        async with httpx.AsyncClient(base_url=server.base_url) as client:
+    # served as `infrabot serve` serves it: uvicorn on the listener's own event loop
+    sock = bind("127.0.0.1", 0)
+    server = uvicorn_server(app)
+    serving = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        async with httpx.AsyncClient(base_url=url_of(sock).rstrip("/")) as client:
             taken = await client.post(COMMAND_PATH, data=form())
             refused = await client.post(COMMAND_PATH, data=form(token="wrong"))
             help_ = await client.post(COMMAND_PATH, data=form(text="  "))
@@ -410,6 +416,10 @@ async def test_the_slash_command_starts_a_thread_for_the_asker_and_answers_in_it
             )
             [answer] = await eventually(lambda: answers(sim, root["id"]))
             await bot.idle()
+    finally:
+        server.should_exit = True
+        await serving
+        sock.close()
     assert taken.status_code == 200 and taken.json()["response_type"] == "ephemeral"
     assert "тредом" in taken.json()["text"]  # asked in Russian: "as a thread"
     assert root["channel_id"] == incidents and root["message"].startswith("@alice ")

@@ -109,7 +109,7 @@ def test_two_replicas_answer_each_post_exactly_once(tmp_path: Path) -> None:
         for log in logs
     ]
     for index, mentions in enumerate(by_replica):
-        assert mentions == {
-            p["id"] for p in posts if Partition(index, REPLICAS).owns(p["id"])
-        }, index
+        assert mentions == {p["id"] for p in posts if Partition(index, REPLICAS).owns(p["id"])}, (
+            index
+        )
     assert all(by_replica)

@@ -97,6 +97,9 @@ class FakeApi:
 class FakeConversation:
     memory = None
 
+    def pending_question(self, channel: str, root: str) -> str | None:
+        return None
+
     async def answer(self, turn: Turn, progress: object = None) -> Any:
         answer = Answer(question=turn.question, scope=Scope(), summary="ok", final=True)
         return SimpleNamespace(answer=answer)

@@ -159,7 +159,7 @@ def test_the_progress_note_counts_reads_and_names_the_sources_read_now() -> None
     }
     english = progress_text(reads, Language.EN)
     assert "2 of 4 reads done, 1 failed" in english
-    assert "Reading now: kubernetes prod, victoriametrics prod." in english
+    assert "done, 1 failed. Reading now: kubernetes prod, victoriametrics prod._" in english
     russian = progress_text(reads, Language.RU)
     assert "готово чтений: 2 из 4, с ошибкой: 1" in russian and "Сейчас читаю" in russian
     assert "Reading" not in progress_text({}, Language.RU)

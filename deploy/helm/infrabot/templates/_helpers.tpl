@@ -1,0 +1,43 @@
+{{- define "infrabot.name" -}}{{ .Release.Name }}{{- end -}}
+
+{{- define "infrabot.labels" -}}
+app.kubernetes.io/name: infrabot
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Values.image.tag | quote }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{- define "infrabot.selector" -}}
+app.kubernetes.io/name: infrabot
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "infrabot.serviceAccount" -}}
+{{- if .Values.serviceAccount.create -}}{{ .Release.Name }}{{- else -}}{{ required "serviceAccount.name: set it when serviceAccount.create is false" .Values.serviceAccount.name }}{{- end -}}
+{{- end -}}
+
+{{/* One clear message for the first value that must be set. */}}
+{{- define "infrabot.validate" -}}
+{{- if not .Values.config.environments -}}
+{{- fail "config.environments is empty: set at least one environment (its kubernetes, metrics and logs sources) in your values; see values.yaml and docs/configuration.md" -}}
+{{- end -}}
+{{- if and .Values.config.mattermost (not .Values.existingSecret) -}}
+{{- fail "existingSecret: config.mattermost is set, so name the existing Secret that holds INFRABOT_MM_TOKEN" -}}
+{{- end -}}
+{{- if or (not .Values.image.tag) (eq (toString .Values.image.tag) "latest") -}}
+{{- fail "image.tag: set a release tag (not empty, not latest)" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The configuration as the pod reads it: the values' config, with what the chart owns. */}}
+{{- define "infrabot.config" -}}
+{{- $config := deepCopy .Values.config -}}
+{{- $_ := set $config "web" (dict "host" "0.0.0.0" "port" (int .Values.web.port)) -}}
+{{- $memory := default (dict) $config.memory -}}
+{{- $_ := set $memory "knowledge_path" "/var/lib/infrabot/knowledge.jsonl" -}}
+{{- $_ := set $config "memory" $memory -}}
+{{- if $config.mattermost -}}
+{{- $_ := set $config.mattermost "replicas" (int .Values.replicas) -}}
+{{- end -}}
+{{- toYaml $config -}}
+{{- end -}}
