@@ -36,7 +36,8 @@ PER_GROUP = 2
 # facts of one kind from one source from which they are a table rather than lines, how
 # many rows it shows, and how many attribute columns (besides the number and the time)
 TABLE_MIN = 4
-TABLE_ROWS = 10
+TABLE_ROWS = 6
+TABLES_SHOWN = 2  # more kinds than that stay lines, grouped and capped as lines are
 TABLE_COLUMNS = 6
 
 # a zoned ISO-8601 time as our own texts write it ("2026-07-20T11:03:30.000Z",
@@ -341,11 +342,12 @@ def _tabled(answer: Answer, order: list[int], cited: set[int]) -> dict[TableKey,
         key = _table_key(f)
         if key is not None and (f.signal or i in cited):
             rows.setdefault(key, []).append(i)
-    return {
+    tables = {
         key: indexes
         for key, indexes in rows.items()
         if len(indexes) >= TABLE_MIN and _tabular([answer.facts[i] for i in indexes[:TABLE_ROWS]])
     }
+    return dict(list(tables.items())[:TABLES_SHOWN])
 
 
 def _cell(value: str | int | float | bool, clock: _Clock, language: Language) -> str:

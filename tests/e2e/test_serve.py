@@ -28,6 +28,26 @@ def session() -> Iterator[WorldSession]:
         yield s
 
 
+def _serving(
+    session: WorldSession, mattermost_url: str, tmp_path: Path, channels: list[str] | None = None
+) -> asyncio.Task[None]:
+    """`infrabot serve` on the session's world, against the Mattermost at the URL, with
+    the web chat on a free port."""
+    assert session.config is not None
+    config = session.config.model_copy(
+        update={
+            "mattermost": MattermostSettings(
+                url=mattermost_url, team="ops", channels=channels or []
+            ),
+            "web": WebSettings(host="127.0.0.1", port=0),
+            "memory": MemorySettings(knowledge_path=tmp_path / "kb.jsonl"),
+        }
+    )
+    return asyncio.create_task(
+        serve(config, Secrets(mm_token=SecretStr("token-infrabot")), clock=session.clock)
+    )
+
+
 async def test_serve_runs_the_web_chat_and_answers_in_mattermost(
     session: WorldSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -37,18 +57,7 @@ async def test_serve_runs_the_web_chat_and_answers_in_mattermost(
     incidents = sim.add_channel("incidents", ["infrabot", "alice"])
     assert session.config is not None
     with BackgroundServer(sim.app) as server:
-        config = session.config.model_copy(
-            update={
-                "mattermost": MattermostSettings(
-                    url=server.base_url, team="ops", channels=["incidents"]
-                ),
-                "web": WebSettings(host="127.0.0.1", port=0),
-                "memory": MemorySettings(knowledge_path=tmp_path / "kb.jsonl"),
-            }
-        )
-        task = asyncio.create_task(
-            serve(config, Secrets(mm_token=SecretStr("token-infrabot")), clock=session.clock)
-        )
+        task = _serving(session, server.base_url, tmp_path, channels=["incidents"])
         try:
             url = await eventually(lambda: re.search(r"web chat on (\S+)", capsys.readouterr().out))
             async with httpx.AsyncClient() as http:
@@ -95,16 +104,7 @@ async def test_readyz_says_not_ready_while_mattermost_refuses_the_bot(
     sim.refuse_sockets = True
     assert session.config is not None
     with BackgroundServer(sim.app) as server:
-        config = session.config.model_copy(
-            update={
-                "mattermost": MattermostSettings(url=server.base_url, team="ops"),
-                "web": WebSettings(host="127.0.0.1", port=0),
-                "memory": MemorySettings(knowledge_path=tmp_path / "kb.jsonl"),
-            }
-        )
-        task = asyncio.create_task(
-            serve(config, Secrets(mm_token=SecretStr("token-infrabot")), clock=session.clock)
-        )
+        task = _serving(session, server.base_url, tmp_path)
         try:
             url = await eventually(lambda: re.search(r"web chat on (\S+)", capsys.readouterr().out))
             async with httpx.AsyncClient() as http:
