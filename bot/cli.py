@@ -45,10 +45,14 @@ def _configure_logging(verbose: bool, log_format: str = "console") -> None:
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso"),
-        redact_log_event,
     ]
+    if as_json:
+        # a traceback is a field of the line ("exception"), redacted with the rest
+        shared.append(structlog.processors.format_exc_info)
+    shared.append(redact_log_event)
     json_lines = structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=shared,
+        # an SDK's record: its traceback was formatted and redacted by RedactingFilter
+        foreign_pre_chain=[_record_traceback, *shared],
         processors=[
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             structlog.processors.JSONRenderer(),
@@ -79,6 +83,18 @@ def _configure_logging(verbose: bool, log_format: str = "console") -> None:
             else structlog.dev.ConsoleRenderer(colors=False),
         ],
     )
+
+
+def _record_traceback(
+    _logger: object, _name: str, event: structlog.typing.EventDict
+) -> structlog.typing.EventDict:
+    """A stdlib record's traceback (already redacted: RedactingFilter moved it to
+    `exc_text`) as the line's "exception" field."""
+    record = event.get("_record")
+    text = getattr(record, "exc_text", None)
+    if text:
+        event["exception"] = text
+    return event
 
 
 def _config_path(arg: str | None) -> Path | None:

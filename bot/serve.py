@@ -97,7 +97,8 @@ async def serve(
             return Readiness(ready=True)
         if listener.stream is not None and listener.stream.connected.is_set():
             return Readiness(ready=True, mattermost="connected")
-        return Readiness(ready=False, mattermost=f"connecting: {listener.last_error or 'starting'}")
+        why = listener.last_error or (listener.stream.last_error if listener.stream else None)
+        return Readiness(ready=False, mattermost=f"connecting: {why or 'starting'}")
 
     app = build_web_app(
         conversation=conversation,
@@ -131,8 +132,9 @@ async def serve(
 
 
 async def _listen(listener: MattermostListener, kb: KnowledgeBase) -> None:
-    """Run the listener; an empty knowledge cache is first rebuilt from the channels."""
-    if len(kb) == 0 and listener.settings.channels:
+    """Run the listener; the knowledge cache is first rebuilt from the channels (empty, or
+    one of several replicas: what the others saved while this one was away is there)."""
+    if listener.settings.channels and (len(kb) == 0 or listener.partition.count > 1):
         await listener.start()
         try:
             count = await listener.rebuild_knowledge()

@@ -30,6 +30,15 @@ _REFUSALS = frozenset(
         ErrorKind.CURRENT_ONLY,
     }
 )
+# failures in which the source answered, and well: the question asked for what it lacks
+_ANSWERED = frozenset(
+    {
+        ErrorKind.NOT_FOUND,
+        ErrorKind.AMBIGUOUS,
+        ErrorKind.INVALID_QUERY,
+        ErrorKind.UNSUPPORTED,
+    }
+)
 _SECONDS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 45, 90)
 
 
@@ -112,13 +121,14 @@ class Telemetry:
         if status == "denied" and kind in _REFUSALS:
             self.refused.labels(reason=str(kind)).inc()
             return  # never reached the source: says nothing of its health
+        if call.get("cached") or kind == ErrorKind.SOURCE_UNAVAILABLE:
+            return  # no read of the source now: a kept list, or skipped as down
         self.tool_calls.labels(source=source, status=status).inc()
         self.tool_seconds.labels(source=source).observe(float(call.get("duration_ms") or 0) / 1000)
-        if call.get("cached") or kind == ErrorKind.SOURCE_UNAVAILABLE:
-            return  # not a read of the source now
         env = call.get("env")
         self.sources[(source, str(env) if env else None)] = SourceHealth(
-            ok=status in ("ok", "empty", "partial"),
+            # a name not found or a query refused is the question's, not the source's fault
+            ok=status in ("ok", "empty", "partial") or kind in _ANSWERED,
             status=status,
             at=at,
             error=str(call["error"])[:200] if call.get("error") else None,

@@ -332,7 +332,13 @@ def _line(data: dict[str, Any]) -> bytes:
 def uvicorn_server(app: Starlette) -> uvicorn.Server:
     return uvicorn.Server(
         uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=2,
+            # uvicorn's lines go through the root handler: redacted, and JSON under serve
+            log_config=None,
         )
     )
 

@@ -508,9 +508,10 @@ class RedactingFilter(logging.Filter):
     called, urllib3 a retried request): the formatted message is redacted in place."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, dict) and not record.args:
-            # structlog's own event, on its way to the JSON formatter: every value of it
-            # was redacted by `redact_log_event` already, and it must stay a dict
+        if isinstance(record.msg, dict) and hasattr(record, "_logger"):
+            # structlog's own event (`ProcessorFormatter.wrap_for_formatter` marks it) on its
+            # way to the JSON formatter: every value was redacted by `redact_log_event`
+            # already, and it must stay a dict; any other dict message is redacted below
             return True
         try:
             message = record.getMessage()

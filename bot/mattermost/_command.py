@@ -29,7 +29,7 @@ log = structlog.get_logger(__name__)
 COMMAND_PATH = "/mattermost/command"
 _USERNAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")  # as Mattermost allows them
 _MAX_FORM_BYTES = 64 * 1024
-_CHECK_S = 1.5
+_CHECK_S = 1.2  # twice within Mattermost's 3 s
 
 
 def _ephemeral(text: str) -> JSONResponse:
@@ -58,13 +58,18 @@ def command_route(listener: MattermostListener, token: str) -> Route:
             return _ephemeral(say(Phrase.COMMAND_HELP, language))
         if not _USERNAME.fullmatch(username) or not channel_id:
             return Response("user_name and channel_id are required", status_code=400)
+        # Mattermost waits 3 s for this reply. Whether the channel is served is never
+        # guessed (not known in time: refused); only a slow membership check is not waited
+        # for (the thread is then started if the bot can post there, and logged if not)
         try:
-            # Mattermost waits 3 s for this reply: a slow membership check is not waited for
-            # (the thread is then started if the bot can post there, and logged if not)
-            here = await asyncio.wait_for(listener.may_answer_in(channel_id), _CHECK_S)
+            served = await asyncio.wait_for(listener.serves(channel_id), _CHECK_S)
         except TimeoutError:
-            here = True
-        if not here:
+            served = False
+        try:
+            member = served and await asyncio.wait_for(listener.is_member(channel_id), _CHECK_S)
+        except TimeoutError:
+            member = True
+        if not member:
             return _ephemeral(say(Phrase.COMMAND_NOT_HERE, language))
         listener.ask_from_command(channel_id, username, text)
         return _ephemeral(say(Phrase.COMMAND_TAKEN, language))

@@ -106,6 +106,15 @@ class KnowledgeReplies:
         await self.post(channel_id, root_id, reply)
         return True
 
+    async def learn(self, entry: object, post_id: str) -> None:
+        """An entry the bot saved (this replica or another): into this replica's base,
+        once (the base skips one it has)."""
+        try:
+            parsed = KnowledgeEntry.model_validate(entry)
+            await asyncio.to_thread(self.desk.kb.add, parsed)
+        except ValueError:
+            log.warning("knowledge.bad_post", post=post_id)
+
     async def rebuild(self, channel_ids: list[str], *, me_id: str, max_pages: int = 50) -> int:
         """Rebuild the base from the bot's own "saved" posts (only its own: a post by anyone
         else with the same props is not trusted)."""

@@ -188,9 +188,11 @@ class MattermostListener:
             self._channel_types[channel_id] = str(data["channel_type"])
         self._last_post_ms = max(self._last_post_ms, millis(post.get("create_at")))
         props = mapping(post.get("props"))
+        if post.get("user_id") == self.me.get("id"):
+            self._own_post(post_id, channel_id, props)
+            return
         if (
-            post.get("user_id") == self.me.get("id")
-            or str(props.get("from_bot")).lower() == "true"
+            str(props.get("from_bot")).lower() == "true"
             or str(props.get("from_webhook")).lower() == "true"
             or post.get("type")
         ):
@@ -290,17 +292,24 @@ class MattermostListener:
         except Exception as exc:  # one bad post never stops the listener
             log.error("mattermost.post_failed", post=post.get("id"), error=repr(exc)[:300])
 
-    async def may_answer_in(self, channel_id: str) -> bool:
-        """The bot can post in the channel and serves it (`mattermost.channels`, or a
-        direct message, which is always served)."""
+    async def serves(self, channel_id: str) -> bool:
+        """The channel is one the bot answers in: one of `mattermost.channels` (all, when
+        that is empty), or a direct message, which is always served."""
+        if self._allowed is None or channel_id in self._allowed:
+            return True
+        kind = self._channel_types.get(channel_id)
+        if kind is None:
+            try:
+                kind = str((await self.api.channel(channel_id)).get("type") or "")
+            except MattermostError as exc:
+                log.warning("mattermost.channel_unknown", channel=channel_id, error=str(exc))
+                return False
+            self._channel_types[channel_id] = kind
+        return kind == "D"
+
+    async def is_member(self, channel_id: str) -> bool:
+        """The bot can post in the channel."""
         try:
-            if self._allowed is not None and channel_id not in self._allowed:
-                kind = self._channel_types.get(channel_id)
-                if kind is None:
-                    kind = str((await self.api.channel(channel_id)).get("type") or "")
-                    self._channel_types[channel_id] = kind
-                if kind != "D":
-                    return False
             return await self._is_member(channel_id)
         except MattermostError as exc:
             log.warning("mattermost.member_unknown", channel=channel_id, error=str(exc))
@@ -315,16 +324,39 @@ class MattermostListener:
     async def _from_command(self, channel_id: str, username: str, question: str) -> None:
         language = language_of(question)
         text = say(Phrase.COMMAND_ASKED, language, user=username, question="")
+        # the asker and the question ride on the root post: with several replicas, the one
+        # that owns the new thread answers it when the post reaches it (the websocket)
+        props = {"infrabot": "command", "asker": username, "question": question}
         try:
             root = await self.api.create_post(
-                channel_id, text + quiet_mentions(question), props={"infrabot": "command"}
+                channel_id, text + quiet_mentions(question), props=props
             )
         except MattermostError as exc:
             log.error("mattermost.command_failed", channel=channel_id, error=str(exc))
             return
         log.info("mattermost.command", post=root.get("id"), user=username, channel=channel_id)
-        role = self.role_of(username)
-        await self._answer(channel_id, str(root["id"]), username, role, question, [])
+        if self.partition.count <= 1:
+            role = self.role_of(username)
+            await self._answer(channel_id, str(root["id"]), username, role, question, [])
+
+    def _own_post(self, post_id: str, channel_id: str, props: Mapping[str, Any]) -> None:
+        """The bot's own posts, which every replica receives: a knowledge entry another
+        replica saved is learnt here too; a thread `/infrabot` started on another replica
+        is answered by the replica that owns it."""
+        if self.knowledge is not None and props.get("infrabot_knowledge"):
+            self._spawn(self.knowledge.learn(props["infrabot_knowledge"], post_id))
+        if (
+            props.get("infrabot") == "command"
+            and self.partition.count > 1
+            and self.partition.owns(post_id)
+            and post_id not in self._seen
+            and isinstance(props.get("asker"), str)
+            and isinstance(props.get("question"), str)
+        ):
+            self._seen[post_id] = None
+            asker, question = str(props["asker"]), str(props["question"])
+            role = self.role_of(asker)
+            self._spawn(self._answer(channel_id, post_id, asker, role, question, []))
 
     async def _thread(self, root_id: str, post: Mapping[str, Any]) -> list[ThreadMessage]:
         name = str(self.me.get("username") or self.settings.bot_username)

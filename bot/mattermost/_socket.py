@@ -65,6 +65,7 @@ class EventStream:
         self._ping = ping_interval_s
         self.connected = asyncio.Event()
         self.connections = 0
+        self.last_error: str | None = None  # why it is not connected now (for /readyz)
 
     async def run(self) -> None:
         """Forever (until cancelled): connect, read, and on any failure wait and retry."""
@@ -84,6 +85,7 @@ class EventStream:
                     self.connections += 1
                     attempt = 0
                     self.connected.set()
+                    self.last_error = None
                     log.info("mattermost.ws_connected", connections=self.connections)
                     if self._on_connect is not None:
                         await self._on_connect(self.connections > 1)
@@ -92,12 +94,15 @@ class EventStream:
                         if event is not None:
                             await self._dispatch(event)
                     log.warning("mattermost.ws_closed", code=ws.close_code)
+                    self.last_error = f"websocket closed (code {ws.close_code})"
             except asyncio.CancelledError:
                 raise
             except SocketAuthError as exc:
                 log.error("mattermost.ws_auth_failed", error=str(exc))
+                self.last_error = f"websocket authentication failed: {exc}"[:300]
             except (OSError, TimeoutError, WebSocketException) as exc:
                 log.warning("mattermost.ws_failed", error=type(exc).__name__, detail=str(exc)[:200])
+                self.last_error = f"websocket: {type(exc).__name__}: {exc}"[:300]
             self.connected.clear()
             delay = self._backoff.delay(attempt)
             attempt += 1

@@ -165,11 +165,20 @@ def test_the_configuration_is_one_the_bot_accepts(manifests: list[dict[str, Any]
     assert config.web.port in ports
     service = next(d for d in manifests if d["kind"] == "Service" and "clusterIP" not in d["spec"])
     assert service["spec"]["ports"][0]["targetPort"] == "http"
+    # a web chat thread lives in the replica that served it
+    assert service["spec"]["sessionAffinity"] == "ClientIP"
 
 
 def test_network_disruption_and_storage_are_declared(manifests: list[dict[str, Any]]) -> None:
     policy = _one(manifests, "NetworkPolicy")
     assert set(policy["spec"]["policyTypes"]) == {"Ingress", "Egress"}
+    # the API server refuses a peer with no selector ("must specify a peer")
+    peers = [
+        p
+        for rule in policy["spec"]["ingress"] + policy["spec"]["egress"]
+        for p in rule.get("from", rule.get("to", []))
+    ]
+    assert all(peers) and all(rule.get("ports") for rule in policy["spec"]["ingress"])
     dns = policy["spec"]["egress"][0]
     assert {p["port"] for p in dns["ports"]} == {53}
     assert _one(manifests, "PodDisruptionBudget")["spec"]["maxUnavailable"] == 1

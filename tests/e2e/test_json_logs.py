@@ -39,3 +39,31 @@ def test_each_turn_logs_json_lines_with_one_request_id() -> None:
     reads = [line for line in lines if line.get("event") == "tool.call"]
     assert reads and {r["request_id"] for r in reads} == {first, second}
     assert all("level" in line and "timestamp" in line for line in lines)
+
+
+def test_tracebacks_are_fields_and_secrets_are_cut_in_json_lines() -> None:
+    script = textwrap.dedent(
+        """
+        import logging, structlog
+        from bot.cli import _configure_logging
+
+        _configure_logging(False, "json")
+        try:
+            raise RuntimeError("boom token=glpat-abcdefghijklmnopqrst")
+        except RuntimeError:
+            structlog.get_logger("ours").exception("tool.internal_error", tool="x")
+            sdk = logging.getLogger("somesdk")
+            sdk.error("retry of %s failed", "https://u:hunter2@es:9200", exc_info=True)
+        logging.getLogger("somesdk").warning({"Authorization": "Bearer abcdefghijklmnopqrstuvwx"})
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    ours, sdk, as_dict = (json.loads(line) for line in done.stderr.splitlines() if line.strip())
+    for line in (ours, sdk):
+        assert "RuntimeError" in line["exception"] and "Traceback" in line["exception"]
+    assert ours["event"] == "tool.internal_error" and ours["tool"] == "x"
+    assert "retry of" in sdk["event"]
+    assert "glpat-abcdefghijklmnopqrst" not in done.stderr and "hunter2" not in done.stderr
+    assert "abcdefghijklmnopqrstuvwx" not in done.stderr and as_dict["level"] == "warning"

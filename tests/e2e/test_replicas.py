@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -13,9 +14,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import httpx
 import yaml
 
-from bot.mattermost import Partition
+from bot.mattermost import COMMAND_PATH, Partition
 from bot.settings import MattermostSettings, MemorySettings, WebSettings
 from evals.session import WorldSession
 from evals.simulators.server import BackgroundServer
@@ -23,6 +25,7 @@ from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
 from tests.e2e.mattermost_sim import MattermostSim
 
 POSTS = 12
+COMMANDS = 8
 REPLICAS = 2
 
 
@@ -33,6 +36,15 @@ def _wait(check: Any, timeout: float, what: str) -> Any:
             return value
         time.sleep(0.1)
     raise AssertionError(f"not in {timeout} s: {what}")
+
+
+def _web_url(out: Path) -> str | None:
+    found = re.search(r"web chat on (\S+)", out.read_text()) if out.exists() else None
+    return found.group(1) if found else None
+
+
+def _command_roots(sim: MattermostSim) -> list[dict[str, Any]]:
+    return [p for p in sim.posts_by("infrabot") if p["props"].get("infrabot") == "command"]
 
 
 def test_two_replicas_answer_each_post_exactly_once(tmp_path: Path) -> None:
@@ -47,6 +59,7 @@ def test_two_replicas_answer_each_post_exactly_once(tmp_path: Path) -> None:
         assert session.config is not None
         procs: list[subprocess.Popen[str]] = []
         logs = [tmp_path / f"replica-{i}.log" for i in range(REPLICAS)]
+        outs = [tmp_path / f"replica-{i}.out" for i in range(REPLICAS)]
         try:
             for index in range(REPLICAS):
                 config = session.config.model_copy(
@@ -65,6 +78,7 @@ def test_two_replicas_answer_each_post_exactly_once(tmp_path: Path) -> None:
                 path.write_text(yaml.safe_dump(config.model_dump(mode="json", exclude_none=True)))
                 env = os.environ | {
                     "INFRABOT_MM_TOKEN": "token-infrabot",
+                    "INFRABOT_MM_COMMAND_TOKEN": "cmd-token",
                     "HOSTNAME": f"infrabot-{index}",  # the StatefulSet ordinal
                 }
                 env.pop("INFRABOT_REPLICA_INDEX", None)
@@ -72,12 +86,27 @@ def test_two_replicas_answer_each_post_exactly_once(tmp_path: Path) -> None:
                     subprocess.Popen(
                         [sys.executable, "-m", "bot.cli", "serve", "--config", str(path)],
                         env=env,
-                        stdout=subprocess.DEVNULL,
+                        stdout=outs[index].open("w"),
                         stderr=logs[index].open("w"),
                         text=True,
                     )
                 )
             _wait(lambda: sim.open_sockets() == REPLICAS, 60, "both replicas connected")
+            # every /infrabot command reaches one replica (as a Service would send them)
+            web = _wait(lambda: _web_url(outs[0]), 30, "replica 0's web port")
+            for i in range(COMMANDS):
+                form = {
+                    "token": "cmd-token",
+                    "channel_id": incidents,
+                    "user_name": "alice",
+                    "text": f"what is the RPS of catalog-api in dc-a? (command {i})",
+                }
+                assert httpx.post(web + COMMAND_PATH.lstrip("/"), data=form).status_code == 200
+            roots = _wait(
+                lambda: (r := _command_roots(sim)) and len(r) == COMMANDS and r,
+                60,
+                "every command's thread started",
+            )
             posts = [
                 sim.user_post("alice", incidents, f"@infrabot what is the RPS of catalog-api? #{i}")
                 for i in range(POSTS)
@@ -90,7 +119,8 @@ def test_two_replicas_answer_each_post_exactly_once(tmp_path: Path) -> None:
                     if p["props"].get("infrabot") == "answer"
                 )
 
-            _wait(lambda: len(answered()) == POSTS, 120, "every post answered")
+            every = {p["id"] for p in posts} | {r["id"] for r in roots}
+            _wait(lambda: set(answered()) == every, 120, "every post and command answered")
             time.sleep(2.0)  # a second answer, were one coming, would be there by now
             counts = answered()
         finally:
@@ -98,7 +128,16 @@ def test_two_replicas_answer_each_post_exactly_once(tmp_path: Path) -> None:
                 proc.terminate()
             for proc in procs:
                 proc.wait(timeout=20)
-    assert counts == Counter({p["id"]: 1 for p in posts})
+    assert counts == Counter({post_id: 1 for post_id in every})
+    # a command's thread is answered by the replica that owns it, not the one it reached
+    for index, log in enumerate(logs):
+        started = {
+            line.get("root")
+            for line in map(json.loads, filter(None, log.read_text().splitlines()))
+            if line.get("event") == "turn.start"
+        }
+        owned = {r["id"] for r in roots if Partition(index, REPLICAS).owns(r["id"])}
+        assert started & {r["id"] for r in roots} == owned, index
     # each replica answered its own share, by the thread's hash
     by_replica = [
         {

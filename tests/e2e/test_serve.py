@@ -113,6 +113,18 @@ async def test_readyz_says_not_ready_while_mattermost_refuses_the_bot(
             assert health.status_code == 200
             assert ready.status_code == 503 and ready.json()["ready"] is False
             assert ready.json()["mattermost"].startswith("connecting")
+            # once the websocket has been refused, it says so
+            async with httpx.AsyncClient() as http:
+
+                async def why() -> str:
+                    body = (await http.get(url.group(1) + "readyz")).json()
+                    return str(body["mattermost"])
+
+                for _ in range(100):
+                    if "websocket" in (reason := await why()):
+                        break
+                    await asyncio.sleep(0.05)
+            assert "websocket" in reason and "403" in reason, reason
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
