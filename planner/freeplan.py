@@ -10,7 +10,8 @@ feed back compact observations, repeat. Around it, the guardrails live in code:
   the refusal is counted and kept in the answer's tool calls; arguments that are not a
   JSON object are never echoed back, the tool message says what was wrong instead; the
   gate validates the rest;
-- the env scope is the question's: the model cannot widen it;
+- the env scope is the question's, and so is its namespace: the model cannot widen them
+  (a call that leaves either out is refused with what to name);
 - the todo list of objectives is re-shown at the end of every prompt (long tasks drift);
 - only the last few observations are shown in full; older ones become a placeholder that
   names `workspace.read` and the call id to read them back;
@@ -245,14 +246,30 @@ def _refusal(
     if isinstance(asked_env, str) and asked_env not in context.envs:
         # the question's scope is decided in code: the model cannot widen it
         return f"env {asked_env!r} is outside the question's scope ({', '.join(context.envs)})"
-    if _takes_env(by_name.get(call.name)) and not isinstance(asked_env, str):
+    contract = by_name.get(call.name)
+    if _takes_env(contract) and not isinstance(asked_env, str):
         # left out (or null), a tool may read every environment: the model must say which
         return f"env is required: one of {', '.join(context.envs)}"
+    namespace = context.scope.namespace
+    named = any(call.arguments.get(a) for a in ("namespace", *_OBJECT_ARGUMENTS))
+    if namespace and _takes(contract, "namespace") and not named:
+        # the same for the question's namespace: with neither it nor an object named, a
+        # read spans every namespace of the env (another namespace or object, named, is
+        # allowed: a dependency the evidence shows)
+        return f"namespace is required: the question is about namespace {namespace!r}"
     return ""
 
 
+# arguments that name one object (a workload, a pod): a read with one is not env-wide
+_OBJECT_ARGUMENTS = ("service", "pod", "workload", "name", "object")
+
+
+def _takes(contract: ToolContract | None, argument: str) -> bool:
+    return contract is not None and argument in contract.input_schema().get("properties", {})
+
+
 def _takes_env(contract: ToolContract | None) -> bool:
-    return contract is not None and "env" in contract.input_schema().get("properties", {})
+    return _takes(contract, "env")
 
 
 def _scoped(

@@ -251,3 +251,31 @@ async def test_a_call_without_env_is_refused_when_the_question_spans_several() -
         models=ModelSet(planner=ScriptedModel(script), rerank=False),
     )
     assert any("env is required: one of dc-a, dc-b" in s for s in seen)
+
+
+async def test_a_call_that_leaves_the_questions_namespace_out_is_refused() -> None:
+    """The model may not widen the question's namespace to the whole env (a named other
+    namespace, a dependency, stays allowed): the call is not made, and it is told why."""
+    seen: list[str] = []
+
+    def script(messages, tools):
+        seen.extend(m.content for m in messages if m.role == "tool")
+        if not tools or any(m.role == "tool" for m in messages):
+            return ModelTurn(content="")
+        wide = ToolCallRequest(id="1", name="logs.app_logs", arguments={"env": "dc-a"})
+        return ModelTurn(tool_calls=[wide])
+
+    question = "что за странная штука с service-a в dc-a?"
+    context = build_context(question, envs=["dc-a"], inventory=INV, now=NOW, tz=TZ)
+    assert context.scope.namespace
+    inv = await investigate(
+        Turn(question=question, user="alice", now=NOW),
+        context,
+        PolicyGate(ToolSet(tools())),
+        InvestigationSettings(timezone=TZ),
+        models=ModelSet(planner=ScriptedModel(script), rerank=False),
+    )
+    assert any("namespace is required" in s for s in seen)
+    made = [c for c in inv.answer.tool_calls if c["tool"] == "logs.app_logs"]
+    assert all(c["arguments"].get("namespace") for c in made)
+    assert inv.answer.timings.model_denied_calls >= 1
