@@ -280,6 +280,13 @@ class MattermostSettings(_Strict):
     team: str
     channels: list[str] = Field(default_factory=list)
     bot_username: str = "infrabot"
+    catch_up_s: float = Field(
+        default=600,
+        ge=0,
+        le=24 * 3600,
+        description="at start, questions asked in `channels` this long before and not "
+        "answered by the bot yet are answered (a restart loses none); 0: none",
+    )
     replicas: int = Field(
         default=1,
         ge=1,

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import re
+import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping
@@ -212,8 +213,14 @@ class MattermostListener:
 
     async def _on_connect(self, reconnected: bool) -> None:
         """After a reconnect, read what was posted meanwhile in the channels we answer in;
-        post-id dedupe keeps an already answered post from being answered again."""
-        if not reconnected or not self._last_post_ms:
+        post-id dedupe keeps an already answered post from being answered again. On the
+        first connect, what was asked in the configured channels in the last
+        `mattermost.catch_up_s` (while this process was not there: a restart) and has no
+        answer from the bot after it yet."""
+        if not reconnected:
+            await self._catch_up_after_start()
+            return
+        if not self._last_post_ms:
             return
         since = self._last_post_ms
         for channel_id, member in list(self._member.items()):
@@ -230,6 +237,36 @@ class MattermostListener:
                 if millis(post.get("create_at")) > since and not post.get("delete_at"):
                     channel_type = self._channel_types.get(channel_id, "O")
                     self._accept(post, {"channel_type": channel_type})
+
+    async def _catch_up_after_start(self) -> None:
+        window = self.settings.catch_up_s
+        if window <= 0 or not self._allowed:
+            return  # (with no channels listed, there is no list of where to look)
+        # Mattermost's own clock writes create_at: the wall clock, not the turns' clock
+        since = int(time.time() * 1000) - int(window * 1000)
+        me = self.me.get("id")
+        for channel_id in sorted(self._allowed):
+            try:
+                posts = await self.api.channel_posts(channel_id, since_ms=since)
+            except MattermostError as exc:
+                log.warning("mattermost.catch_up_failed", channel=channel_id, error=str(exc))
+                continue
+            # the bot's last word in each thread: a post before it was answered already
+            answered: dict[str, int] = {}
+            for post in posts:
+                if isinstance(post, Mapping) and post.get("user_id") == me:
+                    thread = str(post.get("root_id") or post.get("id"))
+                    answered[thread] = max(answered.get(thread, 0), millis(post.get("create_at")))
+            for post in posts:
+                if not isinstance(post, Mapping) or post.get("user_id") == me:
+                    continue
+                thread = str(post.get("root_id") or post.get("id"))
+                at = millis(post.get("create_at"))
+                if at > since and not post.get("delete_at") and answered.get(thread, 0) < at:
+                    log.info("mattermost.catch_up", post=post.get("id"), channel=channel_id)
+                    self._accept(
+                        dict(post), {"channel_type": self._channel_types.get(channel_id, "O")}
+                    )
 
     async def _is_member(self, channel_id: str) -> bool:
         if channel_id not in self._member:

@@ -5,9 +5,9 @@ Every replica receives every websocket event (Mattermost sends each to all of th
 connections); a replica answers a post only when its thread is its own. A thread stays
 with one replica for its life, so that replica's working memory of the thread is the
 thread's memory (sticky partitioning), and a "remember this" draft and its confirmation
-meet on the same replica. A replica that is down does not answer its threads' posts
-made meanwhile (a fresh process does not read back what came before it connected): no
-other replica takes them over, so no post is ever answered twice. Changing the count
+meet on the same replica. A replica that is down answers its threads' posts made
+meanwhile when it is back (the listener's catch-up at start, `mattermost.catch_up_s`);
+no other replica takes them over, so no post is answered twice. Changing the count
 re-deals the threads: scale to 0 first (docs/runbook.md).
 """
 

@@ -88,7 +88,11 @@ def bot_posts(sim: MattermostSim, root_id: str) -> list[dict[str, Any]]:
 
 @contextlib.asynccontextmanager
 async def running(
-    sim: MattermostSim, session: WorldSession, kb_path: Any, **kw: Any
+    sim: MattermostSim,
+    session: WorldSession,
+    kb_path: Any,
+    channels: list[str] | None = None,
+    **kw: Any,
 ) -> AsyncIterator[MattermostListener]:
     assert session.conversation is not None and session.config is not None
     base_url = sim.base_url  # type: ignore[attr-defined]
@@ -99,7 +103,9 @@ async def running(
     )
     listener = MattermostListener(
         api=MattermostApi(base_url, sim.token_for("infrabot"), timeout_s=5),
-        settings=MattermostSettings(url=base_url, team="ops", bot_username="infrabot"),
+        settings=MattermostSettings(
+            url=base_url, team="ops", bot_username="infrabot", channels=channels or []
+        ),
         conversation=session.conversation,
         role_of=session.config.role_of,
         clock=session.clock,
@@ -431,3 +437,21 @@ async def test_the_slash_command_starts_a_thread_for_the_asker_and_answers_in_it
     # one thread started, one answer: nothing for the refused, empty or foreign commands
     new = [p for p in sim.posts_by("infrabot")[before:] if not p.get("delete_at")]
     assert {p["props"].get("infrabot") for p in new} == {"command", "answer"} and len(new) == 2
+
+
+async def test_a_question_asked_while_the_bot_restarted_is_answered_once_it_is_back(
+    sim: MattermostSim, session: WorldSession, tmp_path: Any
+) -> None:
+    """A restart (a new pod, a crash) loses no question: what was asked in its channels
+    while it was away and has no answer yet is answered when it starts; what it had
+    answered before is not answered again."""
+    incidents = channel(sim, "incidents")
+    async with running(sim, session, tmp_path / "kb.jsonl", channels=["incidents"]):
+        before = sim.user_post("alice", incidents, RPS_A)
+        await eventually(lambda: answers(sim, before["id"]))
+    while_down = sim.user_post("alice", incidents, RPS_A)
+    async with running(sim, session, tmp_path / "kb.jsonl", channels=["incidents"]) as back:
+        await eventually(lambda: answers(sim, while_down["id"]))
+        await back.idle()
+    assert len(answers(sim, while_down["id"])) == 1
+    assert len(answers(sim, before["id"])) == 1  # not answered a second time
