@@ -110,7 +110,7 @@ class Conversation:
 
     async def _answer(self, turn: Turn, progress: ProgressSink | None) -> TurnOutcome:
         log.info("turn.start", user=turn.user, channel=turn.channel, root=turn.root_id)
-        # "dc-b, checkout" after "which environment do you mean?": the question it
+        # "<env>, <service>" after "which environment do you mean?": the question it
         # answers (the first one asked, never a join of replies) may be completed by it
         pending = self.pending_question(turn.channel, turn.root_id)
         outcome = await answer_turn(

@@ -13,7 +13,7 @@ import re
 from enum import StrEnum
 
 from policy.facts import FactKind, K8sWorkload
-from policy.language import Bilingual, Language, pick
+from policy.language import Bilingual, Language, phrase, pick
 from policy.results import ResultFact
 
 
@@ -101,7 +101,7 @@ def value_sentence(
         return None
 
     def say(text: Bilingual, **fields: object) -> str:
-        return pick(text, language).format(**fields)
+        return phrase(text, language, **fields)
 
     where = f"{attrs.workload_kind or 'Workload'} {attrs.name}" + (
         say(_IN_ENV, env=env) if env else ""

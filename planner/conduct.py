@@ -163,7 +163,7 @@ async def answer_turn(
         previous = None  # the turn that asked back read nothing: only its question carries
     context = await asyncio.to_thread(read, turn.question)
     if pending is not None and (context.intent is None or needs_scope(context)):
-        # the reply to "which environment and service?" ("dc-b, checkout") completes the
+        # the reply to "which environment and service?" ("<env>, <service>") completes the
         # question it answers; a reply that is a question of its own is read alone
         joined = f"{pending}\n{turn.question}"
         if len(joined) <= MAX_QUESTION_CHARS:
@@ -451,7 +451,7 @@ def needs_scope(context: ContextState) -> bool:
         or ids.hosts
         or ids.promql
         or ids.log_query
-        or context.nodes  # a node is in one env ("retransmits on worker-17")
+        or context.nodes  # a node is in one env ("retransmits on <node>")
     )
     return (
         len(context.envs) > 1

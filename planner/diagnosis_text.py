@@ -8,9 +8,10 @@ name) is filled in as the source wrote it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
-from policy.language import Bilingual, Language, pick
+from policy.language import Bilingual, Language, phrase, pick
 
 
 class Said(StrEnum):
@@ -145,17 +146,16 @@ _TEXT: dict[Said, Bilingual] = {
 }
 
 
-def said(part: Said, language: Language, **fields: object) -> str:
-    text = pick(_TEXT[part], language)
-    return text.format(**fields) if fields else text
+def said(part: Said, language: Language, /, **fields: object) -> str:
+    return phrase(_TEXT[part], language, **fields)
 
 
+@dataclass(frozen=True)
 class EdgeText:
     """What an edge error class means, and what to check for it, in both languages."""
 
-    def __init__(self, meaning: Bilingual, checks: list[Bilingual]) -> None:
-        self.meaning = meaning
-        self.checks = checks
+    meaning: Bilingual
+    checks: list[Bilingual]
 
     def text(self, language: Language) -> str:
         return pick(self.meaning, language)

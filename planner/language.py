@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from policy.language import Language, language_of, pick
+from policy.language import Language, language_of
+from policy.language import phrase as fill
 
 __all__ = ["Language", "Phrase", "language_of", "say"]
 
@@ -165,11 +166,11 @@ _TEXT: dict[Phrase, tuple[str, str]] = {
     Phrase.READS_FAILED: (", {count} failed", ", с ошибкой: {count}"),
     Phrase.READING_NOW: ("Reading now: {names}", "Сейчас читаю: {names}"),
     Phrase.COMMAND_HELP: (
-        "Ask about a service, an environment and a time, e.g. `/infrabot why did "
-        "checkout-api in prod return 502 at 14:11?` The answer comes as a thread in this "
+        "Ask about a service, an environment and a time, e.g. `/infrabot why did <service> "
+        "in <env> return 502 at 14:11?` The answer comes as a thread in this "
         "channel; ask follow-ups there with an @mention.",
-        "Спросите о сервисе, окружении и времени, например `/infrabot почему checkout-api в "
-        "prod отдавал 502 в 14:11?` Ответ придёт тредом в этом канале; уточнения — там же, "
+        "Спросите о сервисе, окружении и времени, например `/infrabot почему <сервис> в "
+        "<окружение> отдавал 502 в 14:11?` Ответ придёт тредом в этом канале; уточнения — там же, "
         "через @упоминание.",
     ),
     Phrase.COMMAND_NOT_HERE: (
@@ -192,7 +193,6 @@ _TEXT: dict[Phrase, tuple[str, str]] = {
 }
 
 
-def say(phrase: Phrase, language: Language, **fields: object) -> str:
+def say(phrase: Phrase, language: Language, /, **fields: object) -> str:
     """The phrase in `language`, its {fields} filled."""
-    text = pick(_TEXT[phrase], language)
-    return text.format(**fields) if fields else text
+    return fill(_TEXT[phrase], language, **fields)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from policy.language import Bilingual, Language, pick
+from policy.language import Bilingual, Language, phrase, pick
 
 
 class GapReason(StrEnum):
@@ -172,7 +172,7 @@ class GapNote:
         ):
             text = pick(NEED_SENTENCES[Need(self.subject)], language)
         else:
-            text = pick(_SENTENCES[self.reason], language).format(
-                subject=self.subject, detail=self.detail
+            text = phrase(
+                _SENTENCES[self.reason], language, subject=self.subject, detail=self.detail
             )
         return f"{self.env}: {text}" if self.env else text

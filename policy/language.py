@@ -41,3 +41,10 @@ def language_of(text: str) -> Language:
 def pick(text: Bilingual, language: Language) -> str:
     english, russian = text
     return russian if language is Language.RU else english
+
+
+def phrase(text: Bilingual, language: Language, /, **fields: object) -> str:
+    """`text` in `language`, its {fields} filled (a text without fields is left as it is,
+    braces and all)."""
+    chosen = pick(text, language)
+    return chosen.format(**fields) if fields else chosen

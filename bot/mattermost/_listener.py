@@ -222,21 +222,9 @@ class MattermostListener:
             return
         if not self._last_post_ms:
             return
-        since = self._last_post_ms
         for channel_id, member in list(self._member.items()):
-            if not member:
-                continue
-            try:
-                posts = await self.api.channel_posts(channel_id, since_ms=since)
-            except MattermostError as exc:
-                log.warning("mattermost.catch_up_failed", channel=channel_id, error=str(exc))
-                continue
-            for post in posts:
-                if not isinstance(post, Mapping):
-                    continue
-                if millis(post.get("create_at")) > since and not post.get("delete_at"):
-                    channel_type = self._channel_types.get(channel_id, "O")
-                    self._accept(post, {"channel_type": channel_type})
+            if member:
+                await self._read_back(channel_id, self._last_post_ms, unanswered_only=False)
 
     async def _catch_up_after_start(self) -> None:
         window = self.settings.catch_up_s
@@ -244,29 +232,37 @@ class MattermostListener:
             return  # (with no channels listed, there is no list of where to look)
         # Mattermost's own clock writes create_at: the wall clock, not the turns' clock
         since = int(time.time() * 1000) - int(window * 1000)
-        me = self.me.get("id")
         for channel_id in sorted(self._allowed):
-            try:
-                posts = await self.api.channel_posts(channel_id, since_ms=since)
-            except MattermostError as exc:
-                log.warning("mattermost.catch_up_failed", channel=channel_id, error=str(exc))
-                continue
-            # the bot's last word in each thread: a post before it was answered already
-            answered: dict[str, int] = {}
-            for post in posts:
-                if isinstance(post, Mapping) and post.get("user_id") == me:
-                    thread = str(post.get("root_id") or post.get("id"))
-                    answered[thread] = max(answered.get(thread, 0), millis(post.get("create_at")))
-            for post in posts:
-                if not isinstance(post, Mapping) or post.get("user_id") == me:
-                    continue
+            await self._read_back(channel_id, since, unanswered_only=True)
+
+    async def _read_back(self, channel_id: str, since: int, *, unanswered_only: bool) -> None:
+        """Accept what was posted in the channel after `since`, as if it had just come;
+        `unanswered_only`: people's posts the bot has not answered (posted in the thread
+        after them) yet."""
+        try:
+            posts = await self.api.channel_posts(channel_id, since_ms=since)
+        except MattermostError as exc:
+            log.warning("mattermost.catch_up_failed", channel=channel_id, error=str(exc))
+            return
+        me = self.me.get("id")
+        # the bot's last word in each thread: a post before it was answered already
+        answered: dict[str, int] = {}
+        for post in posts:
+            if isinstance(post, Mapping) and post.get("user_id") == me:
                 thread = str(post.get("root_id") or post.get("id"))
-                at = millis(post.get("create_at"))
-                if at > since and not post.get("delete_at") and answered.get(thread, 0) < at:
-                    log.info("mattermost.catch_up", post=post.get("id"), channel=channel_id)
-                    self._accept(
-                        dict(post), {"channel_type": self._channel_types.get(channel_id, "O")}
-                    )
+                answered[thread] = max(answered.get(thread, 0), millis(post.get("create_at")))
+        for post in posts:
+            if not isinstance(post, Mapping) or post.get("delete_at"):
+                continue
+            at = millis(post.get("create_at"))
+            if at <= since:
+                continue
+            thread = str(post.get("root_id") or post.get("id"))
+            if unanswered_only:
+                if post.get("user_id") == me or answered.get(thread, 0) >= at:
+                    continue
+                log.info("mattermost.catch_up", post=post.get("id"), channel=channel_id)
+            self._accept(dict(post), {"channel_type": self._channel_types.get(channel_id, "O")})
 
     async def _is_member(self, channel_id: str) -> bool:
         if channel_id not in self._member:

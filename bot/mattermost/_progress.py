@@ -28,7 +28,7 @@ Read = tuple[str, str, str | None]  # (tool, source, env)
 
 
 def progress_text(reads: dict[Read, CallState], language: Language) -> str:
-    """ "Investigating… 3 of 7 reads done, 1 failed. Reading now: kubernetes dc-a, …"."""
+    """ "Investigating… 3 of 7 reads done, 1 failed. Reading now: kubernetes prod, …"."""
     if not reads:
         return f"_{say(Phrase.PROGRESS_START, language)}_"
     now = list(

@@ -35,12 +35,12 @@ def read_rules(*, audit_api: bool = False) -> list[dict[str, list[str]]]:
 
 
 def _main() -> None:
-    """`python -m connectors.kubernetes.rbac [--audit-api]`: the rules as YAML."""
+    """`python -m connectors.kubernetes.rbac [--with-audit]`: the rules as YAML."""
     import sys
 
     import yaml
 
-    print(yaml.safe_dump(read_rules(audit_api="--audit-api" in sys.argv[1:]), sort_keys=False))
+    print(yaml.safe_dump(read_rules(audit_api="--with-audit" in sys.argv[1:]), sort_keys=False))
 
 
 if __name__ == "__main__":

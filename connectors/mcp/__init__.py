@@ -277,15 +277,6 @@ def build_tools(servers: Sequence[McpServer]) -> list[Tool]:
     return tools
 
 
-def servers_of(tools: Sequence[object]) -> list[McpServer]:
-    """The MCP servers behind a list of tools, each once."""
-    out: dict[int, McpServer] = {}
-    for t in tools:
-        if isinstance(t, McpTool):
-            out.setdefault(id(t.server), t.server)
-    return list(out.values())
-
-
 def catalogue_report(servers: Sequence[McpServer]) -> list[dict[str, Any]]:
     """Per server: its health, whether the catalogue shown is stale, and each listed
     tool with its admission decision and, when refused, why."""

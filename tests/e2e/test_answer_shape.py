@@ -6,21 +6,19 @@ by what they open; a reading within its normal range kept out of the short answe
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import dataclass
 
 import pytest
 
 from bot.mattermost import render_reply
-from evals.session import WorldSession
 from evals.worldfile import read_world_file
 from planner.answer import Answer
 from planner.language import Language, language_of
 from planner.presentation import TABLE_MIN, present
 from planner.render import markdown_of, md_text, render_head, render_markdown
-from planner.turn import Turn
 from policy.gaps import GapReason
+from tests.e2e.demo_thread import ask_in_one_thread
 
 HEAD_BUDGET = 2_500
 README_QUESTION = "почему service-a в dc-a отдавал 502 в 14:11?"  # the quick start's
@@ -37,26 +35,11 @@ class Asked:
 
 @pytest.fixture(scope="module")
 def demo_answers() -> list[Asked]:
-    wf = read_world_file(None)
-    assert len(wf.questions) >= 10
-    with WorldSession(wf.world, now=wf.now, timezone=wf.timezone) as session:
-        conversation = session.conversation
-        assert conversation is not None
-
-        async def ask_all() -> list[Asked]:
-            out = []
-            try:
-                # one thread: "the same for dc-b" follows the question before it
-                for question in [*wf.questions, README_QUESTION]:
-                    turn = Turn(
-                        question=question, user="alice", role="engineer", now=session.clock()
-                    )
-                    out.append(Asked(question, (await conversation.answer(turn)).answer))
-            finally:
-                await conversation.aclose()
-            return out
-
-        return asyncio.run(ask_all())
+    questions = read_world_file(None).questions
+    assert len(questions) >= 10
+    # one thread: "the same for dc-b" follows the question before it
+    asked = [*questions, README_QUESTION]
+    return [Asked(q, a) for q, a in zip(asked, ask_in_one_thread(*asked), strict=True)]
 
 
 def test_each_demo_answer_fits_its_budget_before_the_evidence(demo_answers: list[Asked]) -> None:

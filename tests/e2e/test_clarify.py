@@ -4,32 +4,11 @@ answer would be about whatever fails anywhere. The reply completes the question.
 
 from __future__ import annotations
 
-import asyncio
-
-from evals.session import WorldSession
-from evals.worldfile import read_world_file
 from planner.answer import Answer
-from planner.turn import Turn
 from policy.gaps import GapReason
+from tests.e2e.demo_thread import ask_in_one_thread
 
-
-def _thread(*questions: str) -> list[Answer]:
-    wf = read_world_file(None)
-    with WorldSession(wf.world, now=wf.now, timezone=wf.timezone) as session:
-        conversation = session.conversation
-        assert conversation is not None
-
-        async def ask() -> list[Answer]:
-            out = []
-            try:
-                for question in questions:
-                    turn = Turn(question=question, user="alice", now=session.clock())
-                    out.append((await conversation.answer(turn)).answer)
-            finally:
-                await conversation.aclose()
-            return out
-
-        return asyncio.run(ask())
+_thread = ask_in_one_thread
 
 
 def _asks_back(answer: Answer) -> bool:

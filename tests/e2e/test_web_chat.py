@@ -173,29 +173,11 @@ async def test_the_chat_fits_the_screen_with_the_answer_first(
 @pytest.fixture(scope="module")
 def tabled_answer() -> dict[str, object]:
     """A demo-world answer whose evidence holds a table (the pods of a release)."""
-    import asyncio
-
-    from evals.worldfile import read_world_file
     from planner.presentation import present
-    from planner.turn import Turn
+    from tests.e2e.demo_thread import ask_in_one_thread
 
-    wf = read_world_file(None)
-    with WorldSession(wf.world, now=wf.now, timezone=wf.timezone) as session:
-        assert session.conversation is not None
-        turn = Turn(
-            question="кто выкатывал service-d в dc-b сегодня и из какой джобы?",
-            user="alice",
-            now=session.clock(),
-        )
-
-        async def one() -> dict[str, object]:
-            try:
-                answer = (await session.conversation.answer(turn)).answer  # type: ignore[union-attr]
-            finally:
-                await session.conversation.aclose()  # type: ignore[union-attr]
-            return {"presentation": present(answer).model_dump(mode="json")}
-
-        data = asyncio.run(one())
+    [answer] = ask_in_one_thread("кто выкатывал service-d в dc-b сегодня и из какой джобы?")
+    data: dict[str, object] = {"presentation": present(answer).model_dump(mode="json")}
     assert data["presentation"]["tables"]  # type: ignore[index]
     return data
 

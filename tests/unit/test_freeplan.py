@@ -225,15 +225,23 @@ async def test_the_model_cannot_widen_the_env_scope() -> None:
     assert inv.answer.timings.model_denied_calls == 1
 
 
-async def test_a_call_without_env_is_refused_when_the_question_spans_several() -> None:
-    seen: list[str] = []
+def _once(call: ToolCallRequest, seen: list[str]):
+    """A model that asks for `call` once, then ends; what the tools said goes to `seen`."""
 
     def script(messages, tools):
         seen.extend(m.content for m in messages if m.role == "tool")
         if not tools or any(m.role == "tool" for m in messages):
             return ModelTurn(content="")
-        call = ToolCallRequest(id="1", name="logs.app_logs", arguments={"service": "service-a"})
         return ModelTurn(tool_calls=[call])
+
+    return script
+
+
+async def test_a_call_without_env_is_refused_when_the_question_spans_several() -> None:
+    seen: list[str] = []
+    script = _once(
+        ToolCallRequest(id="1", name="logs.app_logs", arguments={"service": "service-a"}), seen
+    )
 
     envs = ["dc-a", "dc-b"]
     inv_items = [
@@ -257,13 +265,7 @@ async def test_a_call_that_leaves_the_questions_namespace_out_is_refused() -> No
     """The model may not widen the question's namespace to the whole env (a named other
     namespace, a dependency, stays allowed): the call is not made, and it is told why."""
     seen: list[str] = []
-
-    def script(messages, tools):
-        seen.extend(m.content for m in messages if m.role == "tool")
-        if not tools or any(m.role == "tool" for m in messages):
-            return ModelTurn(content="")
-        wide = ToolCallRequest(id="1", name="logs.app_logs", arguments={"env": "dc-a"})
-        return ModelTurn(tool_calls=[wide])
+    script = _once(ToolCallRequest(id="1", name="logs.app_logs", arguments={"env": "dc-a"}), seen)
 
     question = "что за странная штука с service-a в dc-a?"
     context = build_context(question, envs=["dc-a"], inventory=INV, now=NOW, tz=TZ)
