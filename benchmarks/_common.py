@@ -56,7 +56,7 @@ async def timed_turns(
     """Ask `question` `count` times on a running WorldSession, each on a new thread root
     (no working memory carried over); (wall seconds, TurnOutcome) each. Closes the
     session's keep-alive clients on this loop at the end."""
-    from planner.turn import Turn
+    from planner.shapes.turn import Turn
 
     out: list[tuple[float, Any]] = []
     try:

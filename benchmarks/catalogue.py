@@ -1,7 +1,7 @@
 """Benchmark: choosing a model call's tools from a catalogue of 18,505 (TheMCPCompany's size).
 
 The synthetic catalogue and its labelled questions are benchmarks/catalogue_data.py. Each
-question goes through the stages of planner/catalogue.py as a turn does: admission (the
+question goes through the stages of planner/model/catalogue.py as a turn does: admission (the
 write tools drop out), objective relevance (a general question: nothing open, every
 admitted tool may serve), the lexical prefilter (top 30), no model rerank (the lexical
 order), at most 8 chosen. The catalogue's index is built once, before the clock starts;
@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import median, p95, parser, quiet_logs, report
 from catalogue_data import FULL, QUESTIONS, catalogue, gold
 
-from planner import catalogue as cat
-from planner.objectives import QuestionPlan
+from planner.model import catalogue as cat
+from planner.plan.objectives import QuestionPlan
 from policy.gate import admitted
 
 GENERAL = QuestionPlan(intent="triage", variant="default", catalogue_version=1, objectives=[])

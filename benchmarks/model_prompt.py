@@ -2,7 +2,7 @@
 
 Runs scenarios in model mode against the scripted OpenAI-compatible server (the
 `evidence_echo` policy plays every role) twice: as built (at most 8 trimmed schemas per
-request, planner.catalogue) and as it was before selection (every admitted tool's full
+request, planner.model.catalogue) and as it was before selection (every admitted tool's full
 schema on every request). Prints, for each: the median prompt tokens per turn, the median
 model calls per turn, and the median prompt tokens and tool-schema tokens of a planning
 request's first step. Token counts are the server's estimate (about four characters a
@@ -37,7 +37,8 @@ from evals.simulators.model_server import ModelServer, estimate_tokens  # noqa: 
 @contextlib.contextmanager
 def before_selection() -> Iterator[None]:
     """Every admitted contract, untrimmed, on every request: the catalogue as it was."""
-    from planner import catalogue, model
+    from planner.model import catalogue
+    from planner.model import client as model
 
     def everything(contracts: Any, **_kw: Any) -> catalogue.Selection:
         ordered = tuple(contracts)
@@ -48,7 +49,7 @@ def before_selection() -> Iterator[None]:
 
     with (
         mock.patch.object(catalogue, "select", everything),
-        mock.patch("planner.freeplan._rerank", no_rerank),
+        mock.patch("planner.model.freeplan._rerank", no_rerank),
         mock.patch.object(catalogue, "rerank", lambda sel, _names, _limit=8: sel.chosen),
         mock.patch("bot.wiring.trimmed_spec", model.tool_spec),
     ):

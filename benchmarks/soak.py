@@ -38,8 +38,8 @@ from connectors.elasticsearch._reader import FIELDS_KEPT, LogReader
 from evals.parsecache import ParseCache, default_cache_dir
 from evals.session import WorldSession
 from evals.worldfile import read_world_file
-from planner import names
-from planner.turn import Turn
+from planner.question import names
+from planner.shapes.turn import Turn
 
 # what a person says next in a thread, whatever it opened with; `{env}` is one of the
 # world's environments

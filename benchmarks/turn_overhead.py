@@ -22,10 +22,10 @@ from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from planner.context import InventoryItem, build_context
-from planner.investigation import InvestigationSettings, investigate
-from planner.render import render_markdown
-from planner.turn import Turn
+from bot.render import render_markdown
+from planner.question.context import InventoryItem, build_context
+from planner.shapes.turn import Turn
+from planner.turn.investigation import InvestigationSettings, investigate
 from policy.gate import PolicyGate
 from policy.toolset import ToolSet
 from tests.unit.toolkit import ServiceArgs, agent, facts_result, make_tool, sleeping

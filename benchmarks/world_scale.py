@@ -73,7 +73,7 @@ WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet")
 
 def _story(data: dict[str, Any]) -> tuple[str, ...]:
     """The workloads the question names: what the story is about, never copied."""
-    from planner.names import find_name, normalise
+    from planner.question.names import find_name, normalise
 
     text = normalise(QUESTION)
     names = {

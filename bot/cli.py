@@ -22,9 +22,9 @@ import structlog
 
 from bot.config_errors import ConfigFileError
 from bot.model_flags import add_model_flags, model_config_extra, with_models
+from bot.render import render_markdown, render_plain
 from bot.settings import InfrabotConfig, load_config
-from planner.render import render_markdown, render_plain
-from planner.turn import Turn
+from planner import Turn
 
 if TYPE_CHECKING:
     from evals.worldfile import WorldFile

@@ -3,7 +3,7 @@
 Mattermost, the web chat, the CLI and the evaluation runner all call
 `Conversation.answer(turn)`, so a scenario exercises exactly what users get. The turn
 itself (inventory, context, early exits, investigation, the one redaction at the exit)
-is `planner.conduct.answer_turn`; this class holds what lives longer than a turn: the
+is `planner.turn.conduct.answer_turn`; this class holds what lives longer than a turn: the
 working memory, the kept inventory, the knowledge base and the gated tools.
 """
 
@@ -19,12 +19,16 @@ from bot.knowledge import KnowledgeBase, knowledge_facts
 from bot.memory import MemoryEntry, Observation, WorkingMemory
 from bot.settings import InfrabotConfig
 from bot.telemetry import Telemetry
-from planner.conduct import TurnOutcome, TurnSettings, answer_turn
-from planner.inventory_cache import InventoryCache
-from planner.investigation import InvestigationSettings
-from planner.modelroles import ModelSet
-from planner.progress import ProgressSink
-from planner.turn import Turn
+from planner import (
+    InventoryCache,
+    InvestigationSettings,
+    ModelSet,
+    ProgressSink,
+    Turn,
+    TurnOutcome,
+    TurnSettings,
+    answer_turn,
+)
 from policy.gaps import GapReason
 from policy.gate import PolicyGate
 

@@ -4,7 +4,7 @@ Limits from MISSION-NOTES: 90 minutes TTL, at most 20 entries per thread, at mos
 when rendered into a prompt. Each entry keeps the turn's decided context (scope, time,
 subject) and compact observations with observed_at, freshness, the historical flag, scope
 and subject. The clock is injected so TTL behaviour is tested instantly. An explicit new
-scope in a message beats memory; that rule lives in planner.context.
+scope in a message beats memory; that rule lives in planner.question.context.
 
 Memory is context, never live evidence: `prompt_block` marks every line as remembered, with
 its age, so nothing read from it can confirm "now". The number of threads is bounded too
@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from planner.context import ContextState
+from planner import ContextState
 
 if TYPE_CHECKING:
     from bot.settings import MemorySettings
-    from planner.answer import AnswerFact
+    from planner import AnswerFact
 
 _MAX_TEXT_CHARS = 600  # one observation's text in a prompt line; longer text is cut
 

@@ -16,7 +16,7 @@ from typing import Any
 from prometheus_client import CONTENT_TYPE_LATEST as METRICS_CONTENT_TYPE
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
-from planner.answer import Answer
+from planner import Answer
 from policy.errors import ErrorKind
 
 __all__ = ["METRICS_CONTENT_TYPE", "SourceHealth", "Telemetry"]

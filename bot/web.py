@@ -44,12 +44,10 @@ from starlette.routing import BaseRoute, Route
 
 from bot.conversation import Conversation
 from bot.knowledge import KnowledgeDesk, is_remember_request
+from bot.presentation import present
+from bot.render import markdown_of
 from bot.telemetry import METRICS_CONTENT_TYPE, Telemetry
-from planner.conduct import MAX_QUESTION_CHARS
-from planner.presentation import present
-from planner.progress import ProgressEvent, ProgressSink
-from planner.render import markdown_of
-from planner.turn import ThreadMessage, Turn
+from planner import MAX_QUESTION_CHARS, ProgressEvent, ProgressSink, ThreadMessage, Turn
 
 log = structlog.get_logger(__name__)
 

@@ -17,9 +17,14 @@ from bot.config_errors import ConfigFileError, config_error, dotted
 from bot.settings import InfrabotConfig, ModelSettings, secret_from_env
 from connectors import elasticsearch, gitlab, kubernetes, netcheck, victoriametrics
 from connectors import mcp as mcp_skills
-from planner.catalogue import trimmed_spec
-from planner.model import OpenAICompatibleModel, ProviderSettings
-from planner.modelroles import ModelRole, ModelSet, RoleLimits
+from planner import (
+    ModelRole,
+    ModelSet,
+    OpenAICompatibleModel,
+    ProviderSettings,
+    RoleLimits,
+    trimmed_spec,
+)
 from policy.errors import ConfigError
 from policy.gate import PolicyGate
 from policy.toolset import Tool, ToolSet

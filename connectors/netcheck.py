@@ -1,7 +1,7 @@
 """The network checker: one TCP connect to host:port, behind the SSRF guard.
 
 Tool `net.tcp_check(host, port, timeout_s)`. Before anything connects, the caller's role
-and the target go through `policy.netguard.check_network_target`: the name is resolved
+and the target go through `connectors.kit.netguard.check_network_target`: the name is resolved
 once, every resolved address is checked, and only the addresses the guard returned are
 dialled (never the name again), each with `asyncio.open_connection`. Nothing is sent; the
 connection is closed as soon as it is open.
@@ -27,11 +27,11 @@ from typing import Literal
 import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
+from connectors.kit.netguard import Decision, NetCheckRequest, check_network_target
 from policy.contracts import AgentMeta, ToolContract
 from policy.errors import SourceForbidden, SourceNotFound
 from policy.facts import NetProbe
 from policy.findings import Findings
-from policy.netguard import Decision, NetCheckRequest, check_network_target
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, FunctionTool, Tool, scope_of
 

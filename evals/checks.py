@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 from evals.scenario import Expect, QuerySpec
 from evals.simulators.querylog import QueryRecord
-from planner.answer import Answer
+from planner import Answer
 
 SEEN_CHARS = 300
 

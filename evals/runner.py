@@ -27,13 +27,13 @@ from time import perf_counter
 from typing import Any, TextIO
 
 from bot.model_flags import model_config_extra
+from bot.render import render_plain
 from evals.checks import Failure, check_turn, clip
 from evals.parsecache import ParseCache, default_cache_dir
 from evals.report import build_report, sum_tallies, write_report
 from evals.scenario import Scenario, ScenarioError, builtin_suite, load_suite
 from evals.world import World
-from planner.render import render_plain
-from planner.turn import ThreadMessage, Turn
+from planner import ThreadMessage, Turn
 
 CHANNEL = "eval"
 BOT_NAME = "infrabot"

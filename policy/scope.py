@@ -1,7 +1,7 @@
 """Scope of a question: which environment, object and time it is about.
 
 `Scope` lives in `policy` because every tool result carries the scope it actually read;
-the planner's context state (`planner.context`) produces it.
+the planner's context state (`planner.question.context`) produces it.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import structlog
 
 from bot.knowledge._store import SCOPE_KEYS, KnowledgeBase, KnowledgeEntry
-from planner.turn import ThreadMessage
+from planner import ThreadMessage
 from policy.redaction import redact
 
 log = structlog.get_logger(__name__)

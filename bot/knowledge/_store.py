@@ -21,7 +21,7 @@ from typing import Any
 import structlog
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from planner.answer import AnswerFact
+from planner import AnswerFact
 from policy.scope import Scope
 
 log = structlog.get_logger(__name__)

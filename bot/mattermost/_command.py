@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.mattermost._listener import MattermostListener
-from planner.language import Language, Phrase, language_of, say
+from planner import Language, Phrase, language_of, say
 
 log = structlog.get_logger(__name__)
 

@@ -17,7 +17,7 @@ from bot.knowledge import CONFIRM_REACTIONS, DeskReply, KnowledgeDesk, Knowledge
 from bot.mattermost._api import MattermostApi, MattermostError
 from bot.mattermost._render import quiet_mentions
 from bot.memory import WorkingMemory
-from planner.turn import ThreadMessage
+from planner import ThreadMessage
 
 log = structlog.get_logger(__name__)
 

@@ -41,8 +41,7 @@ from bot.mattermost._render import REPORT_NAME, quiet_mentions, render_reply
 from bot.mattermost._socket import Backoff, EventStream
 from bot.mattermost._thread import read_thread
 from bot.settings import MattermostSettings
-from planner.language import Language, Phrase, language_of, say
-from planner.turn import ThreadMessage, Turn
+from planner import Language, Phrase, ThreadMessage, Turn, language_of, say
 
 log = structlog.get_logger(__name__)
 

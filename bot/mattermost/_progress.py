@@ -1,6 +1,6 @@
 """The progress note: the post a turn shows while it reads, updated per source.
 
-The executor tells the note each read as it starts and ends (planner/progress.py); the
+The executor tells the note each read as it starts and ends (planner/shapes/progress.py); the
 note edits its post with what is being read now and how many reads are done, at most
 once every `every_s` seconds (Mattermost rate-limits edits, and a person cannot read
 faster), in the question's language. A failed edit is logged and forgotten: the note is
@@ -15,8 +15,7 @@ import contextlib
 import structlog
 
 from bot.mattermost._api import MattermostApi
-from planner.language import Language, Phrase, say
-from planner.progress import CallState, ProgressEvent
+from planner import CallState, Language, Phrase, ProgressEvent, say
 
 log = structlog.get_logger(__name__)
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner.answer import Answer
-from planner.language import Phrase, say
-from planner.presentation import present
-from planner.render import markdown_of, md_text, render_markdown
+from bot.presentation import present
+from bot.render import markdown_of, md_text, render_markdown
+from planner import Answer, Phrase, say
 
 LONG_ANSWER_CHARS = 12_000
 REPORT_NAME = "infrabot-report.md"

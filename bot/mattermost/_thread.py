@@ -10,7 +10,7 @@ import structlog
 
 from bot.mattermost._api import MattermostApi, MattermostError
 from bot.mattermost._payload import mapping, millis
-from planner.turn import ThreadMessage
+from planner import ThreadMessage
 
 log = structlog.get_logger(__name__)
 

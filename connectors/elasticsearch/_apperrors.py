@@ -1,6 +1,6 @@
 """logs.app_errors: the error lines an application logged in a window, by template.
 
-The same generic log evidence as `k8s.log_errors` (policy/logtemplates.py), from the
+The same generic log evidence as `k8s.log_errors` (connectors/kit/logtemplates.py), from the
 shipped application log: the lines that state an error level, or state none and say they
 failed, of a namespace / service, the newest MAX_READ of them grouped by message
 template with a count, first and last time, the pods that wrote them and an example. A
@@ -26,9 +26,9 @@ from connectors.elasticsearch._facts import POD_FIELDS, error_detail
 from connectors.elasticsearch._layout import Layout, LogField
 from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from connectors.elasticsearch._settings import iso_utc
+from connectors.kit.logtemplates import error_templates, level_name, shipped_records, template_fact
 from policy.contracts import ToolContract
 from policy.findings import Findings
-from policy.logtemplates import error_templates, level_name, shipped_records, template_fact
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 

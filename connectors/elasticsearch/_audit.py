@@ -8,7 +8,7 @@ each line as one document (`auditID`, `stage`, `verb`, `user.username`, `objectR
 integration keeps the same Event under `kubernetes.audit.*`; a document may hold either,
 nested or as flat dotted keys.
 
-The same events make the same facts as `k8s.audit_trail` (`policy.audit`), and the tool
+The same events make the same facts as `k8s.audit_trail` (`connectors.kit.audit`), and the tool
 declares the same evidence, so a plan reads whichever is configured. The query filters by
 object, namespace, window (the request's own time; `@timestamp` only for a document
 without it) and verb, and the reader's field check makes an index that names none of
@@ -34,7 +34,7 @@ from connectors.elasticsearch._common import (
 )
 from connectors.elasticsearch._reader import SOURCE, LogReader, any_of, kw_term, time_range
 from connectors.elasticsearch._settings import iso_utc
-from policy.audit import (
+from connectors.kit.audit import (
     CHURN_RESOURCES,
     CONTROLLER_USERS,
     READ_VERBS,

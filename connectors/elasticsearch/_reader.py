@@ -19,6 +19,7 @@ from connectors.elasticsearch._discovery import WANTED, IndexRole, discover, fie
 from connectors.elasticsearch._layout import EVERY_NAME, Layout, merge_prefixes, wrapped
 from connectors.elasticsearch._needs import unmet, window_of
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
+from connectors.kit.threads import SourceThreads
 from policy.errors import (
     SourceError,
     SourceForbidden,
@@ -27,7 +28,6 @@ from policy.errors import (
     SourceUnavailable,
     SourceUnsupported,
 )
-from policy.threads import SourceThreads
 
 if TYPE_CHECKING:
     from elasticsearch import ApiError, Elasticsearch

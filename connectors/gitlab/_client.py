@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
+from connectors.kit.threads import SourceThreads
 from policy import (
     SourceForbidden,
     SourceMalformed,
@@ -19,7 +20,6 @@ from policy import (
     SourceUnavailable,
     SourceUnsupported,
 )
-from policy.threads import SourceThreads
 
 if TYPE_CHECKING:  # imported where first used: python-gitlab and requests cost a cold start
     import gitlab

@@ -2,7 +2,7 @@
 
 Audit events come from the operator's audit backend, exposed as the read-only API
 `audit.infrabot.dev/v1` `auditevents` (items are audit.k8s.io/v1 Event objects). Which
-events belong to the object and what each says is `policy.audit`, shared with the
+events belong to the object and what each says is `connectors.kit.audit`, shared with the
 Elasticsearch reading of the same events; this tool adds what only the API can tell: the
 ConfigMaps and Secrets the workload's pods mount, read from the workload itself.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from connectors.kit.audit import Mount, Selection, audit_fact, mounts, singular
 from connectors.kubernetes._client import AUDIT_PLURAL, KubeReader
 from connectors.kubernetes._common import Findings, window
 from connectors.kubernetes._workloads import workload_object
-from policy.audit import Mount, Selection, audit_fact, mounts, singular
 from policy.errors import SourceError
 from policy.results import ToolResult
 from policy.toolset import CallContext

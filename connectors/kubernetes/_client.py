@@ -21,6 +21,7 @@ import urllib3
 from kubernetes.client.api_client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
+from connectors.kit.threads import SourceThreads
 from connectors.kubernetes._access import build_access
 from connectors.kubernetes._settings import KubernetesTarget
 from policy.errors import (
@@ -31,7 +32,6 @@ from policy.errors import (
     SourceUnavailable,
     SourceUnsupported,
 )
-from policy.threads import SourceThreads
 
 log = structlog.get_logger(__name__)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from connectors.kit.audit import parse_time
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, belongs_to, iso, meta, window
-from policy.audit import parse_time
 from policy.facts import K8sEvent
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext

@@ -14,14 +14,14 @@ import re
 from datetime import datetime
 from typing import Any
 
+from connectors.kit.audit import parse_time
+from connectors.kit.logtemplates import LogLine, error_templates, template_fact
+from connectors.kit.patterns import LinePattern, line_pattern
 from connectors.kubernetes._client import KubeReader, LogRead
 from connectors.kubernetes._common import Findings, belongs_to, iso, meta, name_of
 from connectors.kubernetes._common import window as question_window
-from policy.audit import parse_time
 from policy.errors import SourceMalformed
 from policy.facts import K8sLog
-from policy.logtemplates import LogLine, error_templates, template_fact
-from policy.patterns import LinePattern, line_pattern
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -255,7 +255,7 @@ def _waiting_after_a_run(pod: dict[str, Any], container: str) -> bool:
 
 async def log_errors(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     """Error-like lines of every pod of a workload in the window, grouped by template
-    (policy/logtemplates.py): the one error among thousands of normal lines, with its
+    (connectors/kit/logtemplates.py): the one error among thousands of normal lines, with its
     count, first and last time, the pods that wrote it and an example."""
     found = Findings(reader.source)
     start, end = question_window(args, ctx)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from connectors.kit.audit import parse_time
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, iso, meta, name_of
-from policy.audit import parse_time
 from policy.facts import K8sPod, K8sTermination, K8sWaiting
 from policy.results import ResultFact
 from policy.toolset import CallContext

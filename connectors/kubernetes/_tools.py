@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from connectors.kit.audit import AuditArgs
+from connectors.kit.patterns import line_pattern
 from connectors.kubernetes._audit import audit_trail
 from connectors.kubernetes._autoscaler import EVIDENCE as EVIDENCE_AUTOSCALER
 from connectors.kubernetes._autoscaler import autoscaler
@@ -19,10 +21,8 @@ from connectors.kubernetes._quotas import quotas
 from connectors.kubernetes._settings import KubernetesTarget
 from connectors.kubernetes._sweep import health_sweep
 from connectors.kubernetes._workloads import inventory, workload_status
-from policy.audit import AuditArgs
 from policy.contracts import AgentMeta, Freshness, NegativeSemantics, OutputKind, ToolContract
 from policy.errors import ConfigError, SourceUnsupported
-from policy.patterns import line_pattern
 from policy.results import ToolResult
 from policy.toolset import CallContext, FunctionTool, Tool
 from policy.vocabulary import Facet

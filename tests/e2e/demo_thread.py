@@ -7,8 +7,8 @@ import asyncio
 
 from evals.session import WorldSession
 from evals.worldfile import read_world_file
-from planner.answer import Answer
-from planner.turn import Turn
+from planner.shapes.answer import Answer
+from planner.shapes.turn import Turn
 
 
 def ask_in_one_thread(*questions: str) -> list[Answer]:

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import pytest
 
 from bot.mattermost import render_reply
+from bot.presentation import TABLE_MIN, present
+from bot.render import markdown_of, md_text, render_head, render_markdown
 from evals.worldfile import read_world_file
-from planner.answer import Answer
-from planner.language import Language, language_of
-from planner.presentation import TABLE_MIN, present
-from planner.render import markdown_of, md_text, render_head, render_markdown
+from planner.shapes.answer import Answer
+from planner.shapes.language import Language, language_of
 from policy.gaps import GapReason
 from tests.e2e.demo_thread import ask_in_one_thread
 

@@ -4,7 +4,7 @@ answer would be about whatever fails anywhere. The reply completes the question.
 
 from __future__ import annotations
 
-from planner.answer import Answer
+from planner.shapes.answer import Answer
 from policy.gaps import GapReason
 from tests.e2e.demo_thread import ask_in_one_thread
 

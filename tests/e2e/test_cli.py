@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from planner.answer import Answer
+from planner.shapes.answer import Answer
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "evals" / "scenarios"
 EDGE = EXAMPLES / "edge-502-too-big-header.yaml"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.cli import main
-from planner.answer import Answer
+from planner.shapes.answer import Answer
 
 
 def ask(question: str, capsys: pytest.CaptureFixture[str]) -> Answer:

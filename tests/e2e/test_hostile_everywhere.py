@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.mattermost._render import render_reply
-from planner.answer import Answer
-from planner.render import render_markdown, render_plain
+from bot.render import render_markdown, render_plain
+from planner.shapes.answer import Answer
 from policy.hostile import NOTICE
 from tests.e2e.planting import CRASH, ENV, SITES, cli, demo_data, plant, write_world
 from tests.hostile_corpus import PAYLOADS

@@ -15,7 +15,7 @@ def test_each_turn_logs_json_lines_with_one_request_id() -> None:
         import asyncio
         from bot.cli import _configure_logging
         from evals.session import WorldSession
-        from planner.turn import Turn
+        from planner.shapes.turn import Turn
         from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
 
         _configure_logging(False, "json")

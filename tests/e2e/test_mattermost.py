@@ -345,7 +345,7 @@ async def test_a_reaction_by_an_admin_confirms_a_draft(
 
 
 def test_mentions_inside_source_text_never_ping_anyone() -> None:
-    from planner.answer import Answer, AnswerFact
+    from planner.shapes.answer import Answer, AnswerFact
     from policy.scope import Scope
 
     link = "https://kibana.example.com/app/discover#/?_a=(sort:!('@timestamp',desc))"

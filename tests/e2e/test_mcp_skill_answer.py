@@ -12,7 +12,7 @@ import pytest
 from evals.session import WorldSession
 from evals.simulators.mcp_server import McpSkillServer
 from evals.worldfile import read_world_file
-from planner.turn import Turn
+from planner.shapes.turn import Turn
 
 ROSTER = {"service-b": ["on call: alice.oncall", "runbook: https://wiki.example.com/rb/service-b"]}
 

@@ -17,7 +17,7 @@ from urllib.parse import quote
 import pytest
 import yaml
 
-from planner.answer import Answer
+from planner.shapes.answer import Answer
 from tests.e2e.planting import CRASH, SITES, cli, demo_data, plant, write_world
 from tests.secrets_corpus import CORPUS, secret_values
 from tests.unit.test_redaction_corpus import leaks
@@ -56,7 +56,7 @@ def _pasted_question() -> str:
 
 def test_the_command_line_shows_no_planted_secret(planted: Path) -> None:
     from bot.mattermost._render import render_reply
-    from planner.render import render_markdown, render_plain
+    from bot.render import render_markdown, render_plain
 
     done = cli("-v", "ask", "--world", str(planted), "--json", CRASH)
     assert done.returncode == 0, done.stderr[-2000:]

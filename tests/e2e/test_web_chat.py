@@ -173,7 +173,7 @@ async def test_the_chat_fits_the_screen_with_the_answer_first(
 @pytest.fixture(scope="module")
 def tabled_answer() -> dict[str, object]:
     """A demo-world answer whose evidence holds a table (the pods of a release)."""
-    from planner.presentation import present
+    from bot.presentation import present
     from tests.e2e.demo_thread import ask_in_one_thread
 
     [answer] = ask_in_one_thread("кто выкатывал service-d в dc-b сегодня и из какой джобы?")

@@ -18,7 +18,7 @@ from evals.session import WorldSession
 from evals.simulators.elasticsearch._store import AUDIT_PATTERN, audit_indices
 from evals.simulators.host import WorldSimulators
 from evals.world import World, load_world, world_from_data
-from planner.turn import Turn
+from planner.shapes.turn import Turn
 from policy import CallContext, PolicyGate, Scope, TimeSpec, ToolResult, ToolSet
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "evals" / "scenarios"

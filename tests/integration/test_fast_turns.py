@@ -25,7 +25,7 @@ from connectors import victoriametrics
 from evals.session import WorldSession
 from evals.simulators.server import BackgroundServer
 from evals.world import Fault
-from planner.turn import Turn
+from planner.shapes.turn import Turn
 from policy.scope import Scope
 from policy.toolset import CallContext
 from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
@@ -307,7 +307,7 @@ def test_runs_sharing_one_victoriametrics_each_see_only_their_own_series() -> No
 async def test_a_secret_in_the_question_leaves_no_trace_in_the_answer(
     session: WorldSession, question: str, early_exit: str | None
 ) -> None:
-    from planner.render import render_markdown, render_plain
+    from bot.render import render_markdown, render_plain
 
     outcome = await _answer(session, _turn(question))
     assert session.conversation is not None

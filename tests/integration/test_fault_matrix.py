@@ -44,8 +44,8 @@ from evals.session import WorldSession
 from evals.simulators.victoriametrics import VictoriaMetrics, victoria_metrics_binary
 from evals.world import Fault, FaultKind, SourceName, World
 from evals.worldfile import WorldFile, read_world_file
-from planner.conduct import TurnOutcome
-from planner.turn import Turn
+from planner.shapes.turn import Turn
+from planner.turn.conduct import TurnOutcome
 from policy.errors import ErrorKind
 from policy.gaps import GapReason
 

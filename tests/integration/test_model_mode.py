@@ -13,13 +13,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from evals.simulators.model_server import ModelReply, ModelServer, WireCall
-from planner.catalogue import trimmed_spec
-from planner.context import InventoryItem, build_context
-from planner.investigation import InvestigationSettings, investigate
-from planner.language import Language, Phrase, say
-from planner.model import OpenAICompatibleModel, ProviderSettings
-from planner.modelroles import ModelRole, ModelSet, RoleLimits
-from planner.turn import Turn
+from planner.model.catalogue import trimmed_spec
+from planner.model.client import OpenAICompatibleModel, ProviderSettings
+from planner.model.roles import ModelRole, ModelSet, RoleLimits
+from planner.question.context import InventoryItem, build_context
+from planner.shapes.language import Language, Phrase, say
+from planner.shapes.turn import Turn
+from planner.turn.investigation import InvestigationSettings, investigate
 from policy.gate import PolicyGate
 from policy.toolset import ToolSet
 from tests.unit.toolkit import ServiceArgs, agent, facts_result, make_tool, status_and_logs

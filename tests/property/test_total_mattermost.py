@@ -24,8 +24,8 @@ from structlog.testing import capture_logs
 from bot.mattermost._listener import MattermostListener
 from bot.mattermost._socket import _parse
 from bot.settings import MattermostSettings
-from planner.answer import Answer
-from planner.turn import Turn
+from planner.shapes.answer import Answer
+from planner.shapes.turn import Turn
 from policy.scope import Scope
 from tests.property._tier import TIER
 

@@ -14,8 +14,14 @@ from zoneinfo import ZoneInfo
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from planner.context import ContextState, InventoryItem, build_context, envs_named, names_not_listed
-from planner.intent import Intent
+from planner.question.context import (
+    ContextState,
+    InventoryItem,
+    build_context,
+    envs_named,
+    names_not_listed,
+)
+from planner.question.intent import Intent
 from policy.facts import EntityKind
 from policy.results import IngressRoute
 from policy.scope import EARLIEST, LATEST
@@ -128,7 +134,7 @@ def assert_scope(
     guess=st.booleans(),
 )
 # found by this property: "before <a time at the calendar's start>" shifts the moment by
-# half an hour past datetime.min (OverflowError in planner/context.py)
+# half an hour past datetime.min (OverflowError in planner/question/context.py)
 @example(
     message="before 0001-01-01 00:10",
     setup=(*CONFIGS[0], INVENTORY),

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, tzinfo
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
-from planner.timeparse import MAX_SPAN, parse_time
+from planner.question.timeparse import MAX_SPAN, parse_time
 from policy.scope import EARLIEST, LATEST
 from tests.property._questions import ZONES, clocks, questions
 from tests.property._tier import TIER

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.asked import AskedValue, asked_value, asks_cause, value_sentence
+from planner.question.asked import AskedValue, asked_value, asks_cause, value_sentence
 from policy.facts import K8sWorkload, Negative, ReplicaSetState
 from policy.results import ResultFact
 

@@ -1,4 +1,4 @@
-"""Audit events as facts (policy.audit), shipped documents as Events, the simulator's
+"""Audit events as facts (connectors.kit.audit), shipped documents as Events, the simulator's
 audit index, and which audit tool a plan reads first."""
 
 from __future__ import annotations
@@ -9,15 +9,15 @@ from typing import Any
 from connectors.elasticsearch import ElasticsearchTarget
 from connectors.elasticsearch import build_tools as es_tools
 from connectors.elasticsearch._audit import event_of
+from connectors.kit.audit import Selection, actor_of, ci_links, dedupe, mounts, singular
 from connectors.kubernetes import KubernetesTarget
 from connectors.kubernetes import build_tools as k8s_tools
 from evals.simulators.elasticsearch._store import AUDIT_PATTERN, Store, audit_indices
 from evals.simulators.host import EnvEndpoints, WorldEndpoints
 from evals.world import world_from_data
 from evals.worldconfig import config_for_world
-from planner.objectives import Objective
-from planner.routing import candidates
-from policy.audit import Selection, actor_of, ci_links, dedupe, mounts, singular
+from planner.plan.objectives import Objective
+from planner.plan.routing import candidates
 from policy.contracts import ToolContract
 
 START = datetime(2026, 7, 20, tzinfo=UTC)
@@ -254,7 +254,7 @@ def test_the_audit_log_in_the_index_is_read_before_the_audit_api() -> None:
 
 
 def test_a_patch_says_what_it_set_and_a_refused_one_that_nothing_changed() -> None:
-    from policy.audit import patch_values
+    from connectors.kit.audit import patch_values
 
     patch = {
         "verb": "patch",

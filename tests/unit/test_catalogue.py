@@ -1,4 +1,4 @@
-"""Which tool schemas a model call carries (planner/catalogue.py), on the real catalogue: the
+"""Which tool schemas a model call carries (planner/model/catalogue.py), on the real catalogue: the
 tools the demo world's configuration builds, admitted for an engineer."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from bot.wiring import build_gate
 from evals.simulators.host import EnvEndpoints, WorldEndpoints
 from evals.world import World, load_world
 from evals.worldconfig import config_for_world
-from planner.catalogue import (
+from planner.model.catalogue import (
     Selection,
     lexical_rank,
     parse_rerank,
@@ -30,9 +30,9 @@ from planner.catalogue import (
     select,
     trimmed_spec,
 )
-from planner.context import InventoryItem, build_context
-from planner.model import tool_spec, wire_name
-from planner.objectives import QuestionPlan, plan_for
+from planner.model.client import tool_spec, wire_name
+from planner.plan.objectives import QuestionPlan, plan_for
+from planner.question.context import InventoryItem, build_context
 from policy.contracts import ToolContract
 from policy.gate import admitted, schema_problems
 from tests.unit.toolkit import agent

@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 
 from benchmarks.catalogue_data import QUESTIONS, catalogue, gold
-from planner import catalogue as cat
-from planner.objectives import QuestionPlan
+from planner.model import catalogue as cat
+from planner.plan.objectives import QuestionPlan
 from policy.gate import admitted
 
 SLICE = 2_500

@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.mattermost._progress import progress_text
-from planner.answer import Answer, AnswerFact, Hypothesis
-from planner.change import ChangeAction, change_asked, human_step, version_asked
-from planner.language import Language, language_of
-from planner.presentation import link_label, present, span_text
-from planner.progress import CallState
+from bot.presentation import link_label, present, span_text
+from planner.question.change import ChangeAction, change_asked, human_step, version_asked
+from planner.shapes.answer import Answer, AnswerFact, Hypothesis
+from planner.shapes.language import Language, language_of
+from planner.shapes.progress import CallState
 from policy.gaps import GapNote, GapReason, Need
 from policy.scope import Scope, TimeSpec
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from bot.render import render_plain
 from evals.checks import Failure, check_turn
 from evals.scenario import Expect
 from evals.simulators.querylog import QueryRecord
-from planner.answer import Answer, AnswerFact, Gap, Hypothesis, ObjectiveReport
-from planner.render import render_plain
+from planner.shapes.answer import Answer, AnswerFact, Gap, Hypothesis, ObjectiveReport
 from policy.scope import Scope
 
 NOW = datetime(2026, 7, 20, 11, 40, tzinfo=UTC)

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.context import InventoryItem, build_context
+from planner.question.context import InventoryItem, build_context
 
 TZ = ZoneInfo("Europe/Moscow")
 NOW = datetime(2026, 7, 20, 14, 40, tzinfo=TZ)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from planner.diagnosis import IndexedFact, diagnose
+from planner.conclude.diagnosis import IndexedFact, diagnose
 from policy.facts import CiJob, K8sAudit, K8sAutoscaler, K8sEvent, K8sWaiting
 from policy.results import ResultFact
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from planner.evidence import build_packet
+from planner.conclude.evidence import build_packet
 from policy.results import Coverage, ResultFact, ToolResult
 from policy.scope import Scope
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
-from planner.inventory_cache import InventoryCache
+from planner.read.inventory_cache import InventoryCache
 from policy.contracts import ToolContract
 from policy.results import Coverage, ToolResult
 from policy.scope import Scope
@@ -123,7 +123,7 @@ def test_a_partial_inventory_is_not_kept() -> None:
 
 
 def test_a_name_the_kept_lists_lack_is_noticed() -> None:
-    from planner.context import InventoryItem, names_not_listed
+    from planner.question.context import InventoryItem, names_not_listed
 
     listed = [InventoryItem(env="dc-a", namespace="shop", name="catalog-api", kind="deployment")]
     envs = ["dc-a", "dc-b"]
@@ -140,9 +140,9 @@ def test_every_missing_input_or_observation_is_the_same_kind_of_gap() -> None:
     request_id does: the kind decides, not the sentence."""
     from zoneinfo import ZoneInfo
 
-    from planner.context import build_context
-    from planner.objectives import Objective
-    from planner.routing import Block, Discovered, needs_missing
+    from planner.plan.objectives import Objective
+    from planner.plan.routing import Block, Discovered, needs_missing
+    from planner.question.context import build_context
     from policy.gaps import GapReason
 
     context = build_context(

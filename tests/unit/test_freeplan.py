@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from planner.context import InventoryItem, build_context
-from planner.investigation import InvestigationSettings, investigate
-from planner.model import ModelError, ModelTurn, ScriptedModel, ToolCallRequest
-from planner.modelroles import ModelSet
-from planner.turn import Turn
+from planner.model.client import ModelError, ModelTurn, ScriptedModel, ToolCallRequest
+from planner.model.roles import ModelSet
+from planner.question.context import InventoryItem, build_context
+from planner.shapes.turn import Turn
+from planner.turn.investigation import InvestigationSettings, investigate
 from policy.gate import PolicyGate
 from policy.toolset import ToolSet
 from tests.unit.toolkit import status_and_logs

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.render import md_text
+from bot.render import md_text
 from policy.hostile import NOTICE, describe, describe_obj
 from tests.hostile_corpus import JOB_LOG, ORDINARY, PAYLOADS
 

@@ -8,9 +8,9 @@ import time
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from planner.context import build_context
-from planner.investigation import InvestigationSettings, investigate
-from planner.turn import Turn
+from planner.question.context import build_context
+from planner.shapes.turn import Turn
+from planner.turn.investigation import InvestigationSettings, investigate
 from policy.errors import SourceTimeout, SourceUnavailable
 from policy.gaps import GapNote, GapReason
 from policy.gate import PolicyGate
@@ -35,7 +35,7 @@ SETTINGS = InvestigationSettings(timezone=TZ, default_timeout=2.0, turn_deadline
 
 
 async def ask(question: str, tools, settings=SETTINGS, previous=None, role="engineer"):
-    from planner.context import InventoryItem
+    from planner.question.context import InventoryItem
 
     inv = [
         InventoryItem(env=e, namespace="payments", name="service-a", kind="deployment")
@@ -331,9 +331,9 @@ async def test_a_round_two_read_starts_once_what_it_needs_is_in_not_after_the_sl
 
 
 async def test_a_read_ahead_that_no_round_plans_is_never_evidence() -> None:
-    from planner.executor import Executor
-    from planner.routing import PlannedCall
-    from planner.workspace import TurnWorkspace
+    from planner.plan.routing import PlannedCall
+    from planner.read.executor import Executor
+    from planner.read.workspace import TurnWorkspace
     from policy.scope import Scope
     from policy.toolset import CallContext
 
@@ -364,9 +364,9 @@ async def test_a_read_ahead_that_no_round_plans_is_never_evidence() -> None:
 
 
 async def test_a_failed_read_ahead_does_not_skip_the_other_calls_of_its_round() -> None:
-    from planner.executor import Executor
-    from planner.routing import PlannedCall
-    from planner.workspace import TurnWorkspace
+    from planner.plan.routing import PlannedCall
+    from planner.read.executor import Executor
+    from planner.read.workspace import TurnWorkspace
     from policy.scope import Scope
     from policy.toolset import CallContext
 
@@ -397,7 +397,7 @@ async def test_a_failed_read_ahead_does_not_skip_the_other_calls_of_its_round() 
 async def test_a_workload_its_logs_connect_to_is_read_next() -> None:
     """Scope from evidence: the readiness failures of geo-resolver name geo-cache; the
     next round reads geo-cache's state too (bounded: two such workloads at most)."""
-    from planner.context import InventoryItem
+    from planner.question.context import InventoryItem
 
     seen: list[str] = []
 

@@ -20,7 +20,7 @@ from bot.knowledge import (
     is_remember_request,
     knowledge_facts,
 )
-from planner.turn import ThreadMessage
+from planner.shapes.turn import ThreadMessage
 from policy.scope import Scope
 
 T0 = datetime(2026, 7, 20, 11, 40, tzinfo=UTC)

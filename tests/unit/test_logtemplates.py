@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from policy.logtemplates import LogLine, error_templates, level_of, template_of
+from connectors.kit.logtemplates import LogLine, error_templates, level_of, template_of
 
 T0 = datetime(2026, 12, 9, 18, 0, tzinfo=UTC)
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 from bot.memory import MemoryEntry, Observation, WorkingMemory
 from bot.settings import MemorySettings
-from planner.answer import AnswerFact
-from planner.context import ContextState
+from planner.question.context import ContextState
+from planner.shapes.answer import AnswerFact
 from policy.scope import Scope
 
 T0 = datetime(2026, 7, 22, 13, 0, tzinfo=UTC)

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from planner.model import (
+from planner.model.client import (
     CompletionSettings,
     ModelError,
     ModelFailure,
@@ -14,7 +14,7 @@ from planner.model import (
     ScriptedModel,
     TokenUsage,
 )
-from planner.modelroles import ModelRole, ModelSet, RoleLimits
+from planner.model.roles import ModelRole, ModelSet, RoleLimits
 from tests.unit.toolkit import ServiceArgs, agent, make_tool
 
 

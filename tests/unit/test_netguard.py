@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 from pydantic import ValidationError
 
-from policy.netguard import (
+from connectors.kit.netguard import (
     MAX_PROBES,
     SPECIAL_RANGES,
     NetCheckRequest,

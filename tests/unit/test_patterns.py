@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from policy.patterns import line_pattern
+from connectors.kit.patterns import line_pattern
 
 
 @pytest.mark.parametrize("pattern", [r"(a+)+$", r"(a|aa)+$", r"(.*a){12}$", r"^(\w+\s?)*$"])

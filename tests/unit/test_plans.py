@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from planner.context import InventoryItem, build_context
-from planner.objectives import plan_for
+from planner.plan.objectives import plan_for
+from planner.question.context import InventoryItem, build_context
 from policy.vocabulary import Facet
 
 TZ = ZoneInfo("UTC")
@@ -53,7 +53,7 @@ def test_a_value_outside_an_arguments_declared_shape_is_not_bound() -> None:
     """An upstream address named in the question is not a virtual host: the edge log's
     Host filter declares a name, so the address is left out of it (it reached the filter
     and matched nothing)."""
-    from planner.routing import _coerce
+    from planner.plan.routing import _coerce
 
     vhost = {"type": "string", "pattern": r"^\S*[A-Za-z_]\S*$"}
     assert _coerce(vhost, "10.233.71.42") is None
@@ -64,7 +64,7 @@ def test_a_value_outside_an_arguments_declared_shape_is_not_bound() -> None:
 def test_a_host_and_path_name_the_service_an_ingress_routes_them_to() -> None:
     """Scope from evidence: the question names no service, only what users hit; the
     Ingress rules read with the inventory say which Service serves it."""
-    from planner.context import InventoryItem
+    from planner.question.context import InventoryItem
     from policy.facts import EntityKind
     from policy.results import IngressRoute
 

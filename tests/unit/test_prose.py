@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from planner.answer import Answer, AnswerFact, Gap, Hypothesis
-from planner.model import ModelError, ModelTurn, ScriptedModel
-from planner.modelroles import ModelSet
-from planner.prose import evidence_items, guard, prose_messages, write_prose
+from planner.model.client import ModelError, ModelTurn, ScriptedModel
+from planner.model.prose import evidence_items, guard, prose_messages, write_prose
+from planner.model.roles import ModelSet
+from planner.shapes.answer import Answer, AnswerFact, Gap, Hypothesis
 from policy.scope import Scope
 
 AT = datetime(2026, 7, 20, 11, 11, 5, tzinfo=UTC)

@@ -63,7 +63,10 @@ ANCHORED = {"match", "fullmatch"}
 # patterns that backtrack on long text but are only ever given short text: (the longest
 # text they are given, what bounds it); timed at that length
 CALLER_BOUNDS = {
-    "planner.extract:RX_HOST": (253, "planner.extract._hosts: one run of host characters"),
+    "planner.question.extract:RX_HOST": (
+        253,
+        "planner.question.extract._hosts: one run of host characters",
+    ),
     # their one caller, unbounded_reason(args.query), has PromqlArgs.query max_length=2000
     "connectors.victoriametrics._promql_tool:_SELECTOR": (2000, "PromqlArgs.query"),
     "connectors.victoriametrics._promql_tool:_MATCHER": (2000, "a selector in PromqlArgs.query"),
@@ -726,7 +729,7 @@ def test_the_collector_sees_every_kind_of_site() -> None:
     assert {"module", "container", "function", "loop", "schema"} <= kinds, kinds
     assert len(SITES) >= 150
     ids = {s.id for s in SITES} | {a for s in SITES for a in s.aliases}
-    assert "planner.extract:RX_PORT_WORD" in ids
+    assert "planner.question.extract:RX_PORT_WORD" in ids
     assert any(i.startswith("policy.redaction:") for i in ids)
 
 

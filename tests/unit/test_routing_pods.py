@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from connectors.kubernetes import KubernetesTarget, build_tools
-from planner.context import InventoryItem, build_context
-from planner.objectives import Objective
-from planner.routing import Block, Discovered, PodState, bind_arguments, needs_missing
+from planner.plan.objectives import Objective
+from planner.plan.routing import Block, Discovered, PodState, bind_arguments, needs_missing
+from planner.question.context import InventoryItem, build_context
 
 NOW = datetime(2026, 9, 1, 10, 0, tzinfo=UTC)
 FAILING = Objective(

@@ -607,7 +607,7 @@ def test_the_models_section_sets_each_roles_model_limits_and_fallback() -> None:
     accepted: each role gets its own limits, and the finalizer model writes the prose
     first and is the planner's fallback."""
     from bot.wiring import build_models
-    from planner.modelroles import ModelRole
+    from planner.model.roles import ModelRole
 
     data = copy.deepcopy(GOOD)
     data["models"] = {

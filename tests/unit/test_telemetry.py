@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bot.telemetry import Telemetry
-from planner.answer import Answer, Gap, Timings
+from planner.shapes.answer import Answer, Gap, Timings
 from policy.gaps import GapReason
 from policy.scope import Scope
 

@@ -1,4 +1,4 @@
-"""Tool calls written as text in `message.content` (planner/textcalls.py).
+"""Tool calls written as text in `message.content` (planner/model/textcalls.py).
 
 One test per format found in the servers' own parsers and in reports of models printing
 their calls; each cites where the shape comes from. The strings are what those models
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from planner.textcalls import MAX_CALLS, MAX_CONTENT, Recovered, normalise_name, recover_calls
+from planner.model.textcalls import MAX_CALLS, MAX_CONTENT, Recovered, normalise_name, recover_calls
 
 KNOWN = [
     "k8s.events",

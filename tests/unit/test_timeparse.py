@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.timeparse import parse_time
+from planner.question.timeparse import parse_time
 
 TZ = ZoneInfo("Europe/Moscow")
 NOW = datetime(2026, 7, 20, 14, 40, tzinfo=TZ)
@@ -269,8 +269,8 @@ def test_reading_a_question_is_linear_on_adversarial_text(unit: str) -> None:
     extraction of identifiers and names (before the fix: 64 KB took half a minute)."""
     import time
 
-    from planner.extract import extract_identifiers
-    from planner.names import normalise
+    from planner.question.extract import extract_identifiers
+    from planner.question.names import normalise
 
     text = unit * (200_000 // len(unit))
     began = time.perf_counter()

@@ -1,12 +1,12 @@
-"""Word forms for the tool catalogue (planner/wordforms.py): a question's inflected or
+"""Word forms for the tool catalogue (planner/question/wordforms.py): a question's inflected or
 Cyrillic-written word meets the word a tool's English text uses, and no other."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.catalogue import lexical_rank
-from planner.wordforms import SoundIndex, distance, sound_key, stem
+from planner.model.catalogue import lexical_rank
+from planner.question.wordforms import SoundIndex, distance, sound_key, stem
 from policy.contracts import ToolContract
 from tests.unit.toolkit import agent
 

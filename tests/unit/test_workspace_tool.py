@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-from planner.workspace import TurnWorkspace
-from planner.workspace_tool import CONTRACT, read_workspace
+from planner.read.workspace import TurnWorkspace
+from planner.read.workspace_tool import CONTRACT, read_workspace
 from policy.results import Coverage, ResultFact, ToolResult
 from policy.scope import Scope
 

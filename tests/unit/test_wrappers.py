@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from planner.conduct import TurnSettings, answer_turn
-from planner.inventory_cache import InventoryCache
-from planner.investigation import InvestigationSettings
-from planner.model import ModelMessage, ModelTurn, ScriptedModel, ToolCallRequest
-from planner.modelroles import ModelSet
-from planner.turn import Turn
+from planner.model.client import ModelMessage, ModelTurn, ScriptedModel, ToolCallRequest
+from planner.model.roles import ModelSet
+from planner.read.inventory_cache import InventoryCache
+from planner.shapes.turn import Turn
+from planner.turn.conduct import TurnSettings, answer_turn
+from planner.turn.investigation import InvestigationSettings
 from policy.errors import ErrorKind
 from policy.gate import PolicyGate
 from policy.results import Entity

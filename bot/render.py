@@ -1,14 +1,12 @@
 """Renderers: Mattermost-flavoured markdown and plain text, from one Answer's presentation
-(planner/presentation.py)."""
+(bot/presentation.py)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 
-from planner.answer import Answer
-from planner.language import Phrase
-from planner.presentation import (
+from bot.presentation import (
     EVIDENCE_SHOWN,
     Presentation,
     ShownFact,
@@ -16,6 +14,7 @@ from planner.presentation import (
     ShownTable,
     present,
 )
+from planner import Answer, Phrase
 
 # Text in an answer comes from sources (log lines, commit messages, job names) and is
 # untrusted: in markdown it is shown as text, never as markup. A link or image written in a

@@ -1,6 +1,6 @@
 """The finalizer model's prose, behind an evidence guard.
 
-The deterministic answer (planner.finalizer) is complete without a model; a configured
+The deterministic answer (planner.conclude.finalizer) is complete without a model; a configured
 model may rewrite its summary into a few readable sentences. What it writes is checked in
 code, sentence by sentence, before a user sees it:
 
@@ -30,9 +30,9 @@ from datetime import datetime, tzinfo
 
 import structlog
 
-from planner.answer import Answer
-from planner.model import ModelError, ModelMessage
-from planner.modelroles import ModelDesk, ModelRole
+from planner.model.client import ModelError, ModelMessage
+from planner.model.roles import ModelDesk, ModelRole
+from planner.shapes.answer import Answer
 
 log = structlog.get_logger(__name__)
 

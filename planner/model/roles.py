@@ -9,7 +9,7 @@ planning when the first fails. `ModelSet` holds them and the limits of each role
 - retries once, then asks the fallback model, on any failure: an API error, a timeout, an
   undecodable body, a choice that does not validate; a model whose retry failed is not
   asked again in that turn (a rate-limited server stays so for a while);
-- recovers tool calls a model wrote as text (planner.textcalls) and counts each as a
+- recovers tool calls a model wrote as text (planner.model.textcalls) and counts each as a
   format error of that model;
 - records every call (model, role, latency, tokens, failure) in the turn's `ModelLedger`,
   which outlives a cancelled loop: a turn cut by its deadline keeps its accounting.
@@ -25,7 +25,7 @@ from enum import StrEnum
 
 import structlog
 
-from planner.model import (
+from planner.model.client import (
     CompletionSettings,
     ModelClient,
     ModelError,
@@ -33,7 +33,7 @@ from planner.model import (
     ModelMessage,
     ModelTurn,
 )
-from planner.textcalls import recover_calls
+from planner.model.textcalls import recover_calls
 from policy.contracts import ToolContract
 
 log = structlog.get_logger(__name__)

@@ -204,7 +204,7 @@ def _count(value: Any) -> int:
 
 class OpenAICompatibleModel:
     """`openai.AsyncOpenAI` against any OpenAI-compatible base URL; retries are the
-    caller's (planner.modelroles), so the SDK's own are off."""
+    caller's (planner.model.roles), so the SDK's own are off."""
 
     def __init__(
         self,

@@ -69,7 +69,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from planner.model import ToolCallRequest
+from planner.model.client import ToolCallRequest
 
 MAX_CONTENT = 64 * 1024  # characters of content read; the rest is ignored
 MAX_CALLS = 64  # call-shaped blocks looked at in one content

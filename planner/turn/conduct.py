@@ -6,7 +6,7 @@
     context              env, namespace, object, time: explicit scope > memory > defaults
     early exits          an unknown environment, a time in the future: answered as gaps,
                          nothing read
-    investigation        plan, route, gate, execute, guard, finalise (planner.investigation)
+    investigation        plan, route, gate, execute, guard, finalise (planner.turn.investigation)
     knowledge            confirmed knowledge after the live facts, marked as knowledge
     exit                 one redaction of everything the answer carries
 
@@ -25,27 +25,27 @@ from typing import Any
 
 import structlog
 
-from planner.answer import Answer, AnswerFact, Gap
-from planner.context import (
+from planner.model.roles import ModelSet
+from planner.plan.routing import PlannedCall, canonical
+from planner.question.context import (
     ContextState,
     InventoryItem,
     build_context,
     envs_named,
     names_not_listed,
 )
-from planner.executor import CallRecord, Executor
-from planner.inventory_cache import InventoryCache
-from planner.investigation import (
+from planner.read.executor import CallRecord, Executor
+from planner.read.inventory_cache import InventoryCache
+from planner.read.workspace import TurnWorkspace
+from planner.shapes.answer import Answer, AnswerFact, Gap
+from planner.shapes.language import Phrase, language_of, say
+from planner.shapes.progress import ProgressSink
+from planner.shapes.turn import Turn
+from planner.turn.investigation import (
     Investigation,
     InvestigationSettings,
     investigate,
 )
-from planner.language import Phrase, language_of, say
-from planner.modelroles import ModelSet
-from planner.progress import ProgressSink
-from planner.routing import PlannedCall, canonical
-from planner.turn import Turn
-from planner.workspace import TurnWorkspace
 from policy.facts import RelationKind
 from policy.gaps import GapNote, GapReason
 from policy.hostile import describe, describe_obj

@@ -30,9 +30,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from planner.model import our_name, wire_name
-from planner.objectives import Objective, QuestionPlan
-from planner.wordforms import SoundIndex, is_cyrillic, stem
+from planner.model.client import our_name, wire_name
+from planner.plan.objectives import Objective, QuestionPlan
+from planner.question.wordforms import SoundIndex, is_cyrillic, stem
 from policy.contracts import ToolContract
 
 LIMIT = 8
@@ -217,7 +217,7 @@ class CatalogueIndex:
         for t in sorted(wanted):
             if t in self._postings:
                 matches = [(t, 1.0)]
-            else:  # a loanword in another script (planner/wordforms.py), or nothing
+            else:  # a loanword in another script (planner/question/wordforms.py), or nothing
                 matches = [(loan, _W_LOAN) for loan in self._sounds.loans(written.get(t, t))]
             for term, factor in matches:
                 posting = self._postings.get(term, ())
@@ -523,7 +523,7 @@ def _trimmed(ref: _Ref) -> dict[str, Any]:
 
 
 def trimmed_spec(contract: ToolContract) -> dict[str, Any]:
-    """The OpenAI tool spec of a contract (as `planner.model.tool_spec`) with the noise
+    """The OpenAI tool spec of a contract (as `planner.model.client.tool_spec`) with the noise
     trimmed: the description's first paragraph, no titles, an optional argument's null
     alternative and null default gone, argument descriptions cut short, no string length
     bounds or patterns. Types, enums, required and additionalProperties stay. Built once

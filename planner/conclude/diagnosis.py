@@ -16,7 +16,7 @@ from typing import Generic, Literal, TypeVar
 
 import structlog
 
-from planner.diagnosis_text import EDGE_CLASS_TEXT, Said, said
+from planner.conclude.diagnosis_text import EDGE_CLASS_TEXT, Said, said
 from policy.facts import (
     AppResponse,
     CiCommit,

@@ -1,6 +1,6 @@
 """Finalizer without a model: facts, hypotheses, gaps and bounded recommendations.
 
-Redaction is not done here but once, at the exit of the turn (planner.conduct), for
+Redaction is not done here but once, at the exit of the turn (planner.turn.conduct), for
 every field of the Answer and whichever way the turn ended. Facts come from the evidence
 packet (per-source budgets), each with source, observed_at, link and scope. A negative
 statement ("no restarts") is written only for an objective resolved by a complete empty
@@ -13,7 +13,15 @@ from typing import assert_never
 
 from pydantic import BaseModel
 
-from planner.answer import (
+from planner.conclude.diagnosis import Finding, IndexedFact, diagnose, within_normal
+from planner.conclude.evidence import FACT_ORDER, EvidencePacket, fact_rank
+from planner.conclude.guard import EnvOutcome, EnvStatus, why_failed
+from planner.plan.objectives import QuestionPlan
+from planner.question.asked import value_priority, value_sentence
+from planner.question.change import human_step, version_asked
+from planner.question.context import ContextState
+from planner.read.executor import CallRecord
+from planner.shapes.answer import (
     Answer,
     AnswerFact,
     Gap,
@@ -22,16 +30,8 @@ from planner.answer import (
     ObjectiveStatus,
     Timings,
 )
-from planner.asked import value_priority, value_sentence
-from planner.change import human_step, version_asked
-from planner.context import ContextState
-from planner.diagnosis import Finding, IndexedFact, diagnose, within_normal
-from planner.evidence import FACT_ORDER, EvidencePacket, fact_rank
-from planner.executor import CallRecord
-from planner.guard import EnvOutcome, EnvStatus, why_failed
-from planner.language import Language, Phrase, language_of, say
-from planner.objectives import QuestionPlan
-from planner.turn import Turn
+from planner.shapes.language import Language, Phrase, language_of, say
+from planner.shapes.turn import Turn
 from policy.facts import K8sWorkload, Negative
 from policy.gaps import GapNote, GapReason
 from policy.results import ResultFact

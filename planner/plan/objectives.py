@@ -1,5 +1,5 @@
 """The question plan: the objectives to prove (causality and the stop condition are code:
-planner/diagnosis.py, planner/guard.py).
+planner/conclude/diagnosis.py, planner/conclude/guard.py).
 
 Objectives come from the versioned catalogue `objectives.yaml`; the plan for a turn is the
 catalogue entry for the intent (and variant), filtered by time mode.
@@ -16,7 +16,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.context import ContextState
+from planner.question.context import ContextState
 from policy.gaps import Need
 from policy.language import Language
 from policy.vocabulary import Facet
@@ -113,7 +113,7 @@ def _needs_an_object(variant: Variant) -> bool:
 
 @cache
 def load_catalogue() -> Catalogue:
-    text = resources.files("planner").joinpath("objectives.yaml").read_text(encoding="utf-8")
+    text = resources.files("planner.plan").joinpath("objectives.yaml").read_text(encoding="utf-8")
     # libyaml when PyYAML has it: the pure-Python parser took a quarter of a cold turn
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     return Catalogue.model_validate(yaml.load(text, Loader=loader))

@@ -14,12 +14,12 @@ from datetime import datetime, timedelta, tzinfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.asked import AskedValue, asked_value, asks_cause, asks_count
-from planner.change import ChangeAction, change_asked
-from planner.extract import Identifiers, extract_identifiers
-from planner.intent import Intent, classify_all
-from planner.names import find_name, normalise
-from planner.timeparse import parse_time
+from planner.question.asked import AskedValue, asked_value, asks_cause, asks_count
+from planner.question.change import ChangeAction, change_asked
+from planner.question.extract import Identifiers, extract_identifiers
+from planner.question.intent import Intent, classify_all
+from planner.question.names import find_name, normalise
+from planner.question.timeparse import parse_time
 from policy.facts import EntityKind
 from policy.results import IngressRoute
 from policy.scope import Scope, TimeSpec, shifted

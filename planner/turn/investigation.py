@@ -19,20 +19,14 @@ from datetime import tzinfo
 
 import structlog
 
-from planner.answer import Answer, Gap, ModelTally
-from planner.asked import value_priority
-from planner.context import ContextState, InventoryItem
-from planner.evidence import FACT_ORDER, EvidencePacket, build_packet
-from planner.executor import CallRecord, Executor
-from planner.finalizer import finalize, frame_summary
-from planner.freeplan import FreePlanOutcome, free_planning
-from planner.guard import EnvOutcome, Progress, outcome_for
-from planner.modelroles import ModelDesk, ModelSet
-from planner.names import normalise
-from planner.objectives import Objective, QuestionPlan, plan_for
-from planner.progress import ProgressSink
-from planner.prose import write_prose
-from planner.routing import (
+from planner.conclude.evidence import FACT_ORDER, EvidencePacket, build_packet
+from planner.conclude.finalizer import finalize, frame_summary
+from planner.conclude.guard import EnvOutcome, Progress, outcome_for
+from planner.model.freeplan import FreePlanOutcome, free_planning
+from planner.model.prose import write_prose
+from planner.model.roles import ModelDesk, ModelSet
+from planner.plan.objectives import Objective, QuestionPlan, plan_for
+from planner.plan.routing import (
     Block,
     Blocked,
     Discovered,
@@ -43,8 +37,14 @@ from planner.routing import (
     canonical,
     needs_missing,
 )
-from planner.turn import Turn
-from planner.workspace import TurnWorkspace
+from planner.question.asked import value_priority
+from planner.question.context import ContextState, InventoryItem
+from planner.question.names import normalise
+from planner.read.executor import CallRecord, Executor
+from planner.read.workspace import TurnWorkspace
+from planner.shapes.answer import Answer, Gap, ModelTally
+from planner.shapes.progress import ProgressSink
+from planner.shapes.turn import Turn
 from policy.contracts import ToolContract
 from policy.facts import (
     AppLog,
@@ -619,7 +619,7 @@ def _known_names(
     """Every name the turn knows of: namespaces and workloads of the inventory, and what
     the sources returned: entities (pods, nodes, services) and the one-word values of the
     facts' typed attributes (a job's user, a commit's author, an audit actor, a reason).
-    In the model's prose each must be one its citations hold (planner.prose): a person or
+    In the model's prose each must be one its citations hold (planner.model.prose): a person or
     a pod borrowed from another fact, or from nowhere the sources named, is not."""
     names = set(context.envs)
     for item in inventory:

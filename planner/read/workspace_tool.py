@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from planner.workspace import TurnWorkspace
+from planner.read.workspace import TurnWorkspace
 from policy.contracts import AgentMeta, ToolContract
 
 NAME = "workspace.read"

@@ -17,8 +17,8 @@ from datetime import datetime
 from enum import IntEnum, StrEnum
 from typing import Any
 
-from planner.context import ContextState
-from planner.objectives import Objective
+from planner.plan.objectives import Objective
+from planner.question.context import ContextState
 from policy.contracts import ToolContract
 from policy.gaps import GapNote, GapReason, Need
 from policy.scope import shifted

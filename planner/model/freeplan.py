@@ -4,7 +4,7 @@ The loop is the small `while` of every agent: ask the model, run the tools it as
 (through the gate, via the executor: same timeouts, dedupe and unavailable-source rules),
 feed back compact observations, repeat. Around it, the guardrails live in code:
 - the model sees at most `ModelSet.max_tool_schemas` trimmed schemas, chosen by
-  planner.catalogue (objective relevance, lexical prefilter, optional model rerank) in a
+  planner.model.catalogue (objective relevance, lexical prefilter, optional model rerank) in a
   stable order, so a server's prefix cache keeps working across steps;
 - tool names are checked (models hallucinate names): the gate refuses an unknown one,
   the refusal is counted and kept in the answer's tool calls; arguments that are not a
@@ -30,17 +30,17 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from planner import catalogue
-from planner.context import ContextState
-from planner.executor import CallRecord, Executor
-from planner.guard import Progress
-from planner.model import ModelError, ModelMessage, ToolCallRequest
-from planner.modelroles import ModelDesk, ModelRole
-from planner.objectives import QuestionPlan
-from planner.routing import PlannedCall, canonical
-from planner.textcalls import normalise_name
-from planner.workspace_tool import CONTRACT as WORKSPACE_READ
-from planner.workspace_tool import read_workspace
+from planner.conclude.guard import Progress
+from planner.model import catalogue
+from planner.model.client import ModelError, ModelMessage, ToolCallRequest
+from planner.model.roles import ModelDesk, ModelRole
+from planner.model.textcalls import normalise_name
+from planner.plan.objectives import QuestionPlan
+from planner.plan.routing import PlannedCall, canonical
+from planner.question.context import ContextState
+from planner.read.executor import CallRecord, Executor
+from planner.read.workspace_tool import CONTRACT as WORKSPACE_READ
+from planner.read.workspace_tool import read_workspace
 from policy.contracts import ToolContract
 
 log = structlog.get_logger(__name__)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from planner.executor import CallRecord
-from planner.objectives import Objective
+from planner.plan.objectives import Objective
+from planner.read.executor import CallRecord
 from policy.contracts import ToolContract
 from policy.gaps import GapNote, GapReason
 from policy.results import EvidenceState, ToolResult

@@ -11,7 +11,7 @@ Every surface (Mattermost, the web chat, the command line) renders a `Presentati
   report; the short form shows at most `EVIDENCE_SHOWN` facts;
 - every time in the answer's timezone, the offset said once in the scope line; zoned
   ISO-8601 times inside fact texts are shown in it too;
-- the frame in the question's language (planner/language.py).
+- the frame in the question's language (planner/shapes/language.py).
 
 Fact numbers are the answer's own (1-based), so "facts 1, 15" in a hypothesis points at
 the same fact in the short form and in the full report.
@@ -27,8 +27,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict
 
-from planner.answer import Answer, AnswerFact
-from planner.language import Language, Phrase, say
+from planner import Answer, AnswerFact, Language, Phrase, say
 from policy.scope import format_iso_duration
 
 EVIDENCE_SHOWN = 8

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from planner.extract import Identifiers
+from planner.question.extract import Identifiers
 
 Intent = Literal[
     "raw_query",

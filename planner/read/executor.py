@@ -19,9 +19,9 @@ from typing import Any, Protocol
 
 import structlog
 
-from planner.progress import CallState, ProgressEvent, ProgressSink, ended, tell
-from planner.routing import PlannedCall
-from planner.workspace import TurnWorkspace
+from planner.plan.routing import PlannedCall
+from planner.read.workspace import TurnWorkspace
+from planner.shapes.progress import CallState, ProgressEvent, ProgressSink, ended, tell
 from policy.errors import ErrorKind
 from policy.gaps import GapNote, GapReason
 from policy.results import ToolResult

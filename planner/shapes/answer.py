@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from planner.language import Language, language_of
+from planner.shapes.language import Language, language_of
 from policy.gaps import GapNote, GapReason
 from policy.scope import Scope
 
@@ -129,7 +129,7 @@ class Answer(BaseModel):
     )
     timezone: str = Field(default="UTC", description="the times shown to people are in this")
     # the summary's conclusion before the code framed it (partial, gaps): what the
-    # finalizer model may rewrite (planner.prose); not part of the printed structure
+    # finalizer model may rewrite (planner.model.prose); not part of the printed structure
     _conclusion: str | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")

@@ -1,6 +1,6 @@
 """The sentences the diagnosis rules write, in English and Russian.
 
-A rule decides from typed facts (planner/diagnosis.py); this module only holds its words,
+A rule decides from typed facts (planner/conclude/diagnosis.py); this module only holds its words,
 one `Said` a sentence part, so a Russian question gets its hypotheses, its conclusion and
 its next steps in Russian. What a source said (an event message, a log line, a metric
 name) is filled in as the source wrote it.
