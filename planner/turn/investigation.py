@@ -1,9 +1,12 @@
-"""One investigation: context -> plan -> rounds of gated calls -> guard -> Answer.
+"""One investigation: scope -> plan -> rounds of gated reads -> statuses -> Answer.
 
-The loop is small on purpose: each round asks the router for the calls that can advance
-an unsettled objective (alternatives after a failure, per-node calls once nodes are
-known), runs them in parallel, and stops when nothing new can be called, the round limit
-is hit, or the turn deadline passes. Whatever came back survives the deadline.
+The loop is small on purpose: each round asks for the calls that can advance an
+unsettled objective (planner.turn.rounds: alternatives after a failure, per-node calls
+once nodes are known), runs them in parallel, learns what they point to
+(planner.turn.discovery), and stops when nothing new can be called, the round limit is
+hit, or the turn deadline passes. With a model, free planning follows for what stays
+open. Whatever came back survives the deadline; statuses are settled once
+(planner.turn.settle) and the Answer is written from them.
 """
 
 from __future__ import annotations
@@ -11,11 +14,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 
 import structlog
 
@@ -26,47 +28,22 @@ from planner.model.freeplan import FreePlanOutcome, free_planning
 from planner.model.prose import write_prose
 from planner.model.roles import ModelDesk, ModelSet
 from planner.plan.objectives import Objective, QuestionPlan, plan_for
-from planner.plan.routing import (
-    Block,
-    Blocked,
-    Discovered,
-    PlannedCall,
-    PodState,
-    bind_arguments,
-    candidates,
-    canonical,
-    needs_missing,
-)
+from planner.plan.routing import Discovered
 from planner.question.asked import value_priority
 from planner.question.context import ContextState, InventoryItem
-from planner.question.names import normalise
 from planner.read.executor import CallRecord, Executor
 from planner.read.workspace import TurnWorkspace
 from planner.shapes.answer import Answer, Gap, ModelTally
 from planner.shapes.progress import ProgressSink
 from planner.shapes.turn import Turn
+from planner.turn.discovery import discover, learn, seed
+from planner.turn.rounds import RoundInputs, plan_round
+from planner.turn.settle import BlockedMap, final_outcomes, progress
 from policy.contracts import ToolContract
-from policy.facts import (
-    AppLog,
-    AppResponse,
-    EdgeAccess,
-    EdgeError,
-    EntityKind,
-    FactAttrs,
-    K8sEndpoints,
-    K8sEvent,
-    K8sLog,
-    K8sPlacement,
-    K8sPod,
-    K8sTermination,
-    K8sWaiting,
-    RelationKind,
-)
 from policy.gaps import GapNote, GapReason
 from policy.toolset import CallContext, Toolset
 
 log = structlog.get_logger(__name__)
-_IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
 
 
 @dataclass(frozen=True)
@@ -92,170 +69,116 @@ class Investigation:
     timed_out: bool = False
 
 
-def _named_workloads(
-    records: list[CallRecord],
+@dataclass
+class _Reading:
+    """The state of a turn's reads: the rounds add records, entities and blocks to it;
+    free planning adds records; the statuses and the Answer are read from it."""
+
+    inputs: RoundInputs
+    settings: InvestigationSettings
+    inventory: list[InventoryItem]
+    discovered: Discovered
+    blocked: BlockedMap = field(default_factory=dict)
+
+    @property
+    def executor(self) -> Executor:
+        return self.inputs.executor
+
+    def progress(self) -> dict[str, Progress]:
+        return progress(
+            self.inputs.plan, self.inputs.context.envs, self.inputs.outcome, self.blocked
+        )
+
+    async def rounds(self) -> None:
+        for round_no in range(self.settings.max_rounds):
+            planned = plan_round(self.inputs, round_no, self.discovered)
+            self.blocked.update(planned.blocked)
+            if not planned.wanted:
+                if planned.deferred and round_no == 0:
+                    continue  # only calls that wait for round-one entities: go on
+                return
+            calls = planned.calls()
+            log.info("plan.round", round=round_no + 1, calls=len(calls))
+            ahead = functools.partial(self._read_ahead, round_no)
+            new = await self.executor.run(calls, on_progress=ahead)
+            learn(new, self.inputs.context, self.inventory, self.discovered)
+
+    def _read_ahead(self, round_no: int) -> None:
+        """While round `round_no` still waits for its slowest calls, start what the next
+        round would ask given the entities already found (the nodes of pods placed by a
+        fast read, say): a round then costs its dependent reads, not its slowest one.
+        A call read ahead becomes evidence only if the next round really plans it."""
+        if round_no + 1 >= self.settings.max_rounds:
+            return
+        try:
+            view = copy.deepcopy(self.discovered)
+            discover(self.executor.ordered(), view)
+            ahead = plan_round(self.inputs, round_no + 1, view, commit=False)
+        except Exception:  # only a head start: a bug here must not cost the turn
+            log.exception("investigation.read_ahead_failed", round=round_no + 1)
+            return
+        for call, _objectives in ahead.wanted.values():
+            self.executor.prefetch(call)
+
+
+def _start(
+    turn: Turn,
     context: ContextState,
-    inventory: list[InventoryItem],
-    discovered: Discovered,
-) -> None:
-    """Workloads of the env other than the question's that a log line, an event or a
-    waiting reason names ("connection refused to <workload>:<port>"): a dependency to look
-    at next. Only a whole name counts, never a part of a longer one."""
-    if context.scope.object is None:
-        return
-    asked = {o.name for o in context.objects} | {context.scope.object}
-    for rec in records:
-        env = rec.result.scope.env or rec.call.env
-        if env is None:
-            continue
-        texts = [
-            f.text
-            for f in rec.result.facts
-            if isinstance(f.attrs, K8sLog | AppLog | K8sEvent | K8sWaiting | EdgeError)
-        ]
-        if not texts:
-            continue
-        said = _whole_names(normalise(" ".join(texts)))
-        for item in inventory:
-            if item.env != env or item.name in asked or item.kind not in _WORKLOADS:
-                continue
-            if normalise(item.name) in said:
-                discovered.add_object(env, item.name, item.namespace)
+    gate: Toolset,
+    settings: InvestigationSettings,
+    *,
+    unavailable_sources: dict[tuple[str, str | None], GapNote] | None,
+    inventory: list[InventoryItem] | None,
+    clock: Callable[[], float],
+    progress_sink: ProgressSink | None,
+) -> _Reading:
+    """The plan from the scope and what this user's gate admits, and an executor with the
+    sources the inventory already found down."""
+    ctx = CallContext(
+        user=turn.user,
+        role=turn.role,
+        scope=context.scope,
+        now=turn.now,
+        timezone=str(settings.timezone),
+    )
+    contracts = gate.contracts(ctx)
+    served = {k: c.agent.facet_of(k) for c in contracts for k in c.agent.evidence}
+    plan = plan_for(context, served=served)
+    by_name = {c.name: c for c in contracts}
+    executor = Executor(
+        gate=gate,
+        ctx=ctx,
+        workspace=TurnWorkspace(),
+        timeouts=settings.source_timeouts,
+        default_timeout=settings.default_timeout,
+        clock=clock,
+        progress=progress_sink,
+    )
+    executor.unavailable.update(unavailable_sources or {})
+    fresh_after = _fresh_after(context, turn.now)
+
+    def outcome(objective: Objective, env: str) -> EnvOutcome:
+        return outcome_for(objective, env, executor.records, by_name, fresh_after)
+
+    inputs = RoundInputs(
+        plan=plan,
+        context=context,
+        question=turn.question,
+        asker=f"{turn.user} ({turn.role})",
+        now=turn.now,
+        contracts=contracts,
+        by_name=by_name,
+        refused=gate.refused(ctx),
+        executor=executor,
+        outcome=outcome,
+    )
+    return _Reading(inputs, settings, inventory or [], seed(context))
 
 
-def _subjects_of(
-    records: list[CallRecord],
-    context: ContextState,
-    inventory: list[InventoryItem],
-    discovered: Discovered,
-) -> None:
-    """When the question names no workload ("shop.example.com returned 502"): the
-    workloads whose pods the failing requests went to (an upstream address placed on a
-    pod), found by the pod's name in the env's inventory: the symptom's owner, to be read
-    as the question's object would be."""
-    if context.scope.object is not None:
-        return
-    for rec in records:
-        env = rec.result.scope.env or rec.call.env
-        if env is None:
-            continue
-        for fact in rec.result.facts:
-            a = fact.attrs
-            if not isinstance(a, K8sPlacement) or not a.pod or a.created_after_moment:
-                continue
-            owners = [
-                item
-                for item in inventory
-                if item.env == env
-                and item.kind in _WORKLOADS - {EntityKind.SERVICE}
-                and (item.namespace is None or a.namespace is None or item.namespace == a.namespace)
-                and a.pod.startswith(item.name + "-")
-            ]
-            if owners:  # the longest name that prefixes the pod's is its workload
-                owner = max(owners, key=lambda item: len(item.name))
-                discovered.add_subject(env, owner.name, owner.namespace or a.namespace)
-
-
-def _whole_names(text: str) -> set[str]:
-    """Every name the text could be naming as a whole: each run of name characters, and
-    each of its parts up to a dot ("<svc>.<ns>.svc" names <svc>, "x-<svc>"
-    does not). One pass over the text, whatever the size of the inventory."""
-    out: set[str] = set()
-    for run in re.findall(r"[\w.-]+", text):
-        out.add(run)
-        out.update(run[:i] for i, ch in enumerate(run) if ch == ".")
-    return out
-
-
-_WORKLOADS = frozenset(
-    {EntityKind.DEPLOYMENT, EntityKind.STATEFULSET, EntityKind.DAEMONSET, EntityKind.SERVICE}
-)
-
-
-def _discover(records: list[CallRecord], discovered: Discovered) -> None:
-    """Entities later calls can use, read from the graph and the typed facts: nodes pods
-    run on, pod addresses behind a service or an upstream, pods that fail."""
-    for rec in records:
-        env = rec.result.scope.env or rec.call.env
-        if env is None:
-            continue
-        # crashed or waiting (the last run's log says why), or running but not ready (a
-        # readiness probe that fails: the current log says why)
-        states: dict[str, PodState] = {}
-        for f in rec.result.facts:
-            a = f.attrs
-            if isinstance(a, K8sWaiting | K8sTermination) and a.pod:
-                states[a.pod] = PodState.CRASHED
-            elif isinstance(a, K8sPod) and a.pod and a.phase == "Running" and a.ready is False:
-                states[a.pod] = max(states.get(a.pod, PodState.OK), PodState.UNREADY)
-        for ent in rec.result.entities:
-            if ent.kind is EntityKind.NODE:
-                discovered.add_node(ent.env or env, ent.name)
-            elif ent.kind is EntityKind.POD:
-                discovered.add_pod(
-                    ent.env or env, ent.name, ent.namespace, states.get(ent.name, PodState.OK)
-                )
-        for rel in rec.result.relations:
-            kind, _, name = rel.dst.partition("/")
-            if rel.rel is RelationKind.RUNS_ON and kind == EntityKind.NODE and name:
-                discovered.add_node(env, name)
-        for fact in rec.result.facts:
-            _discover_in(fact.attrs, env, discovered)
-
-
-def _discover_in(attrs: FactAttrs, env: str, discovered: Discovered) -> None:
-    if isinstance(attrs, AppResponse | K8sPod) and attrs.node:
-        discovered.add_node(env, str(attrs.node))
-    if isinstance(attrs, EdgeAccess):
-        upstreams: list[object] = [attrs.upstream_addr]
-    elif isinstance(attrs, EdgeError):
-        upstreams = [attrs.upstream, *(attrs.upstreams or {})]
-    else:
-        upstreams = []
-    for value in upstreams:
-        for ip in _IPV4.findall(str(value or "")):
-            discovered.add_address(env, ip)
-    if isinstance(attrs, K8sPlacement) and attrs.ip and not attrs.created_after_moment:
-        discovered.add_address(env, attrs.ip)
-    if isinstance(attrs, K8sEndpoints):
-        # pod IPs behind the service: the edge log names upstreams by address
-        for ip in [*(attrs.ready_ips or []), *(attrs.not_ready_ips or [])]:
-            discovered.add_address(env, ip)
-        for row in attrs.endpoints or []:
-            for ip in row.get("addresses") or []:
-                discovered.add_address(env, str(ip))
-
-
-def _covers(contract: ToolContract | None, objective: Objective) -> bool:
-    return contract is not None and bool(set(contract.agent.evidence) & set(objective.evidence))
-
-
-def _share_a_call(
-    objective: Objective,
-    env: str,
-    wanted: dict[str, tuple[PlannedCall, set[str]]],
-    records: list[CallRecord],
-    by_name: dict[str, ToolContract],
-    commit: bool = True,
-) -> bool:
-    """One call that closes several evidence kinds serves every objective that accepts
-    one of them: attach this objective to a call already planned this round, or to one
-    already made whose result did not fail, instead of calling another tool."""
-    for call, objectives in wanted.values():
-        if call.env in (env, None) and _covers(by_name.get(call.tool), objective):
-            objectives.add(objective.id)
-            return True
-    for rec in records:
-        if (
-            rec.call.env in (env, None)
-            and objective.id not in rec.objectives
-            and rec.result.status not in ("error", "denied")
-            and _covers(by_name.get(rec.call.tool), objective)
-        ):
-            if commit:
-                rec.objectives.add(objective.id)
-            return True
-    return False
+def _fresh_after(context: ContextState, now: datetime) -> datetime | None:
+    """For a question about now: the moment before which an observation is history and
+    cannot confirm the present."""
+    return context.scope.time.bounds(now)[0] if context.scope.time.mode == "now" else None
 
 
 async def investigate(
@@ -271,265 +194,24 @@ async def investigate(
     progress: ProgressSink | None = None,
 ) -> Investigation:
     started = clock()
-    ctx = CallContext(
-        user=turn.user,
-        role=turn.role,
-        scope=context.scope,
-        now=turn.now,
-        timezone=str(settings.timezone),
-    )
-    contracts = gate.contracts(ctx)
-    served = {k: c.agent.facet_of(k) for c in contracts for k in c.agent.evidence}
-    plan = plan_for(context, served=served)
-    refused = gate.refused(ctx)
-    by_name = {c.name: c for c in contracts}
-    workspace = TurnWorkspace()
-    executor = Executor(
-        gate=gate,
-        ctx=ctx,
-        workspace=workspace,
-        timeouts=settings.source_timeouts,
-        default_timeout=settings.default_timeout,
+    reading = _start(
+        turn,
+        context,
+        gate,
+        settings,
+        unavailable_sources=unavailable_sources,
+        inventory=inventory,
         clock=clock,
-        progress=progress,
+        progress_sink=progress,
     )
-    executor.unavailable.update(unavailable_sources or {})
-    discovered = Discovered()
-    for env in context.envs:  # nodes and addresses the question names are known at once
-        for node in context.nodes:
-            discovered.add_node(env, node)
-        for host in context.identifiers.hosts:
-            for ip in _IPV4.findall(host):
-                discovered.add_address(env, ip)
-    fresh_after = (
-        context.scope.time.bounds(turn.now)[0] if context.scope.time.mode == "now" else None
-    )
-
-    def outcome(objective: Objective, env: str) -> EnvOutcome:
-        return outcome_for(objective, env, executor.records, by_name, fresh_after)
-
-    blocked: dict[tuple[str, str], Blocked] = {}
-    timed_out = False
-
-    def plan_round(
-        round_no: int, found: Discovered, *, commit: bool = True
-    ) -> tuple[dict[str, tuple[PlannedCall, set[str]]], bool]:
-        """The calls round `round_no` wants, and whether some waited for entities not seen
-        yet. `commit=False` is a dry run (what the next round would probably ask while
-        this one is still reading): it records nothing, neither blocked objectives nor
-        which made call serves which objective."""
-        wanted: dict[str, tuple[PlannedCall, set[str]]] = {}
-        blocked_now: dict[tuple[str, str], Blocked] = blocked if commit else {}
-        deferred = False
-        for objective in plan.objectives:
-            for env in context.envs:
-                current = outcome(objective, env)
-                follow = objective.follows_evidence and bool(found.objects.get(env))
-                if current.status == "resolved" and not follow:
-                    continue
-                if _share_a_call(objective, env, wanted, executor.records, by_name, commit):
-                    continue
-                missing = needs_missing(objective, env, context, found)
-                if missing:
-                    blocked_now[(objective.id, env)] = missing
-                    continue
-                cands = candidates(
-                    objective,
-                    env,
-                    contracts,
-                    context.scope.time.mode,
-                    turn.question,
-                    {
-                        "job_id": bool(context.identifiers.job_ids),
-                        "request_id": bool(context.identifiers.request_ids),
-                        # a read of the object asked about before one of its whole env
-                        "service": bool(context.scope.object),
-                    },
-                )
-                if not cands:
-                    hidden = [
-                        why
-                        for c, why in refused
-                        if set(c.agent.evidence) & set(objective.evidence)
-                        and env in c.enums.get("env", [env])
-                    ]
-                    who = f"{turn.user} ({turn.role})"
-                    asked = " or ".join(objective.evidence)
-                    blocked_now[(objective.id, env)] = (
-                        Blocked(
-                            Block.NOT_ALLOWED,
-                            (GapNote(GapReason.NOT_ALLOWED, env, who, hidden[0]),),
-                        )
-                        if hidden
-                        else Blocked(Block.NO_SOURCE, (GapNote(GapReason.NO_SOURCE, env, asked),))
-                    )
-                    continue
-                reasons: list[GapNote] = []
-                covered: set[str] = set()  # an all_of objective: kinds already asked for
-                wants = set(objective.evidence)
-                for contract in cands:
-                    kinds = set(contract.agent.evidence) & wants
-                    if objective.all_of and kinds <= covered:
-                        continue
-                    source = contract.agent.sources[0]
-                    if (source, env) in executor.unavailable:
-                        reasons.append(executor.unavailable[(source, env)])
-                        continue
-                    arg_sets, why = bind_arguments(
-                        contract, objective, env, context, turn.now, found, round_no
-                    )
-                    if why is not None and why.kind is Block.DEFERRED:
-                        deferred = True
-                        break
-                    if why is not None:
-                        reasons.extend(why.notes)
-                        continue
-                    calls = [
-                        PlannedCall(
-                            contract.name,
-                            canonical(a),
-                            env if "env" in a else None,
-                            source,
-                            (objective.id,),
-                        )
-                        for a in arg_sets
-                    ]
-                    made = [executor.record_for(c.key) for c in calls]
-                    if commit:
-                        for rec in made:
-                            if rec is not None:
-                                rec.objectives.add(objective.id)
-                    if all(m is not None for m in made):
-                        covered |= kinds
-                        if not objective.all_of and outcome(objective, env).status == "resolved":
-                            break
-                        continue  # tried and failed, or a union: next acceptable source
-                    down = executor.unavailable.get((source, env))
-                    if down:
-                        reasons.append(down)
-                        continue
-                    for call in calls:
-                        if executor.record_for(call.key) is None:
-                            entry = wanted.setdefault(call.key, (call, set()))
-                            entry[1].add(objective.id)
-                    covered |= kinds
-                    if objective.all_of and not covered >= wants:
-                        continue  # a union: ask the sources of its other kinds too
-                    break
-                else:
-                    if reasons:
-                        blocked_now[(objective.id, env)] = Blocked(
-                            Block.UNAVAILABLE, tuple(dict.fromkeys(reasons))
-                        )
-        return wanted, deferred
-
-    def read_ahead(round_no: int) -> None:
-        """While round `round_no` still waits for its slowest calls, start what the next
-        round would ask given the entities already found (the nodes of pods placed by a
-        fast read, say): a round then costs its dependent reads, not its slowest one.
-        A call read ahead becomes evidence only if the next round really plans it."""
-        if round_no + 1 >= settings.max_rounds:
-            return
-        try:
-            view = copy.deepcopy(discovered)
-            _discover(executor.ordered(), view)
-            ahead, _ = plan_round(round_no + 1, view, commit=False)
-        except Exception:  # only a head start: a bug here must not cost the turn
-            log.exception("investigation.read_ahead_failed", round=round_no + 1)
-            return
-        for call, _objectives in ahead.values():
-            executor.prefetch(call)
-
-    async def rounds() -> None:
-        for round_no in range(settings.max_rounds):
-            wanted, deferred = plan_round(round_no, discovered)
-            if not wanted:
-                if deferred and round_no == 0:
-                    continue  # only calls that wait for round-one entities: go on
-                return
-            calls = [
-                PlannedCall(c.tool, c.arguments_json, c.env, c.source, tuple(sorted(objs)))
-                for c, objs in wanted.values()
-            ]
-            log.info("plan.round", round=round_no + 1, calls=len(calls))
-            new = await executor.run(calls, on_progress=functools.partial(read_ahead, round_no))
-            _discover(new, discovered)
-            _named_workloads(new, context, inventory or [], discovered)
-            _subjects_of(new, context, inventory or [], discovered)
-
-    free = FreePlanOutcome()
-
-    def settled(o: Objective, env: str) -> Progress:
-        status = outcome(o, env).status
-        if status == "resolved":
-            return "resolved"
-        why = blocked.get((o.id, env))
-        if status == "failed" or (why is not None and why.kind is Block.NO_SOURCE):
-            return "settled"  # nothing a model could add: no source, or it failed
-        return "open"
-
-    def status_now() -> dict[str, Progress]:
-        out: dict[str, Progress] = {}
-        for o in plan.objectives:
-            states = {settled(o, env) for env in context.envs}
-            out[o.id] = (
-                "open" if "open" in states else "resolved" if "resolved" in states else "settled"
-            )
-        return out
-
     desk: ModelDesk | None = models.desk() if models is not None else None
-    model_phase = False
-
-    async def with_model() -> None:
-        nonlocal model_phase
-        await rounds()
-        open_required = any(o.required and status_now()[o.id] == "open" for o in plan.objectives)
-        if desk is not None and (plan.intent == "general" or open_required):
-            model_phase = True
-            await free_planning(
-                question=turn.question,
-                context=context,
-                plan=plan,
-                executor=executor,
-                contracts=contracts,
-                desk=desk,
-                status_of=status_now,
-                outcome=free,
-            )
-            _discover(executor.records, discovered)
-
-    # with a model, the answer's prose has a reserve of its own: planning stops in time
-    # for it, and what planning collected is kept whatever way it ends
-    reserve = _reserve(models, settings.turn_deadline_s)
-    try:
-        await asyncio.wait_for(with_model(), settings.turn_deadline_s - reserve)
-    except TimeoutError:
-        timed_out = True
-        log.warning("investigation.deadline", seconds=settings.turn_deadline_s - reserve)
-        if model_phase and desk is not None:
-            free.notes.append(
-                f"the model ({', '.join(desk.models.names())}) was cut after "
-                f"{settings.turn_deadline_s - reserve:.0f} s, the turn's planning budget; "
-                "answered from the evidence already collected"
-            )
-    finally:
-        await executor.drop_prefetched()  # read ahead, never planned: not evidence
-
-    outcomes: dict[tuple[str, str], EnvOutcome] = {}
-    for objective in plan.objectives:
-        for env in context.envs:
-            out = outcome(objective, env)
-            if out.status == "pending" and (objective.id, env) in blocked:
-                why = blocked[(objective.id, env)]
-                out.status = "unresolved" if why.leaves_unresolved else "unavailable"
-                out.reasons.extend(why.notes)
-            elif out.status == "failed":
-                out.status = "unavailable"
-            elif out.status == "pending":
-                out.status = "unresolved"
-                reason = GapReason.OUT_OF_TIME if timed_out else GapReason.NO_CALL
-                out.reasons.append(GapNote(reason, env))
-            outcomes[(objective.id, env)] = out
+    free = FreePlanOutcome()
+    timed_out = await _read_until_deadline(reading, turn, desk, models, free)
+    executor = reading.executor
+    plan = reading.inputs.plan
+    outcomes = final_outcomes(
+        plan, context.envs, reading.inputs.outcome, reading.blocked, timed_out=timed_out
+    )
     required = {o.id for o in plan.objectives if o.required}
     packet = build_packet(
         [(r.call_id, r.result) for r in executor.ordered()],
@@ -537,7 +219,6 @@ async def investigate(
         priority=value_priority(context.asked, FACT_ORDER),
         lead=frozenset(r.call_id for r in executor.records if r.objectives & required),
     )
-    total_ms = int((clock() - started) * 1000)
     answer = finalize(
         turn=turn,
         context=context,
@@ -545,31 +226,102 @@ async def investigate(
         records=executor.ordered(),
         outcomes=outcomes,
         packet=packet,
-        total_ms=total_ms,
+        total_ms=int((clock() - started) * 1000),
         timed_out=timed_out,
     )
     if desk is not None:
         left = settings.turn_deadline_s - (clock() - started)
-        prose = await write_prose(
-            answer,
-            question=turn.question,
-            desk=desk,
-            # the reserve at least, and whatever planning left unused
-            budget_s=max(0.0, left),
-            planner_notes=free.closing,
-            names=_known_names(context, inventory or [], executor.ordered()),
-            envs=_configured_envs(context, contracts),
-            tz=settings.timezone,
-        )
-        for note in [*free.notes, *prose.notes]:
-            answer.gaps.append(Gap.of("model", GapNote(GapReason.MODEL, detail=note), answer.lang))
-        head = prose.summary or answer.conclusion
-        answer.summary = frame_summary(head, len(answer.gaps), answer.final, answer.lang)
-        _account(answer, desk)
+        await _with_prose(answer, reading, turn, desk, free, left)
         answer.timings.total_ms = int((clock() - started) * 1000)
     return Investigation(
-        plan, context, executor.ordered(), outcomes, packet, workspace, answer, timed_out
+        plan, context, executor.ordered(), outcomes, packet, executor.workspace, answer, timed_out
     )
+
+
+async def _read_until_deadline(
+    reading: _Reading,
+    turn: Turn,
+    desk: ModelDesk | None,
+    models: ModelSet | None,
+    free: FreePlanOutcome,
+) -> bool:
+    """The rounds, then free planning with a model for what stays open, within the turn's
+    planning budget (with a model, the answer's prose has a reserve of its own); whether
+    the budget ran out. What was read is kept whatever way it ends."""
+    settings = reading.settings
+    budget = settings.turn_deadline_s - _reserve(models, settings.turn_deadline_s)
+    model_phase = False
+
+    async def plan_and_read() -> None:
+        nonlocal model_phase
+        await reading.rounds()
+        if desk is not None and _model_plans(reading):
+            model_phase = True
+            await free_planning(
+                question=turn.question,
+                context=reading.inputs.context,
+                plan=reading.inputs.plan,
+                executor=reading.executor,
+                contracts=reading.inputs.contracts,
+                desk=desk,
+                status_of=reading.progress,
+                outcome=free,
+            )
+            discover(reading.executor.records, reading.discovered)
+
+    try:
+        await asyncio.wait_for(plan_and_read(), budget)
+    except TimeoutError:
+        log.warning("investigation.deadline", seconds=budget)
+        if model_phase and desk is not None:
+            free.notes.append(
+                f"the model ({', '.join(desk.models.names())}) was cut after "
+                f"{budget:.0f} s, the turn's planning budget; "
+                "answered from the evidence already collected"
+            )
+        return True
+    finally:
+        await reading.executor.drop_prefetched()  # read ahead, never planned: not evidence
+    return False
+
+
+def _model_plans(reading: _Reading) -> bool:
+    """A model plans when the question has no known intent, or a required objective is
+    still open after the rounds."""
+    plan = reading.inputs.plan
+    status = reading.progress()
+    open_required = any(o.required and status[o.id] == "open" for o in plan.objectives)
+    return plan.intent == "general" or open_required
+
+
+async def _with_prose(
+    answer: Answer,
+    reading: _Reading,
+    turn: Turn,
+    desk: ModelDesk,
+    free: FreePlanOutcome,
+    left_s: float,
+) -> None:
+    """The model's prose for the summary (checked against the citations by
+    planner.model.prose), its notes as gaps, and what the turn asked of the models."""
+    context = reading.inputs.context
+    records = reading.executor.ordered()
+    prose = await write_prose(
+        answer,
+        question=turn.question,
+        desk=desk,
+        # the reserve at least, and whatever planning left unused
+        budget_s=max(0.0, left_s),
+        planner_notes=free.closing,
+        names=_known_names(context, reading.inventory, records),
+        envs=_configured_envs(context, reading.inputs.contracts),
+        tz=reading.settings.timezone,
+    )
+    for note in [*free.notes, *prose.notes]:
+        answer.gaps.append(Gap.of("model", GapNote(GapReason.MODEL, detail=note), answer.lang))
+    head = prose.summary or answer.conclusion
+    answer.summary = frame_summary(head, len(answer.gaps), answer.final, answer.lang)
+    _account(answer, desk)
 
 
 SYNTHESIS_SHARE = 0.25  # at most this share of a turn's deadline is held back for prose

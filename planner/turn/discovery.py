@@ -1,0 +1,190 @@
+"""What the evidence read so far points to next: the entities later rounds may call
+with (nodes pods run on, pod addresses behind a service or an upstream, pods that fail),
+the workloads a log line or an event names, and the workloads behind a symptom the
+question named no owner for. Read from the typed facts and the graph, never from
+sentences."""
+
+from __future__ import annotations
+
+import re
+
+from planner.plan.routing import Discovered, PodState
+from planner.question.context import ContextState, InventoryItem
+from planner.question.names import normalise
+from planner.read.executor import CallRecord
+from policy.facts import (
+    AppLog,
+    AppResponse,
+    EdgeAccess,
+    EdgeError,
+    EntityKind,
+    FactAttrs,
+    K8sEndpoints,
+    K8sEvent,
+    K8sLog,
+    K8sPlacement,
+    K8sPod,
+    K8sTermination,
+    K8sWaiting,
+    RelationKind,
+)
+
+IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
+
+
+def seed(context: ContextState) -> Discovered:
+    """Nodes and addresses the question names are known before anything is read."""
+    discovered = Discovered()
+    for env in context.envs:
+        for node in context.nodes:
+            discovered.add_node(env, node)
+        for host in context.identifiers.hosts:
+            for ip in IPV4.findall(host):
+                discovered.add_address(env, ip)
+    return discovered
+
+
+def learn(
+    records: list[CallRecord],
+    context: ContextState,
+    inventory: list[InventoryItem],
+    discovered: Discovered,
+) -> None:
+    """Everything a round's new records point to, added to `discovered`."""
+    discover(records, discovered)
+    _named_workloads(records, context, inventory, discovered)
+    _subjects_of(records, context, inventory, discovered)
+
+
+def _named_workloads(
+    records: list[CallRecord],
+    context: ContextState,
+    inventory: list[InventoryItem],
+    discovered: Discovered,
+) -> None:
+    """Workloads of the env other than the question's that a log line, an event or a
+    waiting reason names ("connection refused to <workload>:<port>"): a dependency to look
+    at next. Only a whole name counts, never a part of a longer one."""
+    if context.scope.object is None:
+        return
+    asked = {o.name for o in context.objects} | {context.scope.object}
+    for rec in records:
+        env = rec.result.scope.env or rec.call.env
+        if env is None:
+            continue
+        texts = [
+            f.text
+            for f in rec.result.facts
+            if isinstance(f.attrs, K8sLog | AppLog | K8sEvent | K8sWaiting | EdgeError)
+        ]
+        if not texts:
+            continue
+        said = _whole_names(normalise(" ".join(texts)))
+        for item in inventory:
+            if item.env != env or item.name in asked or item.kind not in _WORKLOADS:
+                continue
+            if normalise(item.name) in said:
+                discovered.add_object(env, item.name, item.namespace)
+
+
+def _subjects_of(
+    records: list[CallRecord],
+    context: ContextState,
+    inventory: list[InventoryItem],
+    discovered: Discovered,
+) -> None:
+    """When the question names no workload ("shop.example.com returned 502"): the
+    workloads whose pods the failing requests went to (an upstream address placed on a
+    pod), found by the pod's name in the env's inventory: the symptom's owner, to be read
+    as the question's object would be."""
+    if context.scope.object is not None:
+        return
+    for rec in records:
+        env = rec.result.scope.env or rec.call.env
+        if env is None:
+            continue
+        for fact in rec.result.facts:
+            a = fact.attrs
+            if not isinstance(a, K8sPlacement) or not a.pod or a.created_after_moment:
+                continue
+            owners = [
+                item
+                for item in inventory
+                if item.env == env
+                and item.kind in _WORKLOADS - {EntityKind.SERVICE}
+                and (item.namespace is None or a.namespace is None or item.namespace == a.namespace)
+                and a.pod.startswith(item.name + "-")
+            ]
+            if owners:  # the longest name that prefixes the pod's is its workload
+                owner = max(owners, key=lambda item: len(item.name))
+                discovered.add_subject(env, owner.name, owner.namespace or a.namespace)
+
+
+def _whole_names(text: str) -> set[str]:
+    """Every name the text could be naming as a whole: each run of name characters, and
+    each of its parts up to a dot ("<svc>.<ns>.svc" names <svc>, "x-<svc>"
+    does not). One pass over the text, whatever the size of the inventory."""
+    out: set[str] = set()
+    for run in re.findall(r"[\w.-]+", text):
+        out.add(run)
+        out.update(run[:i] for i, ch in enumerate(run) if ch == ".")
+    return out
+
+
+_WORKLOADS = frozenset(
+    {EntityKind.DEPLOYMENT, EntityKind.STATEFULSET, EntityKind.DAEMONSET, EntityKind.SERVICE}
+)
+
+
+def discover(records: list[CallRecord], discovered: Discovered) -> None:
+    """Entities later calls can use, read from the graph and the typed facts: nodes pods
+    run on, pod addresses behind a service or an upstream, pods that fail."""
+    for rec in records:
+        env = rec.result.scope.env or rec.call.env
+        if env is None:
+            continue
+        # crashed or waiting (the last run's log says why), or running but not ready (a
+        # readiness probe that fails: the current log says why)
+        states: dict[str, PodState] = {}
+        for f in rec.result.facts:
+            a = f.attrs
+            if isinstance(a, K8sWaiting | K8sTermination) and a.pod:
+                states[a.pod] = PodState.CRASHED
+            elif isinstance(a, K8sPod) and a.pod and a.phase == "Running" and a.ready is False:
+                states[a.pod] = max(states.get(a.pod, PodState.OK), PodState.UNREADY)
+        for ent in rec.result.entities:
+            if ent.kind is EntityKind.NODE:
+                discovered.add_node(ent.env or env, ent.name)
+            elif ent.kind is EntityKind.POD:
+                discovered.add_pod(
+                    ent.env or env, ent.name, ent.namespace, states.get(ent.name, PodState.OK)
+                )
+        for rel in rec.result.relations:
+            kind, _, name = rel.dst.partition("/")
+            if rel.rel is RelationKind.RUNS_ON and kind == EntityKind.NODE and name:
+                discovered.add_node(env, name)
+        for fact in rec.result.facts:
+            _discover_in(fact.attrs, env, discovered)
+
+
+def _discover_in(attrs: FactAttrs, env: str, discovered: Discovered) -> None:
+    if isinstance(attrs, AppResponse | K8sPod) and attrs.node:
+        discovered.add_node(env, str(attrs.node))
+    if isinstance(attrs, EdgeAccess):
+        upstreams: list[object] = [attrs.upstream_addr]
+    elif isinstance(attrs, EdgeError):
+        upstreams = [attrs.upstream, *(attrs.upstreams or {})]
+    else:
+        upstreams = []
+    for value in upstreams:
+        for ip in IPV4.findall(str(value or "")):
+            discovered.add_address(env, ip)
+    if isinstance(attrs, K8sPlacement) and attrs.ip and not attrs.created_after_moment:
+        discovered.add_address(env, attrs.ip)
+    if isinstance(attrs, K8sEndpoints):
+        # pod IPs behind the service: the edge log names upstreams by address
+        for ip in [*(attrs.ready_ips or []), *(attrs.not_ready_ips or [])]:
+            discovered.add_address(env, ip)
+        for row in attrs.endpoints or []:
+            for ip in row.get("addresses") or []:
+                discovered.add_address(env, str(ip))
