@@ -33,7 +33,7 @@ async def _turns(session: WorldSession, count: int) -> list[dict[str, Any]]:
         out.append(
             {
                 "wall_ms": wall * 1000,
-                "slowest_ms": max(int(c.get("duration_ms") or 0) for c in calls),
+                "slowest_ms": max(c.duration_ms for c in calls),
                 "calls": len(calls),
                 "facts": len(outcome.answer.facts),
             }

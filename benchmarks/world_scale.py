@@ -223,7 +223,7 @@ async def _turns(session: Any, turns: int) -> tuple[list[float], Any]:
 
 
 def _failed_calls(answer: Any) -> int:
-    return sum(1 for c in answer.tool_calls if c.get("status") in ("partial", "error", "denied"))
+    return sum(1 for c in answer.tool_calls if c.status in ("partial", "error", "denied"))
 
 
 def measure(scale: int, turns: int) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 from prometheus_client import CONTENT_TYPE_LATEST as METRICS_CONTENT_TYPE
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
-from planner import Answer
+from planner import Answer, ToolCallRecord
 from policy.errors import ErrorKind
 
 __all__ = ["METRICS_CONTENT_TYPE", "SourceHealth", "Telemetry"]
@@ -114,24 +114,24 @@ class Telemetry:
             self.model_tokens.labels(kind="prompt").inc(t.prompt_tokens)
             self.model_tokens.labels(kind="completion").inc(t.completion_tokens)
 
-    def _call(self, call: dict[str, Any], at: datetime) -> None:
-        source = str(call.get("source") or "unknown")
-        status = str(call.get("status") or "unknown")
-        kind = call.get("error_kind")
+    def _call(self, call: ToolCallRecord, at: datetime) -> None:
+        source = call.source or "unknown"
+        status = call.status
+        kind = call.error_kind
         if status == "denied" and kind in _REFUSALS:
             self.refused.labels(reason=str(kind)).inc()
             return  # never reached the source: says nothing of its health
-        if call.get("cached") or kind == ErrorKind.SOURCE_UNAVAILABLE:
+        if call.cached or kind == ErrorKind.SOURCE_UNAVAILABLE:
             return  # no read of the source now: a kept list, or skipped as down
         self.tool_calls.labels(source=source, status=status).inc()
-        self.tool_seconds.labels(source=source).observe(float(call.get("duration_ms") or 0) / 1000)
-        env = call.get("env")
-        self.sources[(source, str(env) if env else None)] = SourceHealth(
+        self.tool_seconds.labels(source=source).observe(call.duration_ms / 1000)
+        env = call.env
+        self.sources[(source, env or None)] = SourceHealth(
             # a name not found or a query refused is the question's, not the source's fault
             ok=status in ("ok", "empty", "partial") or kind in _ANSWERED,
             status=status,
             at=at,
-            error=str(call["error"])[:200] if call.get("error") else None,
+            error=call.error[:200] if call.error else None,
         )
 
     def exposition(self) -> bytes:

@@ -128,7 +128,7 @@ def check_structure(turn: int, expect: Expect, answer: Answer) -> list[Failure]:
             )
             failures.append(Failure(turn, "objectives_status", f"{objective}: {wanted}", seen))
     if expect.max_tool_calls is not None and len(answer.tool_calls) > expect.max_tool_calls:
-        names = ", ".join(str(c.get("tool")) for c in answer.tool_calls)
+        names = ", ".join(c.tool for c in answer.tool_calls)
         failures.append(
             Failure(
                 turn,

@@ -231,7 +231,7 @@ async def run_once(
                 failures=[f.as_dict() for f in found],
                 rendered=rendered,
                 answer=answer.model_dump(mode="json"),
-                tool_calls=list(answer.tool_calls),
+                tool_calls=[c.model_dump(mode="json") for c in answer.tool_calls],
             )
             entry["tool_calls"] += len(answer.tool_calls)
             thread += [

@@ -16,7 +16,7 @@ from planner.model.client import OpenAICompatibleModel, ProviderSettings
 from planner.model.roles import ModelRole, ModelSet, RoleLimits
 from planner.question.context import ContextState
 from planner.read.inventory_cache import InventoryCache
-from planner.shapes.answer import Answer, AnswerFact
+from planner.shapes.answer import Answer, AnswerFact, ToolCallRecord
 from planner.shapes.language import Language, Phrase, language_of, say
 from planner.shapes.progress import CallState, ProgressEvent, ProgressSink
 from planner.shapes.turn import ThreadMessage, Turn
@@ -41,6 +41,7 @@ __all__ = [
     "ProviderSettings",
     "RoleLimits",
     "ThreadMessage",
+    "ToolCallRecord",
     "Turn",
     "TurnOutcome",
     "TurnSettings",

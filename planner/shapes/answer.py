@@ -9,10 +9,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from planner.shapes.language import Language, language_of
+from policy.errors import ErrorKind
 from policy.gaps import GapNote, GapReason
+from policy.results import ResultStatus
 from policy.scope import Scope
 
 ObjectiveStatus = Literal["resolved", "unavailable", "unresolved"]
@@ -108,6 +118,39 @@ class Timings(BaseModel):
     by_model: dict[str, ModelTally] = Field(default_factory=dict)
 
 
+class ToolCallRecord(BaseModel):
+    """One read of the turn as the Answer lists it: the investigation's calls and the
+    inventory's (purpose "inventory"; a list kept from a turn moments ago is `cached`,
+    with the time it was read)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    arguments: dict[str, Any]
+    purpose: Literal["inventory"] | None = None
+    source: str
+    env: str | None
+    status: ResultStatus
+    duration_ms: int
+    call_id: str | None = None
+    objectives: list[str] | None = None
+    error: str | None = None
+    error_kind: ErrorKind | None = None
+    cached: bool = False
+    observed_at: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _only_what_applies(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A field that does not apply to this call is left out, not written as null (an
+        env of None is the call's own: a tool with no env argument)."""
+        data: dict[str, Any] = handler(self)
+        return {
+            k: v
+            for k, v in data.items()
+            if k == "env" or not (v is None or (k == "cached" and v is False))
+        }
+
+
 class Answer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -119,7 +162,7 @@ class Answer(BaseModel):
     gaps: list[Gap] = Field(default_factory=list)
     recommendations: list[str] = Field(default_factory=list)
     objectives: list[ObjectiveReport] = Field(default_factory=list)
-    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     timings: Timings = Field(default_factory=Timings)
     final: bool = Field(
         default=True, description="False when the turn ended before every objective was settled"

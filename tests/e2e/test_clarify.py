@@ -17,7 +17,7 @@ def _asks_back(answer: Answer) -> bool:
 
 def _read_tools(answer: Answer) -> list[str]:
     """What the turn read beyond the list of names every turn starts from."""
-    return [c["tool"] for c in answer.tool_calls if c.get("tool") != "k8s.inventory"]
+    return [c.tool for c in answer.tool_calls if c.tool != "k8s.inventory"]
 
 
 def test_no_env_and_no_object_is_asked_back_and_the_reply_completes_it() -> None:

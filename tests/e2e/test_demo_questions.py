@@ -54,7 +54,7 @@ def test_what_changed_reads_releases_of_every_project_and_the_cluster_audit(
     (it was a gap, "gitlab needs a service"), with the audit trail. In dc-a the only deploy
     job was never played: no change, and "no changes" is said only after both complete reads."""
     answer = ask("what changed in dc-a in the last 3 hours?", capsys)
-    tools = [c["tool"] for c in answer.tool_calls]
+    tools = [c.tool for c in answer.tool_calls]
     assert "gitlab.env_releases" in tools and "k8s.audit_log" in tools
     assert answer.summary.startswith("Job deploy:dc-a #5531194 (pipeline 90402) has not run")
     job = next(f for f in answer.facts if f.kind == "ci.job")
@@ -118,7 +118,7 @@ def test_502s_only_through_one_node_name_that_node_against_its_peers(
     assert answer.summary.startswith("Узел worker-17 показывает сетевые проблемы")
     network = [f for f in answer.facts if f.kind == "node.network"]
     assert network and all("peer median" in f.text for f in network)
-    assert len([c for c in answer.tool_calls if c["tool"] == "metrics.node_network"]) == 1
+    assert len([c for c in answer.tool_calls if c.tool == "metrics.node_network"]) == 1
 
 
 def test_a_restarting_service_is_its_oom_kill(capsys: pytest.CaptureFixture[str]) -> None:

@@ -40,7 +40,7 @@ def test_an_mcp_skill_closes_its_evidence_kind_in_a_plain_engineers_answer() -> 
             outcome = asyncio.run(ask())
         called = [name for name, _ in skills.calls]
     answer = outcome.answer  # type: ignore[attr-defined]
-    assert "mcp.skills.oncall_lookup" in [c["tool"] for c in answer.tool_calls]
+    assert "mcp.skills.oncall_lookup" in [c.tool for c in answer.tool_calls]
     assert called == ["oncall_lookup"]  # the refused tools never reached the server
     skill_facts = [f.text for f in answer.facts if f.kind == "skill.output"]
     assert "on call: alice.oncall" in skill_facts

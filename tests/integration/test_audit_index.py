@@ -189,7 +189,7 @@ async def test_who_deployed_is_answered_from_the_index_where_both_hold_the_audit
         await session.conversation.aclose()
         audit_reads = [r.path for r in session.simulators.query_log.records()]
     answer = reply.answer
-    tools = [c["tool"] for c in answer.tool_calls]
+    tools = [c.tool for c in answer.tool_calls]
     assert "k8s.audit_log" in tools and "k8s.audit_trail" not in tools
     assert not any("auditevents" in path for path in audit_reads)
     actor = [f for f in answer.facts if f.kind == "k8s.audit" and "svc-deployer" in f.text]

@@ -75,14 +75,14 @@ async def test_a_quick_follow_up_reuses_the_inventory_and_says_when_it_was_read(
 
     assert _inventory_reads(session, 0)[:2], "the first turn lists each environment"
     assert _inventory_reads(session, seen) == [], "the follow-up lists nothing again"
-    kept = [c for c in second.answer.tool_calls if c.get("purpose") == "inventory"]
-    assert kept and all(c["cached"] for c in kept)
-    assert {c["observed_at"] for c in kept} == {NOW.isoformat()}
+    kept = [c for c in second.answer.tool_calls if c.purpose == "inventory"]
+    assert kept and all(c.cached for c in kept)
+    assert {c.observed_at for c in kept} == {NOW.isoformat()}
     # the follow-up still answers from its own live reads, for the environment it names
     assert second.answer.scope.env == "dc-b"
     assert second.answer.facts and all(f.scope.get("env") == "dc-b" for f in second.answer.facts)
-    fresh = [c for c in first.answer.tool_calls if c.get("purpose") == "inventory"]
-    assert fresh and not any(c.get("cached") for c in fresh)
+    fresh = [c for c in first.answer.tool_calls if c.purpose == "inventory"]
+    assert fresh and not any(c.cached for c in fresh)
 
 
 async def test_a_question_that_names_its_env_lists_only_that_env(session: WorldSession) -> None:
@@ -90,7 +90,7 @@ async def test_a_question_that_names_its_env_lists_only_that_env(session: WorldS
     answer = await _answer(session, _turn("сколько запросов в секунду у catalog-api в dc-a?"))
     assert session.conversation is not None
     await session.conversation.aclose()
-    listed = [c["arguments"] for c in answer.answer.tool_calls if c.get("purpose") == "inventory"]
+    listed = [c.arguments for c in answer.answer.tool_calls if c.purpose == "inventory"]
     assert listed == [{"env": "dc-a"}]
     assert len(_inventory_reads(session, 0)) == 1
     assert answer.answer.facts and all(f.scope.get("env") == "dc-a" for f in answer.answer.facts)
@@ -114,7 +114,7 @@ async def test_an_old_inventory_is_read_again(session: WorldSession) -> None:
     await session.conversation.aclose()
 
     assert len(_inventory_reads(session, seen)) == 2  # dc-a and dc-b, listed afresh
-    assert not any(c.get("cached") for c in later.answer.tool_calls)
+    assert not any(c.cached for c in later.answer.tool_calls)
 
 
 async def test_a_source_that_failed_is_listed_afresh_next_turn() -> None:
@@ -124,7 +124,7 @@ async def test_a_source_that_failed_is_listed_afresh_next_turn() -> None:
     with WorldSession(world, timezone=TIMEZONE, now=NOW) as s:
         assert s.conversation is not None
         first = await _answer(s, _turn("почему падает catalog-api в dc-a?"))
-        failed = [c for c in first.answer.tool_calls if c["status"] == "error"]
+        failed = [c for c in first.answer.tool_calls if c.status == "error"]
         seen = len(s.simulators.query_log.records())
         await _answer(s, _turn("почему падает catalog-api в dc-a?", 0.5, root="r2"))
         await s.conversation.aclose()

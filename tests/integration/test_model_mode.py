@@ -117,7 +117,7 @@ async def test_a_planned_turn_reads_through_the_gate_and_answers_in_guarded_pros
         inv = await investigate_with(models(server.url))
         bodies = server.requests
     answer = inv.answer
-    assert [c["tool"] for c in answer.tool_calls] == ["k8s.workload_status", "logs.app_logs"]
+    assert [c.tool for c in answer.tool_calls] == ["k8s.workload_status", "logs.app_logs"]
     assert any(f.text == LOG_FACT for f in answer.facts)
     # the invented sentence (no fact says anything of west) is dropped
     n = next(i for i, f in enumerate(answer.facts) if f.text == LOG_FACT) + 1
@@ -155,7 +155,7 @@ async def test_a_tool_call_written_as_text_is_run_and_counted_as_a_format_error(
 
     with ModelServer(script_of(plan)) as server:
         inv = await investigate_with(models(server.url))
-    assert "logs.app_logs" in [c["tool"] for c in inv.answer.tool_calls]
+    assert "logs.app_logs" in [c.tool for c in inv.answer.tool_calls]
     assert inv.answer.timings.model_format_errors == 1
     assert inv.answer.timings.by_model["small"].format_errors == 1  # counted per model
 
@@ -188,8 +188,8 @@ async def test_an_unknown_tool_is_refused_counted_and_kept_for_the_audit() -> No
 
     with ModelServer(script_of(plan)) as server:
         inv = await investigate_with(models(server.url))
-    refused = [c for c in inv.answer.tool_calls if c["tool"] == "k8s.delete_deployment"]
-    assert refused and refused[0]["status"] == "denied"
+    refused = [c for c in inv.answer.tool_calls if c.tool == "k8s.delete_deployment"]
+    assert refused and refused[0].status == "denied"
     assert inv.answer.timings.model_denied_calls == 1
 
 

@@ -11,10 +11,29 @@ from bot.render import render_plain
 from evals.checks import Failure, check_turn
 from evals.scenario import Expect
 from evals.simulators.querylog import QueryRecord
-from planner.shapes.answer import Answer, AnswerFact, Gap, Hypothesis, ObjectiveReport
+from planner.shapes.answer import (
+    Answer,
+    AnswerFact,
+    Gap,
+    Hypothesis,
+    ObjectiveReport,
+    ToolCallRecord,
+)
+from policy.results import ResultStatus
 from policy.scope import Scope
 
 NOW = datetime(2026, 7, 20, 11, 40, tzinfo=UTC)
+
+
+def call(tool: str, source: str, status: ResultStatus) -> ToolCallRecord:
+    return ToolCallRecord(
+        tool=tool,
+        arguments={"env": "dc-a"},
+        source=source,
+        env="dc-a",
+        status=status,
+        duration_ms=3,
+    )
 
 
 def answer() -> Answer:
@@ -45,9 +64,9 @@ def answer() -> Answer:
             ObjectiveReport(id="logs.app_errors", required=False, status="unavailable"),
         ],
         tool_calls=[
-            {"tool": "k8s_list_workloads", "arguments": {"env": "dc-a"}, "status": "ok"},
-            {"tool": "k8s_pod_status", "arguments": {"env": "dc-a"}, "status": "ok"},
-            {"tool": "logs_app_errors", "arguments": {"env": "dc-a"}, "status": "error"},
+            call("k8s_list_workloads", "kubernetes", "ok"),
+            call("k8s_pod_status", "kubernetes", "ok"),
+            call("logs_app_errors", "elasticsearch", "error"),
         ],
     )
 

@@ -64,7 +64,7 @@ async def test_model_picks_tools_through_the_gate_and_its_prose_is_no_fact() -> 
         )
     )
     answer = inv.answer
-    tools_called = [c["tool"] for c in answer.tool_calls]
+    tools_called = [c.tool for c in answer.tool_calls]
     assert tools_called == ["k8s.workload_status", "logs.app_logs"]
     assert not any("no problems" in f.text for f in answer.facts)
     assert "no problems" not in answer.summary
@@ -97,9 +97,9 @@ async def test_injected_instruction_in_a_log_cannot_reach_a_mutating_tool() -> N
         return ModelTurn(content="done")
 
     inv, _ = await run(script)
-    denied = [c for c in inv.answer.tool_calls if c["tool"] == "k8s.delete_deployment"]
-    assert denied and denied[0]["status"] == "denied"
-    assert "unknown tool" in denied[0]["error"]
+    denied = [c for c in inv.answer.tool_calls if c.tool == "k8s.delete_deployment"]
+    assert denied and denied[0].status == "denied"
+    assert "unknown tool" in denied[0].error
 
 
 async def test_invalid_json_arguments_are_never_echoed_and_the_model_can_fix_them() -> None:
@@ -130,7 +130,7 @@ async def test_invalid_json_arguments_are_never_echoed_and_the_model_can_fix_the
         return ModelTurn(content="ok")
 
     inv, model = await run(script)
-    assert [c["tool"] for c in inv.answer.tool_calls][-1] == "logs.app_logs"
+    assert [c.tool for c in inv.answer.tool_calls][-1] == "logs.app_logs"
     assert model.calls == 4  # three planning steps, then the finalizer's prose
 
 
@@ -220,8 +220,8 @@ async def test_the_model_cannot_widen_the_env_scope() -> None:
         return ModelTurn(content="done")
 
     inv, _ = await run(script)
-    made = [c for c in inv.answer.tool_calls if c["tool"] == "logs.app_logs"]
-    assert [c["arguments"].get("env") for c in made] == ["dc-a", "dc-a"]
+    made = [c for c in inv.answer.tool_calls if c.tool == "logs.app_logs"]
+    assert [c.arguments.get("env") for c in made] == ["dc-a", "dc-a"]
     assert inv.answer.timings.model_denied_calls == 1
 
 
@@ -278,6 +278,6 @@ async def test_a_call_that_leaves_the_questions_namespace_out_is_refused() -> No
         models=ModelSet(planner=ScriptedModel(script), rerank=False),
     )
     assert any("namespace is required" in s for s in seen)
-    made = [c for c in inv.answer.tool_calls if c["tool"] == "logs.app_logs"]
-    assert all(c["arguments"].get("namespace") for c in made)
+    made = [c for c in inv.answer.tool_calls if c.tool == "logs.app_logs"]
+    assert all(c.arguments.get("namespace") for c in made)
     assert inv.answer.timings.model_denied_calls >= 1

@@ -152,7 +152,7 @@ async def test_alternative_source_is_used_after_a_failure() -> None:
     answer = (await ask("что с service-a в dc-a сейчас?", [live, backup])).answer
     status = {o.id: o.status for o in answer.objectives}
     assert status["k8s.workload_status"] == "resolved"
-    assert [c["tool"] for c in answer.tool_calls] == ["k8s.live", "metrics.state"]
+    assert [c.tool for c in answer.tool_calls] == ["k8s.live", "metrics.state"]
 
 
 async def test_timeout_keeps_collected_facts() -> None:
@@ -186,7 +186,7 @@ async def test_same_question_takes_the_same_route_every_time() -> None:
     routes = []
     for _ in range(3):
         answer = (await ask("почему service-a в dc-a рестартует?", tools)).answer
-        routes.append([(c["tool"], c["arguments"]) for c in answer.tool_calls])
+        routes.append([(c.tool, c.arguments) for c in answer.tool_calls])
     assert routes[0] == routes[1] == routes[2]
     assert all(c[1]["env"] == "dc-a" for c in routes[0])
 
@@ -326,8 +326,8 @@ async def test_a_round_two_read_starts_once_what_it_needs_is_in_not_after_the_sl
     ]
     answer = (await ask("почему service-a в dc-a отдаёт 502?", tools)).answer
     assert len(started) == 1 and started[0] < counted[0]
-    made = [c for c in answer.tool_calls if c["tool"] == "metrics.node_network"]
-    assert len(made) == 1 and made[0]["arguments"]["node"] == "worker-17"
+    made = [c for c in answer.tool_calls if c.tool == "metrics.node_network"]
+    assert len(made) == 1 and made[0].arguments["node"] == "worker-17"
 
 
 async def test_a_read_ahead_that_no_round_plans_is_never_evidence() -> None:

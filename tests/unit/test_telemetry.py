@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bot.telemetry import Telemetry
-from planner.shapes.answer import Answer, Gap, Timings
+from planner.shapes.answer import Answer, Gap, Timings, ToolCallRecord
 from policy.gaps import GapReason
 from policy.scope import Scope
 
@@ -21,7 +21,10 @@ def _answer(*calls: dict[str, object], gaps: list[Gap] | None = None) -> Answer:
         question="q",
         scope=Scope(),
         summary="s",
-        tool_calls=list(calls),
+        # every call has arguments and an env (None: a tool without one)
+        tool_calls=[
+            ToolCallRecord.model_validate({"arguments": {}, "env": None, **c}) for c in calls
+        ],
         gaps=gaps or [],
         timings=Timings(total_ms=1200, model_calls=3, model_failed_calls=1, prompt_tokens=900),
     )
