@@ -40,6 +40,14 @@ class Coverage(BaseModel):
     total_is_exact: bool = True
     note: str | None = None
 
+    def what_was_read(self) -> str:
+        """The one sentence for how much of a cut read came back: the source's own note,
+        else "read N of M" ("of >= M" for an estimate, "of more" with no total)."""
+        if self.note:
+            return self.note
+        of = ">= " if not self.total_is_exact else ""
+        return f"read {self.returned} of {of}{self.total if self.total is not None else 'more'}"
+
 
 class IngressRoute(BaseModel):
     """One rule of an Ingress: requests for `host` (any host when empty) whose path starts
@@ -136,6 +144,11 @@ class ToolResult(BaseModel):
     error: str | None = Field(default=None, description="why the call failed or was denied")
     error_kind: ErrorKind | None = None
     raw: Any = Field(default=None, description="full raw data, kept in the turn workspace")
+
+    @property
+    def failed(self) -> bool:
+        """The read brought nothing back: the source failed, or the gate refused it."""
+        return self.status in ("error", "denied")
 
     @property
     def proves_absence(self) -> bool:

@@ -153,11 +153,7 @@ def finalize(
         cut = rec.result.facts or (rec.call.tool, rec.call.env) not in reported
         empty_cut = rec.result.status == "empty" and "none_partial" in rec.result.evidence.values()
         if (rec.result.status == "partial" or empty_cut) and cut:
-            read = (
-                cov.note
-                or f"read {cov.returned} of {'>= ' if not cov.total_is_exact else ''}"
-                f"{cov.total if cov.total is not None else 'more'}"
-            )
+            read = cov.what_was_read()
             gap_for = sorted(rec.objectives)[0] if rec.objectives else rec.call.tool
             gaps.append(
                 Gap.of(

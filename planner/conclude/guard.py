@@ -42,7 +42,7 @@ def evidence_state(
         return "stale"
     if kind in result.evidence:
         return result.evidence[kind]
-    if result.status in ("error", "denied"):
+    if result.failed:
         return "failed"
     if result.status == "empty":
         return "none_complete" if result.coverage.complete_for_negative else "none_partial"
@@ -115,10 +115,7 @@ def outcome_for(
         for s, rec in states:
             if s == "none_partial":
                 cov = rec.result.coverage
-                note = cov.note or (
-                    f"read {cov.returned} of {'>= ' if not cov.total_is_exact else ''}"
-                    f"{cov.total if cov.total is not None else '?'}"
-                )
+                note = cov.what_was_read()
                 out.reasons.append(GapNote(GapReason.PARTIAL_READ, env, rec.call.tool, note))
     elif any(s == "stale" for s, _ in states):
         out.status = "unresolved"

@@ -26,6 +26,7 @@ from planner.model.roles import ModelSet
 from planner.question.context import ContextState, build_context, envs_named
 from planner.read.inventory_cache import InventoryCache
 from planner.shapes.answer import Answer, AnswerFact, Gap, ToolCallRecord
+from planner.shapes.language import Language, language_of
 from planner.shapes.progress import ProgressSink
 from planner.shapes.turn import Turn
 from planner.turn.early import (
@@ -83,7 +84,8 @@ async def answer_turn(
     named = envs_named(turn.question, settings.envs, settings.env_aliases)
     inventory = await inventory_for(turn, redacting, settings, inventory_cache, named)
     turn, context = await _read_scope(turn, previous, pending, inventory, settings, named)
-    early = _early_answer(turn, context, previous, pending, settings)
+    language = language_of(turn.question)  # decided once: every sentence of the turn uses it
+    early = _early_answer(turn, context, previous, pending, settings, language)
     if early is not None:
         return _leave(TurnOutcome(early, context, None, inventory.calls), settings, memo)
     investigation = await investigate(
@@ -147,20 +149,21 @@ def _early_answer(
     previous: ContextState | None,
     pending: str | None,
     settings: TurnSettings,
+    language: Language,
 ) -> Answer | None:
     """An answer that needs no read, or None when the turn goes on to investigate."""
     if context.unknown_envs and "env" not in context.explicit:
-        return unknown_env_answer(turn, context, settings.envs)
+        return unknown_env_answer(turn, context, settings.envs, language)
     if (previous is None or pending is not None) and needs_scope(context):
         # (a thread with history is located by it: "and in the last 3 hours?")
         # class "mixing up data centres": no env, object or identifier to read about in
         # several envs; one question back beats an answer about whatever fails anywhere
-        return clarify_answer(turn, context)
+        return clarify_answer(turn, context, language)
     start, _ = context.scope.time.bounds(turn.now)
     if start > turn.now:
         # nothing can have been observed yet: reading would only produce empty "complete"
         # reads that look like proof of absence
-        return future_answer(turn, context, start)
+        return future_answer(turn, context, start, language)
     return None
 
 

@@ -9,14 +9,13 @@ from datetime import datetime
 
 from planner.question.context import ContextState
 from planner.shapes.answer import Answer, Gap
-from planner.shapes.language import Phrase, language_of, say
+from planner.shapes.language import Language, Phrase, language_of, say
 from planner.shapes.turn import Turn
 from policy.gaps import GapNote, GapReason
 from policy.scope import Scope
 
 
-def future_answer(turn: Turn, context: ContextState, start: datetime) -> Answer:
-    language = language_of(turn.question)
+def future_answer(turn: Turn, context: ContextState, start: datetime, language: Language) -> Answer:
     text = say(
         Phrase.FUTURE,
         language,
@@ -29,6 +28,7 @@ def future_answer(turn: Turn, context: ContextState, start: datetime) -> Answer:
         summary=text,
         gaps=[Gap.of("scope.time", GapNote(GapReason.FUTURE_TIME, detail=text), language)],
         final=True,
+        language=language,
     )
 
 
@@ -47,6 +47,7 @@ def too_long(turn: Turn) -> tuple[Answer, ContextState]:
         summary=text,
         gaps=[Gap.of("scope", GapNote(GapReason.NOT_BOUND, detail=text), language)],
         final=True,
+        language=language,
     )
     return answer, context
 
@@ -76,8 +77,7 @@ def needs_scope(context: ContextState) -> bool:
     )
 
 
-def clarify_answer(turn: Turn, context: ContextState) -> Answer:
-    language = language_of(turn.question)
+def clarify_answer(turn: Turn, context: ContextState, language: Language) -> Answer:
     asked = turn.question.splitlines()[0][:120].rstrip("?. ")
     example = f"{asked} ({context.envs[0]}, <service>)?"
     text = say(
@@ -93,13 +93,15 @@ def clarify_answer(turn: Turn, context: ContextState) -> Answer:
         summary=text,
         gaps=[Gap.of("scope", GapNote(GapReason.NO_SCOPE), language)],
         final=True,
+        language=language,
     )
 
 
-def unknown_env_answer(turn: Turn, context: ContextState, envs: list[str]) -> Answer:
+def unknown_env_answer(
+    turn: Turn, context: ContextState, envs: list[str], language: Language
+) -> Answer:
     unknown = ", ".join(context.unknown_envs)
     configured = ", ".join(envs)
-    language = language_of(turn.question)
     text = say(Phrase.UNKNOWN_ENV, language, unknown=unknown, configured=configured)
     return Answer(
         question=turn.question,
@@ -107,4 +109,5 @@ def unknown_env_answer(turn: Turn, context: ContextState, envs: list[str]) -> An
         summary=text,
         gaps=[Gap.of("scope.env", GapNote(GapReason.UNKNOWN_ENV, detail=text), language)],
         final=True,
+        language=language,
     )

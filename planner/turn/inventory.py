@@ -192,7 +192,7 @@ def _record(
 
 def _take(out: Inventory, call: PlannedCall, result: ToolResult, *, secondary: bool) -> None:
     """One listing's names, and what its failure or cut says of its source."""
-    if result.status in ("error", "denied") and not secondary:
+    if result.failed and not secondary:
         # a lister that only sees names in passing failing says nothing of its source's
         # other reads: only a live inventory's failure stands for the source's
         source = result.coverage.source.split("/")[0]
@@ -200,7 +200,7 @@ def _take(out: Inventory, call: PlannedCall, result: ToolResult, *, secondary: b
         out.failed[(source, call.env)] = note
     if result.status == "partial" and not secondary:
         cov = result.coverage
-        read = cov.note or f"read {cov.returned} of {cov.total or 'more'}"
+        read = cov.what_was_read()
         out.partial.append(GapNote(GapReason.TRUNCATED, call.env, call.tool, read))
     fronts = _fronts(result)
     for ent in result.entities:

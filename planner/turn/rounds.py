@@ -233,7 +233,7 @@ def _share_a_call(
         if (
             rec.call.env in (env, None)
             and objective.id not in rec.objectives
-            and rec.result.status not in ("error", "denied")
+            and not rec.result.failed
             and _covers(by_name.get(rec.call.tool), objective)
         ):
             if commit:
