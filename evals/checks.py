@@ -96,8 +96,13 @@ def check_answer_text(turn: int, expect: Expect, rendered: str) -> list[Failure]
 
 
 def check_structure(turn: int, expect: Expect, answer: Answer) -> list[Failure]:
+    failures = [
+        Failure(turn, "summary_contains", needle, clip(answer.summary))
+        for needle in expect.summary_contains
+        if not _has(answer.summary, needle)
+    ]
     facts = [f.text for f in answer.facts]
-    failures = _contains_each(turn, "facts_contain", expect.facts_contain, facts, "no facts")
+    failures += _contains_each(turn, "facts_contain", expect.facts_contain, facts, "no facts")
     failures += _contains_each(
         turn,
         "hypotheses_contain",

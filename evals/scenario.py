@@ -49,6 +49,8 @@ class QuerySpec(_Strict):
 
 
 class Expect(_Strict):
+    # the answer's summary (its headline: the asked thing comes first) holds each
+    summary_contains: list[str] = Field(default_factory=list)
     answer_contains: list[str] = Field(default_factory=list)
     answer_not_contains: list[str] = Field(default_factory=list)
     facts_contain: list[str] = Field(default_factory=list)
@@ -61,6 +63,7 @@ class Expect(_Strict):
     max_tool_calls: int | None = Field(default=None, ge=0)
 
     @field_validator(
+        "summary_contains",
         "answer_contains",
         "answer_not_contains",
         "facts_contain",

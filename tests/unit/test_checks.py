@@ -212,3 +212,11 @@ def test_every_failure_of_a_turn_is_listed() -> None:
         "queried",
     ]
     assert all(f.as_dict().keys() == {"turn", "check", "expected", "seen"} for f in failures)
+
+
+def test_summary_contains_reads_the_headline_not_the_facts() -> None:
+    """The asked thing must be in the summary: a value that only a fact holds fails."""
+    assert run(summary_contains=["OOMKilled", "137"]) == []
+    failure = only(run(summary_contains=["512Mi"]), "summary_contains")
+    assert failure.expected == "512Mi"
+    assert failure.seen.startswith("service-x restarts because")
