@@ -222,15 +222,20 @@ def deep_merge(base: Any, overlay: Any) -> Any:
 
 
 def resolve_world_data(spec: Any, relative_to: Path, *, cache: ParseCache | None = None) -> Any:
-    """A world is inline, or `path` (relative to the scenario), optionally with `overlay`."""
+    """A world is inline, or `path` (relative to the scenario), optionally with `overlay`;
+    the file is a bare world or one that holds it under `world:` (the demo world file)."""
     if isinstance(spec, str):
-        return load_yaml(relative_to / spec, cache=cache)
+        return _world_in(load_yaml(relative_to / spec, cache=cache))
     if isinstance(spec, dict) and "path" in spec and "environments" not in spec:
-        base = load_yaml(relative_to / spec["path"], cache=cache)
-        if isinstance(base, dict) and "world" in base and "environments" not in base:
-            base = base["world"]
+        base = _world_in(load_yaml(relative_to / spec["path"], cache=cache))
         return deep_merge(base, spec.get("overlay") or {})
     return spec
+
+
+def _world_in(data: Any) -> Any:
+    if isinstance(data, dict) and "world" in data and "environments" not in data:
+        return data["world"]
+    return data
 
 
 def world_data_of(spec: Any, path: Path, *, cache: ParseCache | None = None) -> Any:

@@ -233,3 +233,11 @@ def test_builtin_suite_is_the_packaged_scenarios_folder() -> None:
     folder = builtin_suite()
     assert folder.name == "scenarios"
     assert folder.parent == Path(evals.__file__).parent
+
+
+def test_a_world_path_may_name_a_file_that_holds_the_world_under_world(tmp_path: Path) -> None:
+    """The demo world file (now, questions, world) can be a scenario's world by its path."""
+    write(tmp_path, 'now: "2026-07-20T14:40:00+03:00"\nquestions: [q]\n' + WORLD, "demo.yaml")
+    text = GOOD.replace(WORLD, "world: ../demo.yaml\n")
+    scenario = load_scenario(write(tmp_path, text, "sets/one.yaml"))
+    assert scenario.world.has("dc-a", "logs") and not scenario.world.has("dc-b", "logs")
