@@ -337,6 +337,9 @@ async def free_planning(
     outcome: FreePlanOutcome,
     max_steps: int = 4,
 ) -> FreePlanOutcome:
+    """The loop: offer tools, ask the model, run what it calls, tell it what came back; at
+    most `max_steps` times, until it answers without a call or fails. What it counted is
+    in `outcome` (the caller's) whenever the loop ends."""
     toolbox = _Toolbox({c.name: c for c in contracts}, context)
     history: list[ModelMessage] = []
     offer = _Offer(limit=max(1, desk.models.max_tool_schemas - 1))  # the last: workspace.read
