@@ -26,11 +26,11 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from planner.model.client import our_name, wire_name
+from planner.model.client import ToolSpec, our_name, wire_name
 from planner.plan.objectives import Objective, QuestionPlan
 from planner.question.wordforms import SoundIndex, is_cyrillic, stem
 from policy.contracts import ToolContract
@@ -143,17 +143,16 @@ def _property_texts(schema: Any) -> Iterable[str]:
 
 def _document(c: ToolContract, words: set[str]) -> dict[str, float]:
     """A contract's weighted term frequencies; its words before stemming go to `words`."""
+    weighted = [
+        (c.name, _W_NAME),  # its parts (split on dots and underscores) and itself whole
+        (" ".join(c.agent.evidence), _W_EVIDENCE),
+        (c.description, _W_DESCRIPTION),
+        *((text, _W_PROPERTY) for text in _property_texts(c.input_schema())),
+    ]
     freq: dict[str, float] = {}
-
-    def add(text: str, weight: float) -> None:
+    for text, weight in weighted:
         for token in _tokens(text, words):
             freq[token] = freq.get(token, 0.0) + weight
-
-    add(c.name, _W_NAME)  # its parts (split on dots and underscores) and itself whole
-    add(" ".join(c.agent.evidence), _W_EVIDENCE)
-    add(c.description, _W_DESCRIPTION)
-    for text in _property_texts(c.input_schema()):
-        add(text, _W_PROPERTY)
     return freq
 
 
@@ -510,7 +509,7 @@ def _first_paragraph(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def _trimmed(ref: _Ref) -> dict[str, Any]:
+def _trimmed(ref: _Ref) -> ToolSpec:
     c = ref.contract
     return {
         "type": "function",
@@ -522,7 +521,7 @@ def _trimmed(ref: _Ref) -> dict[str, Any]:
     }
 
 
-def trimmed_spec(contract: ToolContract) -> dict[str, Any]:
+def trimmed_spec(contract: ToolContract) -> ToolSpec:
     """The OpenAI tool spec of a contract (as `planner.model.client.tool_spec`) with the noise
     trimmed: the description's first paragraph, no titles, an optional argument's null
     alternative and null default gone, argument descriptions cut short, no string length
@@ -531,7 +530,7 @@ def trimmed_spec(contract: ToolContract) -> dict[str, Any]:
     return _trimmed(_Ref(contract))
 
 
-def schema_chars(specs: Iterable[Mapping[str, Any]]) -> int:
+def schema_chars(specs: Iterable[ToolSpec]) -> int:
     """The size of tool specs as a request carries them (compact JSON, UTF-8 text as it is:
     how the OpenAI client's HTTP layer writes a body), for measuring."""
     return len(json.dumps([dict(s) for s in specs], ensure_ascii=False, separators=(",", ":")))

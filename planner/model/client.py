@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
@@ -98,6 +98,39 @@ class ModelClient(Protocol):
     ) -> ModelTurn: ...
 
 
+class FunctionSpec(TypedDict):
+    name: str  # the wire name (`wire_name`)
+    description: str
+    parameters: dict[str, Any]  # the argument model's JSON Schema
+
+
+class ToolSpec(TypedDict):
+    """A tool as the chat-completions API takes it."""
+
+    type: Literal["function"]
+    function: FunctionSpec
+
+
+class WireFunctionCall(TypedDict):
+    name: str  # the wire name (`wire_name`)
+    arguments: str  # a JSON object, as text
+
+
+class WireToolCall(TypedDict):
+    id: str
+    type: Literal["function"]
+    function: WireFunctionCall
+
+
+class WireMessage(TypedDict):
+    """A message as the chat-completions API takes it."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+    tool_calls: NotRequired[list[WireToolCall]]
+    tool_call_id: NotRequired[str]
+
+
 def wire_name(tool: str) -> str:
     """OpenAI function names allow [a-zA-Z0-9_-]; ours have dots."""
     return tool.replace(".", "__")
@@ -107,7 +140,7 @@ def our_name(wire: str) -> str:
     return wire.replace("__", ".")
 
 
-def tool_spec(contract: ToolContract) -> dict[str, Any]:
+def tool_spec(contract: ToolContract) -> ToolSpec:
     """The untrimmed spec: every word of the contract (catalogue.trimmed_spec is sent)."""
     return {
         "type": "function",
@@ -126,13 +159,13 @@ class ProviderSettings:
     api_key: SecretStr | None = None
 
 
-def wire_messages(messages: Sequence[ModelMessage]) -> list[dict[str, Any]]:
+def wire_messages(messages: Sequence[ModelMessage]) -> list[WireMessage]:
     """Our messages as the chat-completions API takes them. Arguments a model sent that
     were not a JSON object are never sent back (llama.cpp answers such a history with an
     HTTP 500): the call goes back with `{}` and its tool message says what was wrong."""
-    payload: list[dict[str, Any]] = []
+    payload: list[WireMessage] = []
     for m in messages:
-        item: dict[str, Any] = {"role": m.role, "content": m.content}
+        item: WireMessage = {"role": m.role, "content": m.content}
         if m.tool_calls:
             item["tool_calls"] = [
                 {
@@ -209,7 +242,7 @@ class OpenAICompatibleModel:
     def __init__(
         self,
         provider: ProviderSettings,
-        spec: Callable[[ToolContract], dict[str, Any]] = tool_spec,
+        spec: Callable[[ToolContract], ToolSpec] = tool_spec,
     ) -> None:
         from openai import AsyncOpenAI
 

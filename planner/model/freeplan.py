@@ -25,7 +25,7 @@ feed back compact observations, repeat. Around it, the guardrails live in code:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import structlog
@@ -111,6 +111,220 @@ def _compacted(history: list[ModelMessage]) -> list[ModelMessage]:
     return shown
 
 
+@dataclass(frozen=True)
+class _Toolbox:
+    """The catalogue the model may call, and the question's scope its calls must keep: the
+    one home of what a model's call may name (its tool, its env, its namespace)."""
+
+    by_name: dict[str, ToolContract]
+    context: ContextState
+
+    @property
+    def known(self) -> list[str]:
+        """Every name the model may call: the catalogue's and workspace.read."""
+        return [*self.by_name, WORKSPACE_READ.name]
+
+    def takes(self, name: str, argument: str) -> bool:
+        """Whether the tool `name` (when it is one we have) has the argument."""
+        contract = self.by_name.get(name)
+        return contract is not None and argument in contract.input_schema().get("properties", {})
+
+    def prepared(self, call: ToolCallRequest) -> ToolCallRequest:
+        """The call with its name as we spell it (a model may write `k8s_pods` for
+        `k8s.pods`), arguments that are not an object dropped from what is sent back, and
+        the env filled in where the question has exactly one."""
+        known = normalise_name(call.name, self.known)
+        return self._scoped(
+            call.model_copy(update={"name": known or call.name, "raw_arguments": ""})
+        )
+
+    def _scoped(self, call: ToolCallRequest) -> ToolCallRequest:
+        """A call that leaves out `env` (or sends null) where the question has exactly one
+        gets that one: a read without it may span every environment."""
+        envs = self.context.envs
+        if (
+            call.arguments is None
+            or call.arguments.get("env") is not None
+            or len(envs) != 1
+            or not self.takes(call.name, "env")
+        ):
+            return call
+        return call.model_copy(update={"arguments": {**call.arguments, "env": envs[0]}})
+
+    def refusal(self, call: ToolCallRequest, n: int) -> str:
+        """Why the code refuses a call before the gate sees it, or ''."""
+        if call.arguments is None:
+            return "the arguments are not a JSON object; send an object that matches the schema"
+        if n >= MAX_CALLS_PER_STEP:
+            return f"at most {MAX_CALLS_PER_STEP} calls per step"
+        return self._env_refusal(call.name, call.arguments) or self._namespace_refusal(
+            call.name, call.arguments
+        )
+
+    def _env_refusal(self, name: str, arguments: Mapping[str, object]) -> str:
+        envs = self.context.envs
+        asked_env = _env_of(arguments)
+        if asked_env is not None and asked_env not in envs:
+            # the question's scope is decided in code: the model cannot widen it
+            return f"env {asked_env!r} is outside the question's scope ({', '.join(envs)})"
+        if asked_env is None and self.takes(name, "env"):
+            # left out (or null), a tool may read every environment: the model must say which
+            return f"env is required: one of {', '.join(envs)}"
+        return ""
+
+    def _namespace_refusal(self, name: str, arguments: Mapping[str, object]) -> str:
+        namespace = self.context.scope.namespace
+        named = any(arguments.get(a) for a in ("namespace", *_OBJECT_ARGUMENTS))
+        if namespace and self.takes(name, "namespace") and not named:
+            # the same for the question's namespace: with neither it nor an object named, a
+            # read spans every namespace of the env (another namespace or object, named, is
+            # allowed: a dependency the evidence shows)
+            return f"namespace is required: the question is about namespace {namespace!r}"
+        return ""
+
+    def planned(self, call: ToolCallRequest, plan: QuestionPlan) -> PlannedCall:
+        """The executor's call for a model's call the code let through. An unknown name
+        goes to the gate too: it refuses it, and the refusal stays in the answer's tool
+        calls for the audit."""
+        arguments = call.arguments or {}
+        contract = self.by_name.get(call.name)
+        evidence = set(contract.agent.evidence) if contract else set()
+        objectives = tuple(o.id for o in plan.objectives if set(o.evidence) & evidence)
+        return PlannedCall(
+            call.name,
+            canonical(arguments),
+            _env_of(arguments),
+            contract.agent.sources[0] if contract else "policy",
+            objectives or ("free",),
+        )
+
+
+# arguments that name one object (a workload, a pod): a read with one is not env-wide
+_OBJECT_ARGUMENTS = ("service", "pod", "workload", "name", "object")
+
+
+def _env_of(arguments: Mapping[str, object]) -> str | None:
+    """The env a call's arguments name, or None (left out, null or not a string)."""
+    env = arguments.get("env")
+    return env if isinstance(env, str) else None
+
+
+@dataclass
+class _Offer:
+    """The tool schemas offered to the model: chosen again only when the open objectives
+    change, so the list a server caches as a prefix stays the same between steps; the
+    model's rerank is asked once a turn, whatever its outcome."""
+
+    limit: int
+    reranked: bool = False
+    ranked: list[str] | None = None
+    open_for: frozenset[str] | None = None
+    tools: list[ToolContract] = field(default_factory=list)
+
+    async def tools_for(
+        self,
+        open_ids: frozenset[str],
+        *,
+        contracts: list[ToolContract],
+        question: str,
+        plan: QuestionPlan,
+        desk: ModelDesk,
+    ) -> list[ToolContract]:
+        if open_ids == self.open_for:
+            return self.tools
+        selection = catalogue.select(
+            contracts, question=question, plan=plan, open_ids=open_ids, limit=self.limit
+        )
+        if not self.reranked and desk.models.rerank and len(selection.prefiltered) > self.limit:
+            self.reranked = True
+            self.ranked = await _rerank(desk, selection, question)
+        # workspace.read is one of the `limit`, from the first step on
+        self.tools = [*catalogue.rerank(selection, self.ranked, self.limit), WORKSPACE_READ]
+        self.open_for = open_ids
+        return self.tools
+
+
+def _prompt(
+    question: str, context: ContextState, todo: str, history: list[ModelMessage]
+) -> list[ModelMessage]:
+    """The question opens the conversation (chat templates want a user turn first), the
+    todo list closes it (long tasks drift)."""
+    scope = context.scope.model_dump(mode="json")
+    ask = f"Question: {question}\nScope: {json.dumps(scope, ensure_ascii=False)}"
+    messages = [ModelMessage(role="system", content=SYSTEM)]
+    if history:
+        messages += [
+            ModelMessage(role="user", content=ask),
+            *_compacted(history),
+            ModelMessage(role="user", content=todo),
+        ]
+    else:
+        messages.append(ModelMessage(role="user", content=f"{ask}\n{todo}"))
+    return messages
+
+
+@dataclass(frozen=True)
+class _Triaged:
+    """One call of a model's turn, as the code decided it: refused (with why), a read of
+    the workspace (no `planned`), or a call for the executor."""
+
+    call: ToolCallRequest
+    refusal: str = ""
+    planned: PlannedCall | None = None
+
+
+def _triage(
+    calls: list[ToolCallRequest], toolbox: _Toolbox, plan: QuestionPlan, desk: ModelDesk
+) -> list[_Triaged]:
+    out: list[_Triaged] = []
+    for n, call in enumerate(calls):
+        problem = toolbox.refusal(call, n)
+        if problem:
+            desk.ledger.denied_calls += 1
+            out.append(_Triaged(call, refusal=problem))
+        elif call.name == WORKSPACE_READ.name:
+            out.append(_Triaged(call))
+        else:
+            out.append(_Triaged(call, planned=toolbox.planned(call, plan)))
+    return out
+
+
+def _tool_message(
+    triaged: _Triaged, by_key: Mapping[str, CallRecord], executor: Executor, desk: ModelDesk
+) -> ModelMessage:
+    """What the model is told of one of its calls."""
+    if triaged.refusal:
+        content = json.dumps({"error": triaged.refusal})
+    elif triaged.planned is None:
+        content = read_workspace(executor.workspace, triaged.call.arguments or {})
+    else:
+        key = triaged.planned.key
+        rec = by_key.get(key) or executor.record_for(key)
+        if rec is None:
+            content = json.dumps({"error": "identical call already made in this turn"})
+        else:
+            if rec.result.status == "denied":
+                desk.ledger.denied_calls += 1
+            content = _observation(rec)
+    return ModelMessage(role="tool", content=content, tool_call_id=triaged.call.id)
+
+
+async def _run_calls(
+    calls: list[ToolCallRequest],
+    *,
+    toolbox: _Toolbox,
+    plan: QuestionPlan,
+    executor: Executor,
+    desk: ModelDesk,
+) -> tuple[list[ModelMessage], int]:
+    """Run a model turn's calls (through the gate, via the executor): the tool messages
+    that answer them, in their order, and how many records the executor returned."""
+    triaged = _triage(calls, toolbox, plan, desk)
+    records = await executor.run([t.planned for t in triaged if t.planned is not None])
+    by_key = {r.call.key: r for r in records}
+    return [_tool_message(t, by_key, executor, desk) for t in triaged], len(records)
+
+
 async def free_planning(
     *,
     question: str,
@@ -123,46 +337,23 @@ async def free_planning(
     outcome: FreePlanOutcome,
     max_steps: int = 4,
 ) -> FreePlanOutcome:
-    by_name = {c.name: c for c in contracts}
+    """The loop: offer tools, ask the model, run what it calls, tell it what came back; at
+    most `max_steps` times, until it answers without a call or fails. What it counted is
+    in `outcome` (the caller's) whenever the loop ends."""
+    toolbox = _Toolbox({c.name: c for c in contracts}, context)
     history: list[ModelMessage] = []
-    scope = context.scope.model_dump(mode="json")
-    limit = max(1, desk.models.max_tool_schemas - 1)  # the last one is workspace.read
-    ranked: list[str] | None = None
-    reranked = False
-    offered_for: frozenset[str] | None = None
-    offered: list[ToolContract] = []
+    offer = _Offer(limit=max(1, desk.models.max_tool_schemas - 1))  # the last: workspace.read
     for step in range(max_steps):
         status = status_of()
         open_ids = frozenset(o for o, s in status.items() if s == "open")
-        if open_ids != offered_for:
-            selection = catalogue.select(
-                contracts, question=question, plan=plan, open_ids=open_ids, limit=limit
-            )
-            if not reranked and desk.models.rerank and len(selection.prefiltered) > limit:
-                reranked = True  # once a turn, whatever its outcome
-                ranked = await _rerank(desk, selection, question)
-            # workspace.read is one of the `limit`, from the first step on: the list a
-            # server caches as a prefix stays the same until the open objectives change
-            offered = [*catalogue.rerank(selection, ranked, limit), WORKSPACE_READ]
-            offered_for = open_ids
-        tools = offered
+        tools = await offer.tools_for(
+            open_ids, contracts=contracts, question=question, plan=plan, desk=desk
+        )
         outcome.schemas_sent = max(outcome.schemas_sent, len(tools))
-        ask = f"Question: {question}\nScope: {json.dumps(scope, ensure_ascii=False)}"
-        todo = _todo(plan, status)
-        # the question opens the conversation (chat templates want a user turn first), the
-        # todo list closes it (long tasks drift)
-        messages = [ModelMessage(role="system", content=SYSTEM)]
-        if history:
-            messages += [
-                ModelMessage(role="user", content=ask),
-                *_compacted(history),
-                ModelMessage(role="user", content=todo),
-            ]
-        else:
-            messages.append(ModelMessage(role="user", content=f"{ask}\n{todo}"))
+        messages = _prompt(question, context, _todo(plan, status), history)
         try:
             turn, _model = await desk.complete(
-                ModelRole.PLANNER, messages, tools, known_tools=[*by_name, WORKSPACE_READ.name]
+                ModelRole.PLANNER, messages, tools, known_tools=toolbox.known
             )
         except ModelError as exc:
             outcome.notes.append(
@@ -174,117 +365,15 @@ async def free_planning(
         if not turn.tool_calls:
             outcome.closing = turn.content or None
             break
-        calls = [_scoped(_named(c, by_name), by_name, context.envs) for c in turn.tool_calls]
+        calls = [toolbox.prepared(c) for c in turn.tool_calls]
         # the history never carries arguments the model could not encode (see wire_messages)
         history.append(ModelMessage(role="assistant", content=turn.content or "", tool_calls=calls))
-        planned: list[tuple[str, PlannedCall | None, str]] = []
-        for n, call in enumerate(calls):
-            problem = _refusal(call, n, by_name, context)
-            if problem:
-                desk.ledger.denied_calls += 1
-                planned.append((call.id, None, problem))
-                continue
-            if call.name == WORKSPACE_READ.name:
-                planned.append((call.id, None, ""))
-                continue
-            assert call.arguments is not None
-            # an unknown name goes to the gate too: it refuses it, and the refusal stays
-            # in the answer's tool calls for the audit
-            contract = by_name.get(call.name)
-            evidence = set(contract.agent.evidence) if contract else set()
-            objectives = tuple(o.id for o in plan.objectives if set(o.evidence) & evidence)
-            env = call.arguments.get("env")
-            planned.append(
-                (
-                    call.id,
-                    PlannedCall(
-                        call.name,
-                        canonical(call.arguments),
-                        env if isinstance(env, str) else None,
-                        contract.agent.sources[0] if contract else "policy",
-                        objectives or ("free",),
-                    ),
-                    "",
-                )
-            )
-        records = await executor.run([p for _, p, _ in planned if p is not None])
-        by_key = {r.call.key: r for r in records}
-        for (call_id, p, problem), call in zip(planned, calls, strict=True):
-            if problem:
-                content = json.dumps({"error": problem})
-            elif p is None:
-                content = read_workspace(executor.workspace, call.arguments or {})
-            else:
-                rec = by_key.get(p.key) or executor.record_for(p.key)
-                if rec is None:
-                    content = json.dumps({"error": "identical call already made in this turn"})
-                else:
-                    if rec.result.status == "denied":
-                        desk.ledger.denied_calls += 1
-                    content = _observation(rec)
-            history.append(ModelMessage(role="tool", content=content, tool_call_id=call_id))
-        log.info("freeplan.step", step=step + 1, calls=len(records))
+        answers, ran = await _run_calls(
+            calls, toolbox=toolbox, plan=plan, executor=executor, desk=desk
+        )
+        history += answers
+        log.info("freeplan.step", step=step + 1, calls=ran)
     return outcome
-
-
-def _named(call: ToolCallRequest, by_name: dict[str, ToolContract]) -> ToolCallRequest:
-    """The call with its name as we spell it (a model may write `k8s_pods` for
-    `k8s.pods`), and arguments that are not an object dropped from what is sent back."""
-    known = normalise_name(call.name, [*by_name, WORKSPACE_READ.name])
-    return call.model_copy(update={"name": known or call.name, "raw_arguments": ""})
-
-
-def _refusal(
-    call: ToolCallRequest, n: int, by_name: dict[str, ToolContract], context: ContextState
-) -> str:
-    """Why the code refuses a call before the gate sees it, or ''."""
-    if call.arguments is None:
-        return "the arguments are not a JSON object; send an object that matches the schema"
-    if n >= MAX_CALLS_PER_STEP:
-        return f"at most {MAX_CALLS_PER_STEP} calls per step"
-    asked_env = call.arguments.get("env")
-    if isinstance(asked_env, str) and asked_env not in context.envs:
-        # the question's scope is decided in code: the model cannot widen it
-        return f"env {asked_env!r} is outside the question's scope ({', '.join(context.envs)})"
-    contract = by_name.get(call.name)
-    if _takes_env(contract) and not isinstance(asked_env, str):
-        # left out (or null), a tool may read every environment: the model must say which
-        return f"env is required: one of {', '.join(context.envs)}"
-    namespace = context.scope.namespace
-    named = any(call.arguments.get(a) for a in ("namespace", *_OBJECT_ARGUMENTS))
-    if namespace and _takes(contract, "namespace") and not named:
-        # the same for the question's namespace: with neither it nor an object named, a
-        # read spans every namespace of the env (another namespace or object, named, is
-        # allowed: a dependency the evidence shows)
-        return f"namespace is required: the question is about namespace {namespace!r}"
-    return ""
-
-
-# arguments that name one object (a workload, a pod): a read with one is not env-wide
-_OBJECT_ARGUMENTS = ("service", "pod", "workload", "name", "object")
-
-
-def _takes(contract: ToolContract | None, argument: str) -> bool:
-    return contract is not None and argument in contract.input_schema().get("properties", {})
-
-
-def _takes_env(contract: ToolContract | None) -> bool:
-    return _takes(contract, "env")
-
-
-def _scoped(
-    call: ToolCallRequest, by_name: dict[str, ToolContract], envs: list[str]
-) -> ToolCallRequest:
-    """A call that leaves out `env` (or sends null) where the question has exactly one gets
-    that one: a read without it may span every environment."""
-    if (
-        call.arguments is None
-        or call.arguments.get("env") is not None
-        or len(envs) != 1
-        or not _takes_env(by_name.get(call.name))
-    ):
-        return call
-    return call.model_copy(update={"arguments": {**call.arguments, "env": envs[0]}})
 
 
 async def _rerank(

@@ -209,7 +209,7 @@ def _mixed_script(token: str) -> bool:
     return any(ch.isascii() for ch in letters) and not all(ch.isascii() for ch in letters)
 
 
-def _specific(token: str, known: set[str]) -> bool:
+def _specific(token: str, known: Collection[str]) -> bool:
     """A token that names or counts something: a number or time, an identifier (ASCII
     with a separator or inner capitals: a pod, a host), an @handle, a known name."""
     return (
@@ -232,38 +232,64 @@ def _grounded(token: str, tokens: frozenset[str]) -> bool:
     )
 
 
-def _verdict(
-    sentence: str,
-    keys: list[str],
-    by_key: dict[str, _Item],
-    known: set[str],
-    envs: set[str],
-    vocabulary: frozenset[str],
-) -> bool:
-    cited_items = [by_key[k] for k in keys]
-    cited = frozenset().union(*(i.tokens for i in cited_items))
-    words = [w.strip(_EDGE_PUNCT) for w in _TOKEN.findall(sentence)]
-    words = [w for w in words if w]
-    if not any(any(ch.isalpha() for ch in w) for w in words):
-        return False  # "[C]." or an emoji: nothing a user could read
+@dataclass(frozen=True)
+class _Grounds:
+    """What the guard checks a sentence against, the same for every sentence of a text."""
+
+    by_key: Mapping[str, _Item]
+    known: frozenset[str]  # every name the turn knows of, and the envs, case-folded
+    envs: frozenset[str]  # the configured environments, case-folded
+    vocabulary: frozenset[str]  # the instructions', the items' and the prose's own words
+
+    def drops(self, sentence: str, keys: list[str]) -> bool:
+        """Whether a sentence (its citations split off) is dropped."""
+        return (
+            not keys
+            or not sentence
+            or any(k not in self.by_key for k in keys)
+            # what could not be checked is listed as such by the code: a sentence resting
+            # only on gaps would say more (or less) than "not checked"
+            or all(k.startswith("G") for k in keys)
+            or not _verdict(sentence, [self.by_key[k] for k in keys], self)
+        )
+
+
+def _words(sentence: str) -> list[str]:
+    stripped = (w.strip(_EDGE_PUNCT) for w in _TOKEN.findall(sentence))
+    return [w for w in stripped if w]
+
+
+def _specifics_held(words: list[str], cited: frozenset[str], grounds: _Grounds) -> int | None:
+    """How many specific words (numbers, identifiers, known names) the sentence has, each
+    held by its citations; None when a word names something they do not hold."""
     specifics = 0
     for n, word in enumerate(words):
         if _mixed_script(word):
-            return False
-        if _specific(word, known):
+            return None
+        if _specific(word, grounds.known):
             if not _grounded(word, cited):
-                return False
+                return None
             specifics += 1
         elif word[:1].isupper() and not _grounded(word, cited):
             # a capitalised word is a name (a person, a product) unless it is the first
             # word, capitalised by grammar: then a word of the text's own vocabulary (the
             # instructions, any item, the prose in lower case) or of another script
-            first_ok = n == 0 and (word.casefold() in vocabulary or not word.isascii())
+            first_ok = n == 0 and (word.casefold() in grounds.vocabulary or not word.isascii())
             if not first_ok:
-                return False
+                return None
+    return specifics
+
+
+def _other_env(words: list[str], cited_items: list[_Item], envs: frozenset[str]) -> bool:
+    """Whether one env's facts are cited for a sentence about another."""
     named_envs = {w.casefold() for w in words} & envs
-    if named_envs and any(i.env and i.env.casefold() not in named_envs for i in cited_items):
-        return False  # one env's facts cited for a sentence about another
+    return bool(named_envs) and any(
+        i.env and i.env.casefold() not in named_envs for i in cited_items
+    )
+
+
+def _latin_held(words: list[str], cited: frozenset[str], specifics: int) -> bool:
+    """Whether enough of the sentence's longer Latin words are in its citations."""
     latin = {
         w.casefold()
         for w in words
@@ -280,6 +306,18 @@ def _verdict(
     return held >= GROUNDED_SHARE * len(latin)
 
 
+def _verdict(sentence: str, cited_items: list[_Item], grounds: _Grounds) -> bool:
+    """Whether the items a sentence cites bear it out."""
+    cited: frozenset[str] = frozenset().union(*(i.tokens for i in cited_items))
+    words = _words(sentence)
+    if not any(any(ch.isalpha() for ch in w) for w in words):
+        return False  # "[C]." or an emoji: nothing a user could read
+    specifics = _specifics_held(words, cited, grounds)
+    if specifics is None or _other_env(words, cited_items, grounds.envs):
+        return False
+    return _latin_held(words, cited, specifics)
+
+
 def guard(
     text: str,
     items: list[_Item],
@@ -293,25 +331,20 @@ def guard(
     neither the question nor the other items do. `names`: every name the turn knows of
     (environments, namespaces, workloads, pods, people the sources returned): one in a
     sentence must be in its citations. `envs`: the configured environments."""
-    by_key = {i.key: i for i in items}
-    env_names = {e.casefold() for e in envs if e}
-    known = {n.casefold() for n in names if n} | env_names
+    prose = normalised(text[:MAX_PROSE_CHARS])
+    env_names = frozenset(e.casefold() for e in envs if e)
+    lower = {w for w in re.findall(r"\w+", prose) if w.islower()}
+    grounds = _Grounds(
+        by_key={i.key: i for i in items},
+        known=frozenset(n.casefold() for n in names if n) | env_names,
+        envs=env_names,
+        vocabulary=_TEMPLATE_WORDS.union(*(i.tokens for i in items), lower),
+    )
     kept: list[str] = []
     dropped = 0
-    prose = normalised(text[:MAX_PROSE_CHARS])
-    lower = {w for w in re.findall(r"\w+", prose) if w.islower()}
-    vocabulary = _TEMPLATE_WORDS.union(*(i.tokens for i in items), lower)
     for part in _sentences(prose):
         sentence, keys = _cited(part)
-        if (
-            not keys
-            or not sentence
-            or any(k not in by_key for k in keys)
-            # what could not be checked is listed as such by the code: a sentence resting
-            # only on gaps would say more (or less) than "not checked"
-            or all(k.startswith("G") for k in keys)
-            or not _verdict(sentence, keys, by_key, known, env_names, vocabulary)
-        ):
+        if grounds.drops(sentence, keys):
             dropped += 1
             continue
         kept.append(_rendered(sentence, keys, confidence))

@@ -135,6 +135,34 @@ class ModelLedger:
         return out
 
 
+@dataclass(frozen=True)
+class _Request:
+    """One `ModelDesk.complete` call: what every attempt of every model is asked."""
+
+    role: ModelRole
+    messages: Sequence[ModelMessage]
+    tools: Sequence[ToolContract]
+    known_tools: Collection[str]
+    limits: RoleLimits
+    ends: float | None  # time.monotonic() by which the call must be done, or None
+    single_attempt: bool
+
+    def time_left(self) -> float:
+        if self.ends is None:
+            return self.limits.timeout_s
+        return min(self.limits.timeout_s, self.ends - time.monotonic())
+
+    def recovered(self, turn: ModelTurn) -> tuple[ModelTurn, int]:
+        """The turn with the calls a model wrote as text made calls, and how many
+        call-shaped blocks its text held (format errors)."""
+        if turn.tool_calls or not turn.content or not (self.known_tools or self.tools):
+            return turn, 0
+        found = recover_calls(turn.content, set(self.known_tools) | {t.name for t in self.tools})
+        if found.calls:
+            turn = turn.model_copy(update={"tool_calls": found.calls, "content": found.prose})
+        return turn, found.format_errors
+
+
 @dataclass
 class ModelDesk:
     models: ModelSet
@@ -154,67 +182,82 @@ class ModelDesk:
         """The first usable turn for `role` and the name of the model that gave it; raises
         ModelError naming every model tried and why when none did. `single_attempt`: one
         try of the first model, no retry, no fallback, nobody marked down."""
-        limits = self.models.limits_of(role)
-        ends = None if budget_s is None else time.monotonic() + budget_s
+        request = _Request(
+            role=role,
+            messages=messages,
+            tools=tools,
+            known_tools=known_tools,
+            limits=self.models.limits_of(role),
+            ends=None if budget_s is None else time.monotonic() + budget_s,
+            single_attempt=single_attempt,
+        )
         tried: list[str] = []
         order = self.models.order(role)
         for model in order[:1] if single_attempt else order:
             if id(model) in self.down:
                 tried.append(f"{model.name}: failed earlier in this turn")
                 continue
-            for _ in range(1 if single_attempt else ATTEMPTS_PER_MODEL):
-                left = (
-                    limits.timeout_s
-                    if ends is None
-                    else min(limits.timeout_s, ends - time.monotonic())
-                )
-                if left < MIN_ATTEMPT_S:
-                    tried.append(f"{model.name}: no time left")
-                    break
-                settings = CompletionSettings(max_tokens=limits.max_tokens, timeout_s=left)
-                started = time.perf_counter()
-                try:
-                    # the SDK's timeout is per read: the wait bounds the whole call
-                    turn = await asyncio.wait_for(model.complete(messages, tools, settings), left)
-                except asyncio.CancelledError:
-                    # the turn's deadline cut the loop: the call still counts
-                    self._record(model.name, role, started, failure=ModelFailure.TIMEOUT)
-                    raise
-                except (ModelError, TimeoutError) as exc:
-                    kind = exc.kind if isinstance(exc, ModelError) else ModelFailure.TIMEOUT
-                    self._record(model.name, role, started, failure=kind)
-                    tried.append(f"{model.name}: {kind.value}")
-                    log.warning("model.failed", model=model.name, role=role.value, kind=kind.value)
-                    continue
-                except Exception as exc:  # a client bug must cost the call, not the turn
-                    log.exception("model.client_error", model=model.name, role=role.value)
-                    self._record(model.name, role, started, failure=ModelFailure.INVALID)
-                    tried.append(f"{model.name}: {type(exc).__name__}")
-                    continue
-                errors = 0
-                if not turn.tool_calls and turn.content and (known_tools or tools):
-                    found = recover_calls(turn.content, set(known_tools) | {t.name for t in tools})
-                    errors = found.format_errors
-                    if found.calls:
-                        turn = turn.model_copy(
-                            update={"tool_calls": found.calls, "content": found.prose}
-                        )
-                self._record(
-                    model.name,
-                    role,
-                    started,
-                    prompt=turn.usage.prompt_tokens,
-                    completion=turn.usage.completion_tokens,
-                    format_errors=errors,
-                )
+            turn = await self._from_model(model, request, tried)
+            if turn is not None:
                 return turn, model.name
-            else:
-                # its retry failed too: the rest of the turn goes to the other model at once
-                if not single_attempt:
-                    self.down.add(id(model))
         line = f"{role.value}: " + "; ".join(dict.fromkeys(tried))
         self.ledger.failures.append(line)
         raise ModelError(line, ModelFailure.API_ERROR)
+
+    async def _from_model(
+        self, model: ModelClient, request: _Request, tried: list[str]
+    ) -> ModelTurn | None:
+        """A turn from one model within its attempts, or None (why is added to `tried`)."""
+        for _ in range(1 if request.single_attempt else ATTEMPTS_PER_MODEL):
+            left = request.time_left()
+            if left < MIN_ATTEMPT_S:
+                tried.append(f"{model.name}: no time left")
+                return None
+            turn = await self._attempt(model, request, left, tried)
+            if turn is not None:
+                return turn
+        # its retry failed too: the rest of the turn goes to the other model at once
+        if not request.single_attempt:
+            self.down.add(id(model))
+        return None
+
+    async def _attempt(
+        self, model: ModelClient, request: _Request, left: float, tried: list[str]
+    ) -> ModelTurn | None:
+        """One call of one model, recorded in the ledger; None when it failed."""
+        role = request.role
+        settings = CompletionSettings(max_tokens=request.limits.max_tokens, timeout_s=left)
+        started = time.perf_counter()
+        try:
+            # the SDK's timeout is per read: the wait bounds the whole call
+            turn = await asyncio.wait_for(
+                model.complete(request.messages, request.tools, settings), left
+            )
+        except asyncio.CancelledError:
+            # the turn's deadline cut the loop: the call still counts
+            self._record(model.name, role, started, failure=ModelFailure.TIMEOUT)
+            raise
+        except (ModelError, TimeoutError) as exc:
+            kind = exc.kind if isinstance(exc, ModelError) else ModelFailure.TIMEOUT
+            self._record(model.name, role, started, failure=kind)
+            tried.append(f"{model.name}: {kind.value}")
+            log.warning("model.failed", model=model.name, role=role.value, kind=kind.value)
+            return None
+        except Exception as exc:  # a client bug must cost the call, not the turn
+            log.exception("model.client_error", model=model.name, role=role.value)
+            self._record(model.name, role, started, failure=ModelFailure.INVALID)
+            tried.append(f"{model.name}: {type(exc).__name__}")
+            return None
+        turn, errors = request.recovered(turn)
+        self._record(
+            model.name,
+            role,
+            started,
+            prompt=turn.usage.prompt_tokens,
+            completion=turn.usage.completion_tokens,
+            format_errors=errors,
+        )
+        return turn
 
     def _record(
         self,

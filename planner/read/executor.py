@@ -157,14 +157,7 @@ class Executor:
         call_id = f"c{seq}-{call.tool}"
         self._tell(call, CallState.READING if down is None else CallState.FAILED)
         if down is not None:
-            result = failure_result(
-                call.tool,
-                self.ctx.scope.model_copy(update={"env": call.env}),
-                call.source,
-                "error",
-                f"skipped: {down.sentence()}",
-                ErrorKind.SOURCE_UNAVAILABLE,
-            )
+            result = self._failed(call, f"skipped: {down.sentence()}", ErrorKind.SOURCE_UNAVAILABLE)
             record = CallRecord(call_id, call, result, 0, 0, seq=seq)
             self.workspace.put(call_id, result)
             self.records.append(record)
@@ -207,25 +200,24 @@ class Executor:
 
     async def _attempt(self, call: PlannedCall) -> ToolResult:
         timeout = self.timeouts.get(call.source, self.default_timeout)
-        ctx = self.ctx
         try:
-            return await asyncio.wait_for(self.gate.call(call.tool, call.arguments, ctx), timeout)
-        except TimeoutError:
-            return failure_result(
-                call.tool,
-                ctx.scope.model_copy(update={"env": call.env}),
-                call.source,
-                "error",
-                f"no answer within {timeout:g} s",
-                ErrorKind.TIMEOUT,
+            return await asyncio.wait_for(
+                self.gate.call(call.tool, call.arguments, self.ctx), timeout
             )
+        except TimeoutError:
+            return self._failed(call, f"no answer within {timeout:g} s", ErrorKind.TIMEOUT)
         except Exception as exc:  # a bug in one tool must not erase the others' evidence
             log.exception("tool.internal_error", tool=call.tool, env=call.env)
-            return failure_result(
-                call.tool,
-                ctx.scope.model_copy(update={"env": call.env}),
-                call.source,
-                "error",
-                f"internal error in {call.tool}: {type(exc).__name__}",
-                ErrorKind.INTERNAL_ERROR,
-            )
+            message = f"internal error in {call.tool}: {type(exc).__name__}"
+            return self._failed(call, message, ErrorKind.INTERNAL_ERROR)
+
+    def _failed(self, call: PlannedCall, message: str, kind: ErrorKind) -> ToolResult:
+        """A call the executor failed without an answer from its tool, in the call's env."""
+        return failure_result(
+            call.tool,
+            self.ctx.scope.model_copy(update={"env": call.env}),
+            call.source,
+            "error",
+            message,
+            kind,
+        )

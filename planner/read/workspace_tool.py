@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.read.workspace import TurnWorkspace
 from policy.contracts import AgentMeta, ToolContract
+from policy.results import ToolResult
 
 NAME = "workspace.read"
 MAX_ROWS = 50
@@ -64,6 +65,34 @@ def _in_slice(at: datetime | None, args: WorkspaceReadArgs) -> bool:
         return True
 
 
+def _matches(row: dict[str, object], needle: str | None) -> bool:
+    return needle is None or needle in json.dumps(row, ensure_ascii=False).casefold()
+
+
+def _rows(result: ToolResult, args: WorkspaceReadArgs) -> list[object]:
+    """Every row of the table asked for that the filters keep."""
+    needle = args.contains.casefold() if args.contains else None
+    rows: list[object] = []
+    if args.table == "facts":
+        for f in result.facts:
+            if _in_slice(f.observed_at, args) and (needle is None or needle in f.text.casefold()):
+                rows.append(
+                    {"text": f.text, "at": f.observed_at.isoformat() if f.observed_at else None}
+                )
+    elif args.table == "entities":
+        for e in result.entities:
+            row = e.model_dump(mode="json", exclude_none=True, exclude={"attrs"})
+            if _matches(row, needle):
+                rows.append(row)
+    else:
+        for r in result.relations:
+            if _in_slice(r.observed_at, args):
+                row = r.model_dump(mode="json", exclude_none=True)
+                if _matches(row, needle):
+                    rows.append(row)
+    return rows
+
+
 def read_workspace(workspace: TurnWorkspace, arguments: dict[str, object]) -> str:
     """The rows asked for, as JSON text for a tool message; an error names the field."""
     try:
@@ -81,25 +110,7 @@ def read_workspace(workspace: TurnWorkspace, arguments: dict[str, object]) -> st
                 "call_ids": known[-20:],
             }
         )
-    needle = args.contains.casefold() if args.contains else None
-    rows: list[object] = []
-    if args.table == "facts":
-        for f in result.facts:
-            if _in_slice(f.observed_at, args) and (needle is None or needle in f.text.casefold()):
-                rows.append(
-                    {"text": f.text, "at": f.observed_at.isoformat() if f.observed_at else None}
-                )
-    elif args.table == "entities":
-        for e in result.entities:
-            row = e.model_dump(mode="json", exclude_none=True, exclude={"attrs"})
-            if needle is None or needle in json.dumps(row, ensure_ascii=False).casefold():
-                rows.append(row)
-    else:
-        for r in result.relations:
-            if _in_slice(r.observed_at, args):
-                row = r.model_dump(mode="json", exclude_none=True)
-                if needle is None or needle in json.dumps(row, ensure_ascii=False).casefold():
-                    rows.append(row)
+    rows = _rows(result, args)
     return json.dumps(
         {
             "call_id": args.call_id,

@@ -1,4 +1,4 @@
-"""Tool calls written as text in `message.content` (planner/model/textcalls.py).
+"""Tool calls written as text in `message.content` (planner/model/textcalls/).
 
 One test per format found in the servers' own parsers and in reports of models printing
 their calls; each cites where the shape comes from. The strings are what those models
