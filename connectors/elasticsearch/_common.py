@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from connectors.elasticsearch._reader import SOURCE, LogReader, Read
-from policy.contracts import AgentMeta
+from policy.contracts import AgentMeta, OutputKind
 from policy.errors import SourceError, SourceUnsupported, attempt
 from policy.findings import Findings
 from policy.results import EvidenceState, ResultFact, ToolResult
@@ -138,14 +138,14 @@ def _merge_by_kind(subs: list[SubRead]) -> list[SubRead]:
 
 
 def log_agent(
-    evidence: list[str], *, output_kind: str = "log_lines", admin_only: bool = False
+    evidence: list[str], *, output_kind: OutputKind = "log_lines", admin_only: bool = False
 ) -> AgentMeta:
     """The x-agent block every log tool shares: event-time facts, history, and absence
     proven only by an exact, fully read hit count."""
     return AgentMeta(
         evidence=evidence,
         sources=["elasticsearch"],
-        output_kind=output_kind,  # type: ignore[arg-type]
+        output_kind=output_kind,
         freshness="event_time",
         negative_semantics="exact_count",
         supports_history=True,

@@ -12,7 +12,6 @@ from pydantic import Field
 
 from connectors.elasticsearch._common import (
     SubRead,
-    WindowArgs,
     attempt_all,
     build_result,
     log_agent,
@@ -58,6 +57,7 @@ from policy.findings import Findings
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
+from policy.window import WindowArgs
 
 NAME = "logs.edge_errors"
 _WITH_PORT = re.compile(r"^(\d{1,3}(\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]):\d+$")

@@ -6,13 +6,12 @@ from typing import Any
 
 from connectors.elasticsearch._errorlog import (
     ErrorLine,
-    lookup,
     parse_time,
     path_only,
     request_id_of,
     scalar,
 )
-from connectors.elasticsearch._layout import DEFAULT, Layout, LogField
+from connectors.elasticsearch._layout import DEFAULT, Layout, LogField, lookup
 from connectors.elasticsearch._settings import iso_utc
 from policy.facts import AppLog, AppResponse, EdgeAccess, EdgeError
 from policy.findings import Findings

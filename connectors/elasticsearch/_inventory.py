@@ -18,10 +18,10 @@ from connectors.elasticsearch._facts import NAMESPACE_FIELDS, POD_FIELDS, SERVIC
 from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from policy.contracts import AgentMeta, ToolContract
 from policy.errors import SourceUnsupported
+from policy.facts import EntityKind
 from policy.results import (
     Coverage,
     Entity,
-    EntityKind,
     ToolResult,
 )
 from policy.toolset import CallContext, scope_of

@@ -10,14 +10,14 @@ from pydantic import Field
 
 from connectors.elasticsearch._common import (
     SubRead,
-    WindowArgs,
     attempt_all,
     build_result,
     log_agent,
     reader_for,
     window,
 )
-from connectors.elasticsearch._errorlog import lookup, parse_time
+from connectors.elasticsearch._errorlog import parse_time
+from connectors.elasticsearch._layout import lookup
 from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from connectors.elasticsearch._settings import iso_utc
 from policy.contracts import ToolContract
@@ -26,6 +26,7 @@ from policy.facts import LogsHit
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
+from policy.window import WindowArgs
 
 NAME = "logs.search"
 MAX_TEXT = 400

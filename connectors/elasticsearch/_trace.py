@@ -9,7 +9,6 @@ from pydantic import Field
 
 from connectors.elasticsearch._common import (
     SubRead,
-    WindowArgs,
     attempt_all,
     build_result,
     log_agent,
@@ -45,6 +44,7 @@ from policy.findings import Findings
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
+from policy.window import WindowArgs
 
 NAME = "logs.request_trace"
 MAX_ACCESS = 10  # access records read for one request_id (a prefix may match several)

@@ -157,10 +157,13 @@ def client(target: GitLabTarget) -> gitlab.Gitlab:
 
 def get_one(manager: Any, ident: Any, what: str) -> Item:
     with mapped(what):
-        return manager.get(ident, obey_rate_limit=False).asdict()
+        item: Item = manager.get(ident, obey_rate_limit=False).asdict()
+    return item
 
 
-def read_all(target: GitLabTarget, manager: Any, what: str, **filters: Any) -> tuple[list, bool]:
+def read_all(
+    target: GitLabTarget, manager: Any, what: str, **filters: Any
+) -> tuple[list[Item], bool]:
     """Every item of a paginated collection, up to max_pages pages. The flag is True only
     when the read was complete: GitLab sent an exact X-Total and that many were read (it
     omits X-Total for very large sets, and then nothing can be proven absent)."""
@@ -169,7 +172,7 @@ def read_all(target: GitLabTarget, manager: Any, what: str, **filters: Any) -> t
         listing = manager.list(
             iterator=True, per_page=target.per_page, obey_rate_limit=False, **filters
         )
-        items = []
+        items: list[Item] = []
         for obj in listing:
             items.append(obj.asdict())
             if len(items) >= cap:

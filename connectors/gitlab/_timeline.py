@@ -91,7 +91,9 @@ class _Read:
     note: str = ""
 
 
-def find_project(gl: Any, target: GitLabTarget, service: str | None, project: str | None):
+def find_project(
+    gl: Any, target: GitLabTarget, service: str | None, project: str | None
+) -> tuple[Item, list[Item]]:
     """(project, []) or ({}, candidates) when the service name matches several projects.
     A service in the projects map is read as that project, never searched: the map is the
     operator's word, and a mapped project that is gone is a gap naming it."""

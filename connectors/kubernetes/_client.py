@@ -147,7 +147,7 @@ class KubeReader:
         def fetch() -> bytes:
             resp = self._client.call_api(*request, _request_timeout=timeout)
             try:
-                data: bytes = resp.read()
+                data: bytes = resp.read()  # type: ignore[no-untyped-call]  # untyped SDK
             finally:
                 resp.response.release_conn()
             if not 200 <= resp.status <= 299:

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from connectors.victoriametrics._client import ClientPool, PromClient, QueryRejected, QueryResult
 from connectors.victoriametrics._settings import MetricsTarget
-from policy.contracts import AgentMeta, ToolContract
+from policy.contracts import AgentMeta, NegativeSemantics, OutputKind, ToolContract
 from policy.errors import ErrorKind, SourceUnsupported
 from policy.facts import MetricAttrs
 from policy.findings import Findings
@@ -332,14 +332,18 @@ def metrics_tool(
 
 
 def agent(
-    evidence: list[str], negative: str, *, output_kind: str = "series", admin_only: bool = False
+    evidence: list[str],
+    negative: NegativeSemantics,
+    *,
+    output_kind: OutputKind = "series",
+    admin_only: bool = False,
 ) -> AgentMeta:
     return AgentMeta(
         evidence=evidence,
         sources=["victoriametrics"],
-        output_kind=output_kind,  # type: ignore[arg-type]
+        output_kind=output_kind,
         freshness="sample_time",
-        negative_semantics=negative,  # type: ignore[arg-type]
+        negative_semantics=negative,
         supports_history=True,
         current_only=False,
         read_only=True,
