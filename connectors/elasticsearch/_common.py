@@ -15,16 +15,16 @@ from policy.findings import Findings
 from policy.results import EvidenceState, ResultFact, ToolResult
 from policy.scope import Scope
 from policy.toolset import CallContext
-from policy.window import WindowArgs
+from policy.window import WindowArgs, WindowRule, resolve_window
+
+# Logs: a half-given window that lands beyond the question's other end reads the instant
+# the caller named, not an inverted range (which no document falls in).
+LOG_WINDOW = WindowRule(inverted="collapse")
 
 
 def window(args: WindowArgs, ctx: CallContext) -> tuple[datetime, datetime]:
-    default_start, default_end = ctx.scope.time.bounds(ctx.now)
-    start = args.start or default_start
-    end = args.end or default_end
-    if start > end:
-        start, end = (start, start) if args.start else (end, end)
-    return start, end
+    """The span a log read covers (policy.window's one rule, with the log sources' twist)."""
+    return resolve_window(args, ctx, LOG_WINDOW)
 
 
 def unknown_env(env: str) -> SourceUnsupported:

@@ -48,6 +48,7 @@ from policy.errors import ErrorKind, attempt
 from policy.findings import Findings
 from policy.results import EvidenceState
 from policy.toolset import scope_of
+from policy.window import resolve_window
 
 CONTEXT_FACTS = 5
 T = TypeVar("T")
@@ -255,8 +256,7 @@ async def read_project(
 def read_window(args: Any, ctx: CallContext) -> tuple[datetime, datetime, Scope]:
     """(start, end, the result's scope): the arguments' window, else the question's; the
     result is about that past span, whatever the question's time mode."""
-    start, end = ctx.scope.time.bounds(ctx.now)
-    start, end = args.start or start, args.end or end
+    start, end = resolve_window(args, ctx)
     spec = TimeSpec(at=start + (end - start) / 2, window=end - start, mode="historical")
     return start, end, scope_of(args, ctx).model_copy(update={"time": spec})
 

@@ -13,11 +13,12 @@ from typing import Any
 
 from connectors.kit.audit import Mount, Selection, audit_fact, mounts, singular
 from connectors.kubernetes._client import AUDIT_PLURAL, KubeReader
-from connectors.kubernetes._common import Findings, window
+from connectors.kubernetes._common import Findings
 from connectors.kubernetes._workloads import workload_object
 from policy.errors import SourceError
 from policy.results import ToolResult
 from policy.toolset import CallContext
+from policy.window import resolve_window
 
 
 async def _mounts(reader: KubeReader, args: Any) -> tuple[str, set[Mount]]:
@@ -31,7 +32,7 @@ async def _mounts(reader: KubeReader, args: Any) -> tuple[str, set[Mount]]:
 
 async def audit_trail(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
-    start, end = window(args, ctx)
+    start, end = resolve_window(args, ctx)
     items = found.took(await reader.list(AUDIT_PLURAL, args.namespace))
     try:
         owner, mounted = await _mounts(reader, args)

@@ -19,14 +19,6 @@ def iso(moment: datetime | None) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def window(args: BaseModel, ctx: CallContext) -> tuple[datetime, datetime]:
-    """The arguments' start/end, each defaulting to the question window."""
-    default_start, default_end = ctx.scope.time.bounds(ctx.now)
-    start = getattr(args, "start", None) or default_start
-    end = getattr(args, "end", None) or default_end
-    return start, end
-
-
 def meta(obj: dict[str, Any]) -> dict[str, Any]:
     return obj.get("metadata") or {}
 

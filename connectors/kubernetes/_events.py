@@ -7,10 +7,11 @@ from typing import Any
 
 from connectors.kit.audit import parse_time
 from connectors.kubernetes._client import KubeReader
-from connectors.kubernetes._common import Findings, belongs_to, iso, meta, window
+from connectors.kubernetes._common import Findings, belongs_to, iso, meta
 from policy.facts import K8sEvent
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
+from policy.window import resolve_window
 
 EVENT_TTL_NOTE = (
     "Kubernetes keeps events for about an hour (kube-apiserver --event-ttl, 1h by default): "
@@ -34,7 +35,7 @@ def event_times(event: dict[str, Any]) -> tuple[datetime | None, datetime | None
 
 async def events(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
-    start, end = window(args, ctx)
+    start, end = resolve_window(args, ctx)
     items = found.took(await reader.list("events", args.namespace))
     selected: list[tuple[dict[str, Any], datetime | None, datetime | None]] = []
     undated = 0

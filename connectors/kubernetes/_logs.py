@@ -19,11 +19,11 @@ from connectors.kit.logtemplates import LogLine, error_templates, template_fact
 from connectors.kit.patterns import LinePattern, line_pattern
 from connectors.kubernetes._client import KubeReader, LogRead
 from connectors.kubernetes._common import Findings, belongs_to, iso, meta, name_of
-from connectors.kubernetes._common import window as question_window
 from policy.errors import SourceMalformed
 from policy.facts import K8sLog
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
+from policy.window import resolve_window
 
 LIMIT_BYTES = 4 * 1024 * 1024
 MAX_PODS = 10
@@ -99,7 +99,7 @@ def _container_started(pod: dict[str, Any], container: str) -> tuple[datetime | 
 
 async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
-    start, end = question_window(args, ctx)
+    start, end = resolve_window(args, ctx)
     ns = args.namespace
     if args.pod:
         pod = await reader.get("pods", args.pod, ns)
@@ -258,7 +258,7 @@ async def log_errors(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRes
     (connectors/kit/logtemplates.py): the one error among thousands of normal lines, with its
     count, first and last time, the pods that wrote it and an example."""
     found = Findings(reader.source)
-    start, end = question_window(args, ctx)
+    start, end = resolve_window(args, ctx)
     ns = args.namespace
     pods = await _service_pods(reader, found, ns, args.service)
     _replaced(found, pods, start)

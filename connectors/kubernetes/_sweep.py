@@ -17,13 +17,14 @@ from datetime import datetime
 from typing import Any
 
 from connectors.kubernetes._client import KubeReader
-from connectors.kubernetes._common import Findings, iso, meta, name_of, window
+from connectors.kubernetes._common import Findings, iso, meta, name_of
 from connectors.kubernetes._events import EVENT_TTL_NOTE, event_times
 from connectors.kubernetes._network import condition_abnormal
 from connectors.kubernetes._pods import pod_facts, pod_summary
 from policy.facts import K8sEvent, K8sNodeCondition, K8sSweep
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
+from policy.window import resolve_window
 
 NAME = "k8s.health_sweep"
 _WAITING_BAD = {
@@ -64,7 +65,7 @@ def _severity(pod: dict[str, Any]) -> int | None:
 async def health_sweep(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
     env = reader.env
-    start, end = window(args, ctx)
+    start, end = resolve_window(args, ctx)
     pods_read, nodes_read, events_read = await asyncio.gather(
         reader.list("pods", args.namespace),
         reader.list("nodes"),
