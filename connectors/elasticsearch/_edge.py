@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from connectors.elasticsearch._bodies import Aggs
 from connectors.elasticsearch._common import (
     SubRead,
     attempt_all,
@@ -161,7 +162,7 @@ def service_names(layout: Layout, namespace: str | None) -> tuple[str, ...]:
     return layout.names(LogField.SERVICE) + upstream
 
 
-def _buckets(read_aggs: dict[str, Any], name: str) -> list[tuple[Any, int]]:
+def _buckets(read_aggs: Aggs, name: str) -> list[tuple[Any, int]]:
     agg = read_aggs.get(name)
     buckets = agg.get("buckets") if isinstance(agg, dict) else None
     if not isinstance(buckets, list):

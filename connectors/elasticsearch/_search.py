@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from pydantic import Field
 
+from connectors.elasticsearch._bodies import Doc
 from connectors.elasticsearch._common import (
     SubRead,
     attempt_all,
@@ -80,7 +80,7 @@ _ORIGIN = (
 )
 
 
-def _summary(source: dict[str, Any]) -> str:
+def _summary(source: Doc) -> str:
     message = lookup(source, "message")
     if message is not None:
         # where the line came from: the host, pod or service a reader needs to act

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
+from connectors.elasticsearch._bodies import Hit
 from connectors.elasticsearch._common import (
     SubRead,
     attempt_all,
@@ -126,7 +127,7 @@ def _failed_request(status: Any) -> bool:
 
 def _tie_errors(
     t: ElasticsearchTarget,
-    hit: dict[str, Any],
+    hit: Hit,
     key: RequestKey,
     sub: SubRead,
     facts: list[ResultFact],
