@@ -9,7 +9,7 @@ ConfigMaps and Secrets the workload's pods mount, read from the workload itself.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from connectors.kit.audit import Mount, Selection, audit_fact, mounts, singular
 from connectors.kubernetes._client import AUDIT_PLURAL, KubeReader
@@ -48,7 +48,8 @@ async def audit_trail(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRe
         include_reads=args.include_reads,
         mounted=frozenset(mounted),
     )
-    selected = asked.select(items)
+    # audit.k8s.io Events, not objects: kit.audit reads them as plain mappings
+    selected = asked.select(cast(list[dict[str, Any]], items))
     if len(selected) > args.limit:
         found.truncated = True
         found.gap(f"{len(selected)} audit events matched; only the latest {args.limit} are shown")
