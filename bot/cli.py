@@ -27,6 +27,7 @@ from bot.settings import InfrabotConfig, load_config
 from planner import Turn
 
 if TYPE_CHECKING:
+    from bot.conversation import Conversation
     from evals.worldfile import WorldFile
 
 
@@ -102,10 +103,6 @@ def _config_path(arg: str | None) -> Path | None:
     return Path(value) if value else None
 
 
-def _user_role(config: InfrabotConfig, user: str) -> str:
-    return config.role_of(user)
-
-
 def _world_file(arg: str | None) -> WorldFile:
     """The world of `--world` (default: the demo world), parsed once per content: later
     starts read it back from the parse cache (see evals.parsecache)."""
@@ -163,7 +160,7 @@ async def _ask_config(args: argparse.Namespace, path: Path) -> int:
 
 
 async def _ask_with(
-    conversation,
+    conversation: Conversation,
     config: InfrabotConfig,
     args: argparse.Namespace,
     now: datetime,
@@ -172,7 +169,7 @@ async def _ask_with(
     turn = Turn(
         question=args.question,
         user=user,
-        role=_user_role(config, user),  # type: ignore[arg-type]
+        role=config.role_of(user),
         now=now,
     )
     try:
@@ -217,7 +214,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
         user = args.as_user or "engineer"
         ctx = CallContext(
             user=user,
-            role=config.role_of(user),  # type: ignore[arg-type]
+            role=config.role_of(user),
             scope=Scope(),
             now=datetime.now().astimezone(),
         )

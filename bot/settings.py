@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 from urllib.parse import urlsplit
 
 import yaml
@@ -34,6 +34,7 @@ from bot.config_errors import ConfigFileError, config_error, dotted, key_lines, 
 from bot.strict_yaml import DuplicateKeyError, load_strict
 from connectors.elasticsearch import LayoutOverride
 from policy.contracts import name_part
+from policy.toolset import Role
 
 
 class _Strict(BaseModel):
@@ -411,7 +412,7 @@ class InfrabotConfig(_Strict):
         """The line of the file that sets `key` (or the nearest key above it)."""
         return nearest_line(self._lines, key)
 
-    def role_of(self, user: str) -> Literal["engineer", "admin"]:
+    def role_of(self, user: str) -> Role:
         return "admin" if user in self.admins else "engineer"
 
 

@@ -32,7 +32,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from datetime import datetime
 from importlib import resources
-from typing import Any, Literal
+from typing import Any
 
 import structlog
 import uvicorn
@@ -48,10 +48,10 @@ from bot.presentation import present
 from bot.render import markdown_of
 from bot.telemetry import METRICS_CONTENT_TYPE, Telemetry
 from planner import MAX_QUESTION_CHARS, ProgressEvent, ProgressSink, ThreadMessage, Turn
+from policy.toolset import Role
 
 log = structlog.get_logger(__name__)
 
-Role = Literal["engineer", "admin"]
 WEB_CHANNEL = "web"
 _THREAD_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _USER_RE = re.compile(r"^[\w.@-]{1,64}$")

@@ -22,6 +22,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from evals.parsecache import ParseCache
 from evals.world import SourceName, World, resolve_world_data
 from evals.yamlload import YamlFileError, load_yaml
+from policy.toolset import Role
 
 ObjectiveStatus = Literal["resolved", "unavailable", "unresolved"]
 _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -35,7 +36,7 @@ class _Strict(BaseModel):
 
 class UserSpec(_Strict):
     name: str = Field(min_length=1)
-    role: Literal["engineer", "admin"] = "engineer"
+    role: Role = "engineer"
 
 
 class QuerySpec(_Strict):

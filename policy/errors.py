@@ -63,9 +63,10 @@ class ConfigError(InfrabotError):
 
 
 class SourceError(InfrabotError):
-    """A source could not be read; the call ends and becomes a gap."""
+    """A source could not be read; the call ends and becomes a gap. Its `kind` says why,
+    and `kind.transient` whether the same read is worth one retry (the one home of that
+    rule)."""
 
-    transient = False
     kind: ErrorKind = ErrorKind.ERROR
 
     def __init__(self, source: str, reason: str) -> None:
@@ -75,12 +76,10 @@ class SourceError(InfrabotError):
 
 
 class SourceTimeout(SourceError):
-    transient = True
     kind: ErrorKind = ErrorKind.TIMEOUT
 
 
 class SourceUnavailable(SourceError):
-    transient = True
     kind: ErrorKind = ErrorKind.UNAVAILABLE
 
 

@@ -126,7 +126,7 @@ class MattermostApi:
         if user_id in self._users:
             self._users.move_to_end(user_id)
             return self._users[user_id]
-        data = await self._call(self._driver.users.get_user, user_id)
+        data: dict[str, Any] = await self._call(self._driver.users.get_user, user_id)
         self._users[user_id] = data
         while len(self._users) > 2000:
             self._users.popitem(last=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any
 
 import structlog
 
@@ -18,10 +18,9 @@ from bot.mattermost._api import MattermostApi, MattermostError
 from bot.mattermost._render import quiet_mentions
 from bot.memory import WorkingMemory
 from planner import ThreadMessage
+from policy.toolset import Role
 
 log = structlog.get_logger(__name__)
-
-Role = Literal["engineer", "admin"]
 
 
 class KnowledgeReplies:

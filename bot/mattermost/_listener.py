@@ -21,7 +21,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 import structlog
 
@@ -42,10 +42,10 @@ from bot.mattermost._socket import Backoff, EventStream
 from bot.mattermost._thread import read_thread
 from bot.settings import MattermostSettings
 from planner import Language, Phrase, ThreadMessage, Turn, language_of, say
+from policy.toolset import Role
 
 log = structlog.get_logger(__name__)
 
-Role = Literal["engineer", "admin"]
 PROGRESS_TEXT = progress_text({}, Language.EN)
 
 

@@ -8,7 +8,6 @@ from pydantic import Field
 
 from connectors.elasticsearch._common import (
     SubRead,
-    WindowArgs,
     attempt_all,
     build_result,
     log_agent,
@@ -31,6 +30,7 @@ from policy.findings import Findings
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
+from policy.window import WindowArgs
 
 NAME = "logs.app_logs"
 Level = Literal["debug", "info", "warn", "warning", "error", "fatal", "critical"]

@@ -9,22 +9,22 @@ from datetime import datetime
 from typing import Any
 
 from connectors.elasticsearch._reader import SOURCE, LogReader, Read
-from policy.contracts import AgentMeta
+from policy.contracts import AgentMeta, OutputKind
 from policy.errors import SourceError, SourceUnsupported, attempt
 from policy.findings import Findings
 from policy.results import EvidenceState, ResultFact, ToolResult
 from policy.scope import Scope
 from policy.toolset import CallContext
-from policy.window import WindowArgs
+from policy.window import WindowArgs, WindowRule, resolve_window
+
+# Logs: a half-given window that lands beyond the question's other end reads the instant
+# the caller named, not an inverted range (which no document falls in).
+LOG_WINDOW = WindowRule(inverted="collapse")
 
 
 def window(args: WindowArgs, ctx: CallContext) -> tuple[datetime, datetime]:
-    default_start, default_end = ctx.scope.time.bounds(ctx.now)
-    start = args.start or default_start
-    end = args.end or default_end
-    if start > end:
-        start, end = (start, start) if args.start else (end, end)
-    return start, end
+    """The span a log read covers (policy.window's one rule, with the log sources' twist)."""
+    return resolve_window(args, ctx, LOG_WINDOW)
 
 
 def unknown_env(env: str) -> SourceUnsupported:
@@ -138,14 +138,14 @@ def _merge_by_kind(subs: list[SubRead]) -> list[SubRead]:
 
 
 def log_agent(
-    evidence: list[str], *, output_kind: str = "log_lines", admin_only: bool = False
+    evidence: list[str], *, output_kind: OutputKind = "log_lines", admin_only: bool = False
 ) -> AgentMeta:
     """The x-agent block every log tool shares: event-time facts, history, and absence
     proven only by an exact, fully read hit count."""
     return AgentMeta(
         evidence=evidence,
         sources=["elasticsearch"],
-        output_kind=output_kind,  # type: ignore[arg-type]
+        output_kind=output_kind,
         freshness="event_time",
         negative_semantics="exact_count",
         supports_history=True,

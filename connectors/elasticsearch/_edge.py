@@ -10,9 +10,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from connectors.elasticsearch._bodies import Aggs
 from connectors.elasticsearch._common import (
     SubRead,
-    WindowArgs,
     attempt_all,
     build_result,
     log_agent,
@@ -58,6 +58,7 @@ from policy.findings import Findings
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
+from policy.window import WindowArgs
 
 NAME = "logs.edge_errors"
 _WITH_PORT = re.compile(r"^(\d{1,3}(\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]):\d+$")
@@ -161,7 +162,7 @@ def service_names(layout: Layout, namespace: str | None) -> tuple[str, ...]:
     return layout.names(LogField.SERVICE) + upstream
 
 
-def _buckets(read_aggs: dict[str, Any], name: str) -> list[tuple[Any, int]]:
+def _buckets(read_aggs: Aggs, name: str) -> list[tuple[Any, int]]:
     agg = read_aggs.get(name)
     buckets = agg.get("buckets") if isinstance(agg, dict) else None
     if not isinstance(buckets, list):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from connectors.elasticsearch._bodies import Doc
 from connectors.elasticsearch._layout import (
     DEFAULT,
     EVERY_NAME,
@@ -144,7 +145,7 @@ def parse_line(message: str) -> dict[str, Any]:
 REQUEST_ID_FIELDS = tuple(dict.fromkeys([*EVERY_NAME[LogField.REQUEST_ID], "trace_id"]))
 
 
-def scalar(doc: dict[str, Any], *names: str) -> Any:
+def scalar(doc: Doc, *names: str) -> Any:
     """The first present *scalar* among the names: ECS nests `service: {name: ...}`, so
     `service` itself is an object and `service.name` is the value."""
     for name in names:
@@ -154,7 +155,7 @@ def scalar(doc: dict[str, Any], *names: str) -> Any:
     return None
 
 
-def request_id_of(doc: dict[str, Any]) -> Any:
+def request_id_of(doc: Doc) -> Any:
     return lookup(doc, *REQUEST_ID_FIELDS)
 
 
@@ -208,7 +209,7 @@ class RequestKey:
         return self.time - span - CORRELATION_SLACK, self.time + CORRELATION_SLACK
 
 
-def request_key(access: dict[str, Any], layout: Layout = DEFAULT) -> RequestKey | None:
+def request_key(access: Doc, layout: Layout = DEFAULT) -> RequestKey | None:
     moment = parse_time(access.get("@timestamp"))
     if moment is None:
         return None
@@ -263,7 +264,7 @@ class ErrorLine:
     nginx: bool = False
 
 
-def error_line(doc: dict[str, Any], layout: Layout = DEFAULT) -> ErrorLine:
+def error_line(doc: Doc, layout: Layout = DEFAULT) -> ErrorLine:
     message = str(layout.value(doc, LogField.MESSAGE) or "")
     parsed = parse_line(message)
     request = _str(lookup(doc, "request") or parsed.get("request"))

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from connectors.elasticsearch._bodies import Doc, Hit
 from connectors.elasticsearch._errorlog import (
     ErrorLine,
-    lookup,
     parse_time,
     path_only,
     request_id_of,
     scalar,
 )
-from connectors.elasticsearch._layout import DEFAULT, Layout, LogField
+from connectors.elasticsearch._layout import DEFAULT, Layout, LogField, lookup
 from connectors.elasticsearch._settings import iso_utc
 from policy.facts import AppLog, AppResponse, EdgeAccess, EdgeError
 from policy.findings import Findings
@@ -41,7 +41,7 @@ def _join(parts: list[str | None]) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def access_attrs(src: dict[str, Any], layout: Layout = DEFAULT) -> dict[str, Any]:
+def access_attrs(src: Doc, layout: Layout = DEFAULT) -> dict[str, Any]:
     """An access record's facts, read through its index's layout."""
 
     def get(name: LogField) -> Any:
@@ -63,9 +63,7 @@ def access_attrs(src: dict[str, Any], layout: Layout = DEFAULT) -> dict[str, Any
     return {k: v for k, v in attrs.items() if v is not None}
 
 
-def access_fact(
-    hit: dict[str, Any], link: str, graph: Findings, layout: Layout = DEFAULT
-) -> ResultFact:
+def access_fact(hit: Hit, link: str, graph: Findings, layout: Layout = DEFAULT) -> ResultFact:
     src = hit.get("_source") or {}
     a = access_attrs(src, layout)
     when = parse_time(src.get("@timestamp"))
@@ -141,7 +139,7 @@ def error_fact(
     )
 
 
-def _response_details(src: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+def _response_details(src: Doc) -> tuple[list[str], dict[str, Any]]:
     response = src.get("response")
     if not isinstance(response, dict):
         response = {k[len("response.") :]: v for k, v in src.items() if k.startswith("response.")}
@@ -186,7 +184,7 @@ SERVICE_FIELDS = (
 )
 
 
-def error_detail(src: dict[str, Any], layout: Layout = DEFAULT) -> str | None:
+def error_detail(src: Doc, layout: Layout = DEFAULT) -> str | None:
     """The exception an application logged beside its message (ECS error.type and
     error.message, a JSON encoder's stack_trace, pino's err.stack), as lines of text: the
     cause is often there and not in the message."""
@@ -205,9 +203,7 @@ def error_detail(src: dict[str, Any], layout: Layout = DEFAULT) -> str | None:
     return "\n".join(parts)
 
 
-def app_facts(
-    hit: dict[str, Any], link: str, graph: Findings, layout: Layout = DEFAULT
-) -> list[ResultFact]:
+def app_facts(hit: Hit, link: str, graph: Findings, layout: Layout = DEFAULT) -> list[ResultFact]:
     """An app.log fact per line; an app.response fact too when the line has a status."""
     src = hit.get("_source") or {}
     when = parse_time(src.get("@timestamp"))

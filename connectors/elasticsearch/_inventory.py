@@ -13,15 +13,16 @@ import re
 from datetime import timedelta
 from typing import Any
 
+from connectors.elasticsearch._bodies import sub_agg
 from connectors.elasticsearch._common import reader_for
 from connectors.elasticsearch._facts import NAMESPACE_FIELDS, POD_FIELDS, SERVICE_FIELDS
 from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from policy.contracts import AgentMeta, ToolContract
 from policy.errors import SourceUnsupported
+from policy.facts import EntityKind
 from policy.results import (
     Coverage,
     Entity,
-    EntityKind,
     ToolResult,
 )
 from policy.toolset import CallContext, scope_of
@@ -81,8 +82,8 @@ async def inventory(readers: dict[str, LogReader], args: EnvArgs, ctx: CallConte
     except SourceUnsupported as err:  # no application index: no names, nothing wrong
         return _listed(args, ctx, [], f"no names: {err.reason}")
     seen: dict[tuple[str, str | None], Entity] = {}
-    for label, agg in read.aggs.items():
-        for bucket in (agg or {}).get("buckets") or []:
+    for label, result in read.aggs.items():
+        for bucket in (result or {}).get("buckets") or []:
             value = str(bucket.get("key") or "")
             if label.endswith("__pod"):
                 pod = _DEPLOYMENT_POD.match(value)
@@ -90,7 +91,7 @@ async def inventory(readers: dict[str, LogReader], args: EnvArgs, ctx: CallConte
                     continue
                 value = pod["name"]
             namespaces: list[str | None] = [
-                str(b.get("key")) for b in (bucket.get("ns") or {}).get("buckets") or []
+                str(b.get("key")) for b in sub_agg(bucket, "ns").get("buckets") or []
             ]
             for ns in namespaces or [None]:
                 if value and (value, ns) not in seen:

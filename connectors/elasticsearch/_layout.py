@@ -26,8 +26,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from connectors.elasticsearch._bodies import Aggs, Doc
 
-def lookup(doc: dict[str, Any], *names: str) -> Any:
+
+def lookup(doc: Doc, *names: str) -> Any:
     """The first present value among dotted field names (nested objects or literal keys)."""
     for name in names:
         node: Any = doc
@@ -306,7 +308,7 @@ class Layout:
         kinds = (self.types or {}).get(name, frozenset()) - {"object", "nested"}
         return bool(kinds) and not kinds & {"text", "keyword"}
 
-    def value(self, doc: dict[str, Any], name: LogField) -> Any:
+    def value(self, doc: Doc, name: LogField) -> Any:
         """The first scalar the document holds under one of the field's names; a list of
         scalars (Filebeat's address lists) reads as its items joined by ", "."""
         for n in self.candidates.get(name, ()):
@@ -408,7 +410,7 @@ def terms_aggs(layout: Layout, name: LogField, label: str, size: int) -> dict[st
     return {f"{label}__{i}": {"terms": {"field": n, "size": size}} for i, n in enumerate(fields)}
 
 
-def merged_buckets(aggs: dict[str, Any], label: str) -> list[tuple[Any, int]]:
+def merged_buckets(aggs: Aggs, label: str) -> list[tuple[Any, int]]:
     """The buckets of every `label__i` aggregation, counts added by key, largest first."""
     counts: dict[Any, int] = {}
     for agg_name, agg in aggs.items():

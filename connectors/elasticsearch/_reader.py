@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from connectors.elasticsearch._bodies import Aggs, Doc, Hit
 from connectors.elasticsearch._discovery import WANTED, IndexRole, discover, fields_by_index
 from connectors.elasticsearch._layout import EVERY_NAME, Layout, merge_prefixes, wrapped
 from connectors.elasticsearch._needs import unmet, window_of
@@ -50,10 +51,10 @@ class Read:
     """What one bounded search returned, and whether it saw everything that matched."""
 
     index: str
-    hits: list[dict[str, Any]] = field(default_factory=list)
+    hits: list[Hit] = field(default_factory=list)
     total: int | None = None
     exact: bool = True
-    aggs: dict[str, Any] = field(default_factory=dict)
+    aggs: Aggs = field(default_factory=dict)
     # groups of alternative fields the query filters on that the index has none of: the
     # query was not run, and nothing it returns proves absence
     missing: list[list[str]] = field(default_factory=list)
@@ -74,7 +75,7 @@ class Read:
         """The total (and so every aggregation) covers everything that matched."""
         return self.exact and self.total is not None
 
-    def sources(self) -> list[dict[str, Any]]:
+    def sources(self) -> list[Doc]:
         return [h.get("_source") or {} for h in self.hits]
 
     def describe(self) -> str:
@@ -451,7 +452,7 @@ class LogReader:
         )
         return read
 
-    def _page(self, body: Any, read: Read, index: str, *, first: bool) -> list[dict[str, Any]]:
+    def _page(self, body: Any, read: Read, index: str, *, first: bool) -> list[Hit]:
         hits_block = body.get("hits") if isinstance(body, dict) else None
         page = hits_block.get("hits") if isinstance(hits_block, dict) else None
         if not isinstance(page, list) or not all(isinstance(h, dict) for h in page):

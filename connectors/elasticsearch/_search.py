@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from pydantic import Field
 
+from connectors.elasticsearch._bodies import Doc
 from connectors.elasticsearch._common import (
     SubRead,
-    WindowArgs,
     attempt_all,
     build_result,
     log_agent,
     reader_for,
     window,
 )
-from connectors.elasticsearch._errorlog import lookup, parse_time
+from connectors.elasticsearch._errorlog import parse_time
+from connectors.elasticsearch._layout import lookup
 from connectors.elasticsearch._reader import SOURCE, LogReader, time_range
 from connectors.elasticsearch._settings import iso_utc
 from policy.contracts import ToolContract
@@ -26,6 +26,7 @@ from policy.facts import LogsHit
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
+from policy.window import WindowArgs
 
 NAME = "logs.search"
 MAX_TEXT = 400
@@ -79,7 +80,7 @@ _ORIGIN = (
 )
 
 
-def _summary(source: dict[str, Any]) -> str:
+def _summary(source: Doc) -> str:
     message = lookup(source, "message")
     if message is not None:
         # where the line came from: the host, pod or service a reader needs to act

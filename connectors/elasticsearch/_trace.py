@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import Field
 
+from connectors.elasticsearch._bodies import Hit
 from connectors.elasticsearch._common import (
     SubRead,
-    WindowArgs,
     attempt_all,
     build_result,
     log_agent,
@@ -45,6 +45,7 @@ from policy.findings import Findings
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
+from policy.window import WindowArgs
 
 NAME = "logs.request_trace"
 MAX_ACCESS = 10  # access records read for one request_id (a prefix may match several)
@@ -126,7 +127,7 @@ def _failed_request(status: Any) -> bool:
 
 def _tie_errors(
     t: ElasticsearchTarget,
-    hit: dict[str, Any],
+    hit: Hit,
     key: RequestKey,
     sub: SubRead,
     facts: list[ResultFact],

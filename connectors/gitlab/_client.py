@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import structlog
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # imported where first used: python-gitlab and requests cost 
 
 log = structlog.get_logger("connectors.gitlab")
 SOURCE = "gitlab"
-Item = dict[str, Any]
+B = TypeVar("B", bound=Mapping[str, object])  # a TypedDict of _bodies
 
 
 class GitLabTarget(BaseModel):
@@ -155,23 +155,28 @@ def client(target: GitLabTarget) -> gitlab.Gitlab:
     )
 
 
-def get_one(manager: Any, ident: Any, what: str) -> Item:
+def get_one(manager: Any, ident: Any, what: str, body: type[B]) -> B:
+    """One object, read as `body` (the endpoint's TypedDict, from _bodies: python-gitlab
+    hands back plain dicts, and this is where they get their type)."""
     with mapped(what):
-        return manager.get(ident, obey_rate_limit=False).asdict()
+        return cast(B, manager.get(ident, obey_rate_limit=False).asdict())
 
 
-def read_all(target: GitLabTarget, manager: Any, what: str, **filters: Any) -> tuple[list, bool]:
-    """Every item of a paginated collection, up to max_pages pages. The flag is True only
-    when the read was complete: GitLab sent an exact X-Total and that many were read (it
-    omits X-Total for very large sets, and then nothing can be proven absent)."""
+def read_all(
+    target: GitLabTarget, manager: Any, what: str, body: type[B], **filters: Any
+) -> tuple[list[B], bool]:
+    """Every item of a paginated collection (each read as `body`), up to max_pages pages.
+    The flag is True only when the read was complete: GitLab sent an exact X-Total and that
+    many were read (it omits X-Total for very large sets, and then nothing can be proven
+    absent)."""
     cap = target.per_page * target.max_pages
     with mapped(what):
         listing = manager.list(
             iterator=True, per_page=target.per_page, obey_rate_limit=False, **filters
         )
-        items = []
+        items: list[B] = []
         for obj in listing:
-            items.append(obj.asdict())
+            items.append(cast(B, obj.asdict()))
             if len(items) >= cap:
                 break
         total = listing.total

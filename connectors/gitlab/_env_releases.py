@@ -16,11 +16,12 @@ projects than were read, and every project was read completely.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from connectors.gitlab._client import SOURCE, GitLabSession, Item, mapped, utc
+from connectors.gitlab._bodies import ProjectBody
+from connectors.gitlab._client import SOURCE, GitLabSession, mapped, utc
 from connectors.gitlab._timeline import (
     ReleaseTimelineArgs,
     project_part,
@@ -43,12 +44,12 @@ class EnvReleasesArgs(BaseModel):
     limit: int = Field(20, ge=1, le=100, description="most deploy jobs to return")
 
 
-def _active_projects(gl: Any, session: GitLabSession) -> tuple[list[Item], int | None, bool]:
+def _active_projects(gl: Any, session: GitLabSession) -> tuple[list[ProjectBody], int | None, bool]:
     """The most recently active projects (up to max_projects), GitLab's total, and whether
     that list is all GitLab holds."""
     target = session.target
     cap = target.max_projects
-    items: list[Item] = []
+    items: list[ProjectBody] = []
     with mapped("projects by last activity"):
         listing = gl.projects.list(
             iterator=True,
@@ -59,7 +60,7 @@ def _active_projects(gl: Any, session: GitLabSession) -> tuple[list[Item], int |
             obey_rate_limit=False,
         )
         for obj in listing:
-            items.append(obj.asdict())
+            items.append(cast(ProjectBody, obj.asdict()))  # read as the API's project
             if len(items) >= cap:
                 break
         total = listing.total
@@ -71,7 +72,7 @@ async def env_releases(
 ) -> ToolResult:
     start, end, scope = read_window(args, ctx)
 
-    def listed() -> tuple[list[Item], int | None, bool]:
+    def listed() -> tuple[list[ProjectBody], int | None, bool]:
         with session.borrow() as gl:
             return _active_projects(gl, session)
 

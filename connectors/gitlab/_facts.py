@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from connectors.gitlab._client import SOURCE, Item, ts, utc
+from connectors.gitlab._bodies import CommitBody, JobBody, ProjectBody
+from connectors.gitlab._client import SOURCE, ts, utc
 from policy import Entity, Relation, ResultFact
 from policy.facts import CiCommit, CiJob
 
@@ -25,7 +26,7 @@ def _bounded(needle: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9]){re.escape(needle)}(?![A-Za-z0-9])", re.IGNORECASE)
 
 
-def job_env(job: Item, environment: str | None, envs: list[str], pattern: str) -> str | None:
+def job_env(job: JobBody, environment: str | None, envs: list[str], pattern: str) -> str | None:
     """The configured environment a job deployed to: from the GitLab environment name,
     else from the job name (`pattern`, e.g. 'deploy:{env}'); None when neither says."""
     ordered = sorted(set(envs), key=len, reverse=True)
@@ -40,19 +41,19 @@ def job_env(job: Item, environment: str | None, envs: list[str], pattern: str) -
     return None
 
 
-def environment_name(job: Item, deployed_to: dict[Any, str]) -> str | None:
+def environment_name(job: JobBody, deployed_to: dict[Any, str]) -> str | None:
     """The GitLab environment of a job: from a deployment, or the job's own field."""
     env = job.get("environment")
     name = env.get("name") if isinstance(env, dict) else env
     return deployed_to.get(job.get("id")) or (str(name) if name else None)
 
 
-def is_deploy(job: Item, environment: str | None) -> bool:
+def is_deploy(job: JobBody, environment: str | None) -> bool:
     name = str(job.get("name", "")).lower()
     return job.get("stage") == "deploy" or "deploy" in name or bool(environment)
 
 
-def image_tag(job: Item) -> tuple[str | None, str | None]:
+def image_tag(job: JobBody) -> tuple[str | None, str | None]:
     """(tag, where it was stated), only where a source states one; never guessed."""
     if job.get("tag") is True and job.get("ref"):
         return str(job["ref"]), "git tag"
@@ -72,8 +73,8 @@ def who(user: Any) -> tuple[str | None, str]:
 
 
 def job_fact(
-    job: Item,
-    project: Item,
+    job: JobBody,
+    project: ProjectBody,
     env: str | None,
     environment: str | None,
     note: str,
@@ -138,7 +139,7 @@ def job_fact(
     )
 
 
-def commit_fact(commit: Item, link: str | None) -> ResultFact:
+def commit_fact(commit: CommitBody, link: str | None) -> ResultFact:
     """ "commit 3f1c9a7e 'Title' was authored by m.orlova (committed by a.petrov)"."""
     short = commit.get("short_id") or str(commit.get("id", ""))[:8]
     author, committer = commit.get("author_name"), commit.get("committer_name")
@@ -165,7 +166,7 @@ def commit_fact(commit: Item, link: str | None) -> ResultFact:
     )
 
 
-def graph(job: Item, env: str | None) -> tuple[list[Entity], list[Relation]]:
+def graph(job: JobBody, env: str | None) -> tuple[list[Entity], list[Relation]]:
     """job -> pipeline, job -> started_by user, job -> commit -> authored_by/committed_by."""
     jid = f"job/{job.get('id')}"
     when = ts(job.get("started_at")) or ts(job.get("created_at"))
@@ -187,10 +188,13 @@ def graph(job: Item, env: str | None) -> tuple[list[Entity], list[Relation]]:
     if sha := commit.get("id"):
         entities.append(Entity(kind="commit", name=str(sha)))
         link(jid, "runs_commit", f"commit/{sha}")
-        for rel, key in (("authored_by", "author_name"), ("committed_by", "committer_name")):
-            if commit.get(key):
-                entities.append(Entity(kind="user", name=str(commit[key])))
-                link(f"commit/{sha}", rel, f"user/{commit[key]}")
+        for rel, user in (
+            ("authored_by", commit.get("author_name")),
+            ("committed_by", commit.get("committer_name")),
+        ):
+            if user:
+                entities.append(Entity(kind="user", name=str(user)))
+                link(f"commit/{sha}", rel, f"user/{user}")
     if env:
         link(jid, "deploys_to", f"env/{env}")
     return entities, relations

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from connectors.gitlab import _facts as facts
-from connectors.gitlab._client import SOURCE, GitLabSession, Item, get_one, read_all
+from connectors.gitlab._bodies import CommitBody, JobBody, PipelineBody, ProjectBody
+from connectors.gitlab._client import SOURCE, B, GitLabSession, get_one, read_all
 from policy import CallContext, SourceError, SourceNotFound, ToolResult
 from policy.findings import Findings
 from policy.toolset import scope_of
@@ -23,7 +24,7 @@ class JobArgs(BaseModel):
     )
 
 
-def _owned_by(project: Item, service: str | None, mapped: str | None) -> bool:
+def _owned_by(project: ProjectBody, service: str | None, mapped: str | None) -> bool:
     """Whether this is the service's project: its mapped one, or else the one of its name."""
     if mapped is not None:
         names = (str(project.get("path_with_namespace")).lower(), str(project.get("id")))
@@ -31,14 +32,34 @@ def _owned_by(project: Item, service: str | None, mapped: str | None) -> bool:
     return bool(service) and str(project.get("name", "")).lower() == str(service).lower()
 
 
-def _read(session: GitLabSession, args: JobArgs, hint: str | None) -> dict[str, Any]:
+class _JobRead(TypedDict):
+    job: JobBody
+    project: ProjectBody
+    pipeline: PipelineBody | None
+    commit: CommitBody | None
+    warnings: list[str]
+
+
+def _embedded(manager: Any, ident: Any, what: str, body: type[B], warnings: list[str]) -> B | None:
+    """The full object a job names (its pipeline, its commit); None, with the reason in
+    `warnings`, when it could not be read."""
+    if ident is None:
+        return None
+    try:
+        return get_one(manager, ident, what, body)
+    except SourceError as exc:
+        warnings.append(exc.reason)
+        return None
+
+
+def _read(session: GitLabSession, args: JobArgs, hint: str | None) -> _JobRead:
     target = session.target
     warnings: list[str] = []
     with session.borrow() as gl:
         if args.project:
-            projects = [get_one(gl.projects, args.project, f"project {args.project}")]
+            projects = [get_one(gl.projects, args.project, f"project {args.project}", ProjectBody)]
         else:
-            projects, complete = read_all(target, gl.projects, "projects")
+            projects, complete = read_all(target, gl.projects, "projects", ProjectBody)
             # the question's object first: the likeliest owner of the job
             mapped = target.project_of(hint)
             projects.sort(key=lambda p: not _owned_by(p, hint, mapped))
@@ -49,20 +70,28 @@ def _read(session: GitLabSession, args: JobArgs, hint: str | None) -> dict[str, 
             handle = gl.projects.get(project["id"], lazy=True)
             where = f"job {args.job_id} in {project.get('path_with_namespace')}"
             try:
-                job = get_one(handle.jobs, args.job_id, where)
+                job = get_one(handle.jobs, args.job_id, where, JobBody)
             except SourceNotFound:
                 continue
-            found: dict[str, Any] = {"job": job, "project": project, "warnings": warnings}
-            for key, manager in (("pipeline", handle.pipelines), ("commit", handle.commits)):
-                ident = (job.get(key) or {}).get("id")
-                found[key] = None
-                if ident is None:
-                    continue
-                try:
-                    found[key] = get_one(manager, ident, f"{key} {ident} of job {args.job_id}")
-                except SourceError as exc:
-                    warnings.append(exc.reason)
-            return found
+            pipe_id = (job.get("pipeline") or {}).get("id")
+            pipeline = _embedded(
+                handle.pipelines,
+                pipe_id,
+                f"pipeline {pipe_id} of job {args.job_id}",
+                PipelineBody,
+                warnings,
+            )
+            sha = (job.get("commit") or {}).get("id")
+            commit = _embedded(
+                handle.commits, sha, f"commit {sha} of job {args.job_id}", CommitBody, warnings
+            )
+            return {
+                "job": job,
+                "project": project,
+                "warnings": warnings,
+                "pipeline": pipeline,
+                "commit": commit,
+            }
     where = args.project or f"searched {len(tried)} project(s)"
     raise SourceNotFound(SOURCE, f"job {args.job_id} not found ({where})")
 
@@ -113,5 +142,10 @@ async def job(
         observed_at=ctx.now,
         total=1,
         evidence={"ci.release_timeline": "found"},
-        raw={k: read[k] for k in ("job", "project", "pipeline", "commit")},
+        raw={
+            "job": read["job"],
+            "project": read["project"],
+            "pipeline": read["pipeline"],
+            "commit": read["commit"],
+        },
     )

@@ -3,6 +3,7 @@ projects, and do the mapped projects exist."""
 
 from __future__ import annotations
 
+from connectors.gitlab._bodies import ProjectBody
 from connectors.gitlab._client import GitLabSession, GitLabTarget, get_one, mapped
 from policy.errors import SourceError
 from policy.probe import Probe
@@ -19,7 +20,7 @@ def _check(session: GitLabSession) -> tuple[str, list[str], list[str]]:
         found.append(f"projects readable ({len(projects)} seen on the first page)")
         for service, path in session.target.projects.items():
             try:
-                get_one(gl.projects, path, f"project {path}")
+                get_one(gl.projects, path, f"project {path}", ProjectBody)
                 found.append(f"project of {service}: {path}")
             except SourceError as err:
                 missing.append(f"project of {service}: {path}: {err.reason}")

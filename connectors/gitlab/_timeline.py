@@ -24,11 +24,18 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validato
 from pydantic.json_schema import SkipJsonSchema
 
 from connectors.gitlab import _facts as facts
+from connectors.gitlab._bodies import (
+    CommitBody,
+    DeploymentBody,
+    JobBody,
+    PipelineBody,
+    ProjectBody,
+)
 from connectors.gitlab._client import (
     SOURCE,
+    B,
     GitLabSession,
     GitLabTarget,
-    Item,
     get_one,
     read_all,
     ts,
@@ -48,6 +55,7 @@ from policy.errors import ErrorKind, attempt
 from policy.findings import Findings
 from policy.results import EvidenceState
 from policy.toolset import scope_of
+from policy.window import resolve_window
 
 CONTEXT_FACTS = 5
 T = TypeVar("T")
@@ -82,26 +90,32 @@ class ReleaseTimelineArgs(BaseModel):
 
 @dataclass
 class _Read:
-    project: Item = field(default_factory=dict)
-    ambiguous: list[Item] = field(default_factory=list)
-    jobs: list[tuple[Item, str | None, str | None]] = field(default_factory=list)
-    commits: dict[str, Item] = field(default_factory=dict)
+    project: ProjectBody = field(default_factory=lambda: ProjectBody())
+    ambiguous: list[ProjectBody] = field(default_factory=list)
+    jobs: list[tuple[JobBody, str | None, str | None]] = field(default_factory=list)
+    commits: dict[str, CommitBody] = field(default_factory=dict)
     complete: bool = True
     warnings: list[str] = field(default_factory=list)
     note: str = ""
 
 
-def find_project(gl: Any, target: GitLabTarget, service: str | None, project: str | None):
+def find_project(
+    gl: Any, target: GitLabTarget, service: str | None, project: str | None
+) -> tuple[ProjectBody, list[ProjectBody]]:
     """(project, []) or ({}, candidates) when the service name matches several projects.
     A service in the projects map is read as that project, never searched: the map is the
     operator's word, and a mapped project that is gone is a gap naming it."""
     if project:
-        return get_one(gl.projects, project, f"project {project}"), []
+        return get_one(gl.projects, project, f"project {project}", ProjectBody), []
     mapped = target.project_of(service)
     if mapped is not None:
-        return get_one(gl.projects, mapped, f"project {mapped} (mapped for {service})"), []
+        return get_one(
+            gl.projects, mapped, f"project {mapped} (mapped for {service})", ProjectBody
+        ), []
     wanted = str(service)
-    items, complete = read_all(target, gl.projects, f"project search {wanted}", search=wanted)
+    items, complete = read_all(
+        target, gl.projects, f"project search {wanted}", ProjectBody, search=wanted
+    )
     exact = [
         p
         for p in items
@@ -116,7 +130,7 @@ def find_project(gl: Any, target: GitLabTarget, service: str | None, project: st
     return {}, exact
 
 
-def _began(job: Item) -> datetime | None:
+def _began(job: JobBody) -> datetime | None:
     return ts(job.get("started_at")) or ts(job.get("created_at"))
 
 
@@ -126,7 +140,7 @@ async def read_project(
     args: ReleaseTimelineArgs,
     start: datetime,
     end: datetime,
-    known: Item | None = None,
+    known: ProjectBody | None = None,
 ) -> _Read:
     """The project (unless `known`: listed already), then its pipelines and deployments
     together, then the jobs of every candidate pipeline together, then the commits: each
@@ -155,14 +169,19 @@ async def read_project(
     since = {"updated_after": after, "order_by": "updated_at", "sort": "asc"}
 
     def listing(
-        gl: Any, what: str, manager_of: Callable[[Any], Any], filters: dict[str, str]
-    ) -> tuple[list[Item], bool]:
-        return read_all(target, manager_of(gl.projects.get(project_id, lazy=True)), what, **filters)
+        gl: Any,
+        what: str,
+        manager_of: Callable[[Any], Any],
+        body: type[B],
+        filters: dict[str, str],
+    ) -> tuple[list[B], bool]:
+        manager = manager_of(gl.projects.get(project_id, lazy=True))
+        return read_all(target, manager, what, body, **filters)
 
     # both attempted to the end: a failed pipeline read must not leave the other running
     (pipelines_read, pipelines_error), (deployments_read, deployments_error) = await asyncio.gather(
-        attempt(on_client(listing, "pipelines", lambda p: p.pipelines, since)),
-        attempt(on_client(listing, "deployments", lambda p: p.deployments, since)),
+        attempt(on_client(listing, "pipelines", lambda p: p.pipelines, PipelineBody, since)),
+        attempt(on_client(listing, "deployments", lambda p: p.deployments, DeploymentBody, since)),
     )
     if pipelines_error is not None:
         raise pipelines_error
@@ -182,11 +201,15 @@ async def read_project(
 
     job_reads = await asyncio.gather(
         *(
-            attempt(on_client(listing, f"jobs of pipeline {pipe['id']}", jobs_of(pipe["id"]), {}))
+            attempt(
+                on_client(
+                    listing, f"jobs of pipeline {pipe['id']}", jobs_of(pipe["id"]), JobBody, {}
+                )
+            )
             for pipe in candidates
         )
     )
-    jobs: list[Item] = []
+    jobs: list[JobBody] = []
     failures: list[SourceError] = []
     for found, error in job_reads:
         if error is not None:
@@ -231,9 +254,9 @@ async def read_project(
     shas = [(j.get("commit") or {}).get("id") for j in wanted[: args.limit]]
     unique = list(dict.fromkeys(s for s in shas if s))[:MAX_COMMITS]
 
-    def commit(gl: Any, sha: str) -> Item:
+    def commit(gl: Any, sha: str) -> CommitBody:
         handle = gl.projects.get(project_id, lazy=True)
-        return get_one(handle.commits, sha, f"commit {sha[:8]}")
+        return get_one(handle.commits, sha, f"commit {sha[:8]}", CommitBody)
 
     commit_reads = await asyncio.gather(*(attempt(on_client(commit, sha)) for sha in unique))
     for sha, (item, error) in zip(unique, commit_reads, strict=True):
@@ -253,8 +276,7 @@ async def read_project(
 def read_window(args: Any, ctx: CallContext) -> tuple[datetime, datetime, Scope]:
     """(start, end, the result's scope): the arguments' window, else the question's; the
     result is about that past span, whatever the question's time mode."""
-    start, end = ctx.scope.time.bounds(ctx.now)
-    start, end = args.start or start, args.end or end
+    start, end = resolve_window(args, ctx)
     spec = TimeSpec(at=start + (end - start) / 2, window=end - start, mode="historical")
     return start, end, scope_of(args, ctx).model_copy(update={"time": spec})
 
@@ -291,7 +313,7 @@ class ProjectPart:
     shown: int
     complete: bool
     cut: bool
-    raw_jobs: list[Item]
+    raw_jobs: list[JobBody]
 
 
 def project_part(

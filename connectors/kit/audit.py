@@ -14,7 +14,7 @@ beside it, so the person can be found in CI, not guessed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -175,7 +175,7 @@ def images(event: dict[str, Any]) -> list[str]:
     return [str(c["image"]) for c in listed if isinstance(c, dict) and c.get("image")]
 
 
-def mounts(obj: dict[str, Any]) -> set[Mount]:
+def mounts(obj: Mapping[str, Any]) -> set[Mount]:
     """(resource, name) of every ConfigMap and Secret a workload's pods mount or read
     their environment from: a change to one of them changes the pods without touching the
     workload (an edited config the kubelet refreshes, a rotated password)."""

@@ -83,7 +83,7 @@ def _kubeconfig(target: KubernetesTarget, config: Configuration) -> str | None:
     where = f"kubernetes {target.env}: kubeconfig_path {path}"
     try:
         contexts, current = kubeconfig_contexts(path)
-        load_kube_config(
+        load_kube_config(  # type: ignore[no-untyped-call]  # the kubernetes SDK ships no types
             config_file=path,
             context=target.context,
             client_configuration=config,
@@ -102,7 +102,7 @@ def _kubeconfig(target: KubernetesTarget, config: Configuration) -> str | None:
 def _in_cluster(target: KubernetesTarget, config: Configuration) -> str | None:
     folder = Path(target.serviceaccount_dir)
     token = TokenFile(folder / "token")
-    loader = InClusterConfigLoader(
+    loader = InClusterConfigLoader(  # type: ignore[no-untyped-call]  # SDK ships no types
         token_filename=str(folder / "token"),
         cert_filename=str(folder / "ca.crt"),
         try_refresh_token=False,  # ours below re-reads on change, not on a timer
@@ -112,7 +112,7 @@ def _in_cluster(target: KubernetesTarget, config: Configuration) -> str | None:
         },
     )
     try:
-        loader.load_and_set(config)
+        loader.load_and_set(config)  # type: ignore[no-untyped-call]  # SDK ships no types
         token.refresh(config)
     except (ConfigException, ConfigError, OSError) as exc:
         raise ConfigError(f"kubernetes {target.env}: serviceaccount_dir {folder}: {exc}") from None

@@ -9,15 +9,16 @@ ConfigMaps and Secrets the workload's pods mount, read from the workload itself.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from connectors.kit.audit import Mount, Selection, audit_fact, mounts, singular
 from connectors.kubernetes._client import AUDIT_PLURAL, KubeReader
-from connectors.kubernetes._common import Findings, window
+from connectors.kubernetes._common import Findings
 from connectors.kubernetes._workloads import workload_object
 from policy.errors import SourceError
 from policy.results import ToolResult
 from policy.toolset import CallContext
+from policy.window import resolve_window
 
 
 async def _mounts(reader: KubeReader, args: Any) -> tuple[str, set[Mount]]:
@@ -31,7 +32,7 @@ async def _mounts(reader: KubeReader, args: Any) -> tuple[str, set[Mount]]:
 
 async def audit_trail(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
-    start, end = window(args, ctx)
+    start, end = resolve_window(args, ctx)
     items = found.took(await reader.list(AUDIT_PLURAL, args.namespace))
     try:
         owner, mounted = await _mounts(reader, args)
@@ -47,7 +48,8 @@ async def audit_trail(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRe
         include_reads=args.include_reads,
         mounted=frozenset(mounted),
     )
-    selected = asked.select(items)
+    # audit.k8s.io Events, not objects: kit.audit reads them as plain mappings
+    selected = asked.select(cast(list[dict[str, Any]], items))
     if len(selected) > args.limit:
         found.truncated = True
         found.gap(f"{len(selected)} audit events matched; only the latest {args.limit} are shown")

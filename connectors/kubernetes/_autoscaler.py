@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from connectors.kubernetes._bodies import KubeObject
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, meta, name_of
 from policy.facts import K8sAutoscaler
@@ -63,7 +64,7 @@ def _above(value: Any, goal: Any) -> bool:
         return False
 
 
-def _fact(reader: KubeReader, hpa: dict[str, Any], ctx: CallContext) -> ResultFact:
+def _fact(reader: KubeReader, hpa: KubeObject, ctx: CallContext) -> ResultFact:
     spec, status = hpa.get("spec") or {}, hpa.get("status") or {}
     ns, name = meta(hpa).get("namespace"), name_of(hpa)
     ref = spec.get("scaleTargetRef") or {}

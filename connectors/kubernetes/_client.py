@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import structlog
 import urllib3
@@ -23,6 +23,7 @@ from kubernetes.client.exceptions import ApiException
 
 from connectors.kit.threads import SourceThreads
 from connectors.kubernetes._access import build_access
+from connectors.kubernetes._bodies import KubeObject
 from connectors.kubernetes._settings import KubernetesTarget
 from policy.errors import (
     SourceError,
@@ -79,7 +80,7 @@ def resource_path(resource: str, namespace: str | None = None, name: str | None 
 class ListRead:
     """The items of one list, and whether that list was read to its end."""
 
-    items: list[dict[str, Any]]
+    items: list[KubeObject]
     complete: bool = True
     note: str | None = None
 
@@ -147,7 +148,7 @@ class KubeReader:
         def fetch() -> bytes:
             resp = self._client.call_api(*request, _request_timeout=timeout)
             try:
-                data: bytes = resp.read()
+                data: bytes = resp.read()  # type: ignore[no-untyped-call]  # untyped SDK
             finally:
                 resp.response.release_conn()
             if not 200 <= resp.status <= 299:
@@ -207,7 +208,7 @@ class KubeReader:
 
     async def get(
         self, resource: str, name: str, namespace: str | None = None
-    ) -> dict[str, Any] | None:
+    ) -> KubeObject | None:
         """One object, or None when the API server says that object does not exist."""
         namespaced = _RESOURCES[resource][1]
         if resource not in _GETTABLE or (namespaced and not namespace):
@@ -222,7 +223,7 @@ class KubeReader:
             if exc.status == 404 and status_message(exc)[1].get("name") == name:
                 return None
             raise self.error(exc, what) from exc
-        return self.parse(raw, what)
+        return cast(KubeObject, self.parse(raw, what))
 
     async def list(
         self,
@@ -243,7 +244,7 @@ class KubeReader:
             for k, v in (("labelSelector", label_selector), ("fieldSelector", field_selector))
             if v
         ]
-        items: list[dict[str, Any]] = []
+        items: list[KubeObject] = []
         token: str | None = None
         while True:
             query = [("limit", str(PAGE_SIZE)), *selectors]
@@ -266,7 +267,7 @@ class KubeReader:
                     ) from exc
                 raise self.error(exc, what) from exc
             doc = self.parse(raw, what, listing=True)
-            items.extend(i for i in doc["items"] if isinstance(i, dict))
+            items.extend(cast(KubeObject, i) for i in doc["items"] if isinstance(i, dict))
             token = (doc.get("metadata") or {}).get("continue") or None
             if not token:
                 return ListRead(items)

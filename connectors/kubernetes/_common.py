@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from connectors.kubernetes._bodies import KubeObject, ObjectMeta
 from connectors.kubernetes._client import ListRead
 from policy.findings import Findings as BaseFindings
 from policy.results import ToolResult
@@ -19,19 +20,11 @@ def iso(moment: datetime | None) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def window(args: BaseModel, ctx: CallContext) -> tuple[datetime, datetime]:
-    """The arguments' start/end, each defaulting to the question window."""
-    default_start, default_end = ctx.scope.time.bounds(ctx.now)
-    start = getattr(args, "start", None) or default_start
-    end = getattr(args, "end", None) or default_end
-    return start, end
-
-
-def meta(obj: dict[str, Any]) -> dict[str, Any]:
+def meta(obj: KubeObject) -> ObjectMeta:
     return obj.get("metadata") or {}
 
 
-def name_of(obj: dict[str, Any]) -> str:
+def name_of(obj: KubeObject) -> str:
     return str(meta(obj).get("name", ""))
 
 
@@ -54,7 +47,7 @@ def selector_string(selector: dict[str, Any] | None) -> str | None:
     return ",".join(parts) or None
 
 
-def owned_by(obj: dict[str, Any], kind: str, name: str, uid: str | None) -> bool:
+def owned_by(obj: KubeObject, kind: str, name: str, uid: str | None) -> bool:
     for ref in meta(obj).get("ownerReferences") or []:
         if ref.get("kind") == kind and (ref.get("uid") == uid if uid else ref.get("name") == name):
             return True
@@ -69,7 +62,7 @@ def belongs_to(name: str, service: str) -> bool:
 class Findings(BaseFindings):
     """One Kubernetes call's findings; a list read cut short makes the call incomplete."""
 
-    def took(self, read: ListRead) -> list[dict[str, Any]]:
+    def took(self, read: ListRead) -> list[KubeObject]:
         """Items of a list read; an incomplete list makes the whole call incomplete."""
         if not read.complete:
             self.complete = False

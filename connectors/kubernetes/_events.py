@@ -6,11 +6,13 @@ from datetime import datetime
 from typing import Any
 
 from connectors.kit.audit import parse_time
+from connectors.kubernetes._bodies import EventBody, as_events
 from connectors.kubernetes._client import KubeReader
-from connectors.kubernetes._common import Findings, belongs_to, iso, meta, window
+from connectors.kubernetes._common import Findings, belongs_to, iso, meta
 from policy.facts import K8sEvent
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
+from policy.window import resolve_window
 
 EVENT_TTL_NOTE = (
     "Kubernetes keeps events for about an hour (kube-apiserver --event-ttl, 1h by default): "
@@ -18,7 +20,7 @@ EVENT_TTL_NOTE = (
 )
 
 
-def event_times(event: dict[str, Any]) -> tuple[datetime | None, datetime | None]:
+def event_times(event: EventBody) -> tuple[datetime | None, datetime | None]:
     """(first, last) seen; core v1 and events.k8s.io spellings, newest field first."""
     series = event.get("series") or {}
     last = (
@@ -34,9 +36,9 @@ def event_times(event: dict[str, Any]) -> tuple[datetime | None, datetime | None
 
 async def events(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
-    start, end = window(args, ctx)
-    items = found.took(await reader.list("events", args.namespace))
-    selected: list[tuple[dict[str, Any], datetime | None, datetime | None]] = []
+    start, end = resolve_window(args, ctx)
+    items = as_events(found.took(await reader.list("events", args.namespace)))
+    selected: list[tuple[EventBody, datetime | None, datetime | None]] = []
     undated = 0
     for event in items:
         obj = event.get("involvedObject") or event.get("regarding") or {}
@@ -83,7 +85,7 @@ async def events(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
 
 
 def _event_fact(
-    reader: KubeReader, event: dict[str, Any], first: datetime | None, last: datetime | None
+    reader: KubeReader, event: EventBody, first: datetime | None, last: datetime | None
 ) -> ResultFact:
     obj = event.get("involvedObject") or event.get("regarding") or {}
     kind, name = str(obj.get("kind", "Object")), str(obj.get("name", "?"))

@@ -17,13 +17,14 @@ from typing import Any
 from connectors.kit.audit import parse_time
 from connectors.kit.logtemplates import LogLine, error_templates, template_fact
 from connectors.kit.patterns import LinePattern, line_pattern
+from connectors.kubernetes._bodies import KubeObject
 from connectors.kubernetes._client import KubeReader, LogRead
 from connectors.kubernetes._common import Findings, belongs_to, iso, meta, name_of
-from connectors.kubernetes._common import window as question_window
 from policy.errors import SourceMalformed
 from policy.facts import K8sLog
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
+from policy.window import resolve_window
 
 LIMIT_BYTES = 4 * 1024 * 1024
 MAX_PODS = 10
@@ -50,7 +51,7 @@ def _level_and_request(text: str) -> tuple[str | None, str | None]:
 async def _read_logs(
     reader: KubeReader,
     ns: str,
-    jobs: list[tuple[dict[str, Any], str, bool]],
+    jobs: list[tuple[KubeObject, str, bool]],
     start: datetime,
 ) -> list[LogRead]:
     """The log of each (pod, container, previous run?) from the window start, at once."""
@@ -73,7 +74,7 @@ async def _read_logs(
 
 async def _service_pods(
     reader: KubeReader, found: Findings, ns: str, service: str
-) -> list[dict[str, Any]]:
+) -> list[KubeObject]:
     """The pods named service-* that exist now (at most MAX_PODS), holes said."""
     listed = found.took(await reader.list("pods", ns))
     pods = sorted((p for p in listed if belongs_to(name_of(p), service)), key=name_of)
@@ -89,7 +90,7 @@ async def _service_pods(
     return pods
 
 
-def _container_started(pod: dict[str, Any], container: str) -> tuple[datetime | None, int]:
+def _container_started(pod: KubeObject, container: str) -> tuple[datetime | None, int]:
     for cs in (pod.get("status") or {}).get("containerStatuses") or []:
         if cs.get("name") == container:
             running = (cs.get("state") or {}).get("running") or {}
@@ -99,7 +100,7 @@ def _container_started(pod: dict[str, Any], container: str) -> tuple[datetime | 
 
 async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
-    start, end = question_window(args, ctx)
+    start, end = resolve_window(args, ctx)
     ns = args.namespace
     if args.pod:
         pod = await reader.get("pods", args.pod, ns)
@@ -177,7 +178,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
 def _lines(
     reader: KubeReader,
     found: Findings,
-    pod: dict[str, Any],
+    pod: KubeObject,
     container: str,
     read: LogRead,
     previous: bool,
@@ -227,7 +228,7 @@ def _lines(
 MAX_TEMPLATES = 5
 
 
-def _replaced(found: Findings, pods: list[dict[str, Any]], start: datetime) -> None:
+def _replaced(found: Findings, pods: list[KubeObject], start: datetime) -> None:
     """No pod of the workload existed at the window's start: the ones that served it then
     are gone, and the API holds no log of a deleted pod (a shipper's index may)."""
     later = []
@@ -244,7 +245,7 @@ def _replaced(found: Findings, pods: list[dict[str, Any]], start: datetime) -> N
         )
 
 
-def _waiting_after_a_run(pod: dict[str, Any], container: str) -> bool:
+def _waiting_after_a_run(pod: KubeObject, container: str) -> bool:
     """Waiting to restart after a run that ended: that run's log says why."""
     for cs in (pod.get("status") or {}).get("containerStatuses") or []:
         if cs.get("name") == container:
@@ -258,7 +259,7 @@ async def log_errors(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRes
     (connectors/kit/logtemplates.py): the one error among thousands of normal lines, with its
     count, first and last time, the pods that wrote it and an example."""
     found = Findings(reader.source)
-    start, end = question_window(args, ctx)
+    start, end = resolve_window(args, ctx)
     ns = args.namespace
     pods = await _service_pods(reader, found, ns, args.service)
     _replaced(found, pods, start)

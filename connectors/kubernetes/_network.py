@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from connectors.kubernetes._bodies import KubeObject, as_endpoint_slices
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, meta, name_of
 from connectors.kubernetes._pods import pod_facts, pod_summary
@@ -19,8 +20,12 @@ async def endpoints(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
     found = Findings(reader.source)
     ns, service, env = args.namespace, args.service, reader.env
     svc = await reader.get("services", service, ns)
-    slices = found.took(
-        await reader.list("endpointslices", ns, label_selector=f"{SERVICE_NAME_LABEL}={service}")
+    slices = as_endpoint_slices(
+        found.took(
+            await reader.list(
+                "endpointslices", ns, label_selector=f"{SERVICE_NAME_LABEL}={service}"
+            )
+        )
     )
     if svc is None and not slices:
         # the Service may be named differently from the workload (cart-api vs cart-api-http):
@@ -37,9 +42,11 @@ async def endpoints(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
             f"no Service named {service}; Service {name_of(other)} selects its pods"
         )
         svc, service = other, name_of(other)
-        slices = found.took(
-            await reader.list(
-                "endpointslices", ns, label_selector=f"{SERVICE_NAME_LABEL}={service}"
+        slices = as_endpoint_slices(
+            found.took(
+                await reader.list(
+                    "endpointslices", ns, label_selector=f"{SERVICE_NAME_LABEL}={service}"
+                )
             )
         )
     found.entity("service", service, env, ns)
@@ -124,7 +131,7 @@ def _describe(row: dict[str, Any]) -> str:
 
 async def _service_for_workload(
     reader: KubeReader, found: Findings, ns: str, workload: str
-) -> dict[str, Any] | None:
+) -> KubeObject | None:
     """The Service whose selector matches the pod template of the workload named `workload`."""
     labels: dict[str, Any] = {}
     for resource in ("deployments", "statefulsets", "daemonsets"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from connectors.kubernetes._bodies import KubeObject
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, belongs_to, meta, name_of
 from policy.facts import K8sPlacement
@@ -18,7 +19,7 @@ from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
 
-def _created(pod: dict[str, Any]) -> datetime | None:
+def _created(pod: KubeObject) -> datetime | None:
     raw = meta(pod).get("creationTimestamp")
     try:
         return datetime.fromisoformat(str(raw).replace("Z", "+00:00")) if raw else None

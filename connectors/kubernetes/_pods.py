@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from connectors.kit.audit import parse_time
+from connectors.kubernetes._bodies import KubeObject
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, iso, meta, name_of
 from policy.facts import K8sPod, K8sTermination, K8sWaiting
@@ -12,14 +13,14 @@ from policy.results import ResultFact
 from policy.toolset import CallContext
 
 
-def _statuses(pod: dict[str, Any]) -> list[dict[str, Any]]:
+def _statuses(pod: KubeObject) -> list[dict[str, Any]]:
     status = pod.get("status") or {}
     return list(status.get("initContainerStatuses") or []) + list(
         status.get("containerStatuses") or []
     )
 
 
-def pod_summary(pod: dict[str, Any]) -> dict[str, Any]:
+def pod_summary(pod: KubeObject) -> dict[str, Any]:
     spec, status = pod.get("spec") or {}, pod.get("status") or {}
     containers = status.get("containerStatuses") or []
     return {
@@ -35,14 +36,14 @@ def pod_summary(pod: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _condition(pod: dict[str, Any], kind: str) -> dict[str, Any] | None:
+def _condition(pod: KubeObject, kind: str) -> dict[str, Any] | None:
     return next(
         (c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == kind),
         None,
     )
 
 
-def pod_facts(reader: KubeReader, pod: dict[str, Any], found: Findings, ctx: CallContext) -> None:
+def pod_facts(reader: KubeReader, pod: KubeObject, found: Findings, ctx: CallContext) -> None:
     """A k8s.pod fact, plus k8s.termination / k8s.waiting facts for its containers."""
     ns, name = meta(pod).get("namespace"), name_of(pod)
     link = reader.target.link("Pod", name, ns)
@@ -103,7 +104,7 @@ def pod_facts(reader: KubeReader, pod: dict[str, Any], found: Findings, ctx: Cal
         _container_facts(reader, ns, name, cs, found, link, ctx, limits.get(str(cs.get("name"))))
 
 
-def _memory_limits(pod: dict[str, Any]) -> dict[str, str]:
+def _memory_limits(pod: KubeObject) -> dict[str, str]:
     """Container name -> its memory limit as the spec writes it ("512Mi")."""
     spec = pod.get("spec")
     if not isinstance(spec, dict):

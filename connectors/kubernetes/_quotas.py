@@ -18,7 +18,7 @@ NEAR_LIMIT = 0.85
 
 def _quantity(value: Any) -> Decimal | None:
     try:
-        return Decimal(parse_quantity(value))
+        return Decimal(parse_quantity(value))  # type: ignore[no-untyped-call]  # untyped SDK
     except (ValueError, TypeError, InvalidOperation):
         return None
 

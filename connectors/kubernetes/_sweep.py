@@ -16,14 +16,16 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
+from connectors.kubernetes._bodies import EventBody, KubeObject, as_events
 from connectors.kubernetes._client import KubeReader
-from connectors.kubernetes._common import Findings, iso, meta, name_of, window
+from connectors.kubernetes._common import Findings, iso, meta, name_of
 from connectors.kubernetes._events import EVENT_TTL_NOTE, event_times
 from connectors.kubernetes._network import condition_abnormal
 from connectors.kubernetes._pods import pod_facts, pod_summary
 from policy.facts import K8sEvent, K8sNodeCondition, K8sSweep
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
+from policy.window import resolve_window
 
 NAME = "k8s.health_sweep"
 _WAITING_BAD = {
@@ -37,7 +39,7 @@ _WAITING_BAD = {
 }
 
 
-def _severity(pod: dict[str, Any]) -> int | None:
+def _severity(pod: KubeObject) -> int | None:
     """How bad a pod looks now (lower is worse), or None when it is healthy: a container
     that cannot run, then a kill for memory, then a pod not scheduled or evicted, then a
     running pod that is not ready."""
@@ -64,7 +66,7 @@ def _severity(pod: dict[str, Any]) -> int | None:
 async def health_sweep(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
     found = Findings(reader.source)
     env = reader.env
-    start, end = window(args, ctx)
+    start, end = resolve_window(args, ctx)
     pods_read, nodes_read, events_read = await asyncio.gather(
         reader.list("pods", args.namespace),
         reader.list("nodes"),
@@ -72,7 +74,7 @@ async def health_sweep(reader: KubeReader, args: Any, ctx: CallContext) -> ToolR
     )
     pods = found.took(pods_read)
     nodes = found.took(nodes_read)
-    events = found.took(events_read)
+    events = as_events(found.took(events_read))
     namespaces = {meta(p).get("namespace") for p in pods}
 
     bad = sorted(
@@ -126,7 +128,7 @@ async def health_sweep(reader: KubeReader, args: Any, ctx: CallContext) -> ToolR
             found.entity("node", name, env, None)
 
     # (event, first seen, last seen), its times read once
-    by_reason: dict[str, list[tuple[dict[str, Any], datetime | None, datetime]]] = {}
+    by_reason: dict[str, list[tuple[EventBody, datetime | None, datetime]]] = {}
     counts: Counter[str] = Counter()
     for event in events:
         first, last = event_times(event)

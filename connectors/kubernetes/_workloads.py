@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from connectors.kubernetes._bodies import KubeObject
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import (
     Findings,
@@ -28,7 +29,7 @@ _WORKLOADS = (
 _BAD_CONDITIONS = {"Available": "False", "Progressing": "False", "ReplicaFailure": "True"}
 
 
-def mounted(obj: dict[str, Any]) -> set[tuple[str, str]]:
+def mounted(obj: KubeObject) -> set[tuple[str, str]]:
     """(resource, name) of every ConfigMap and Secret a workload's pods mount or read
     their environment from: a change to one of them changes the pods without touching the
     workload (an edited config the kubelet refreshes, a rotated password)."""
@@ -58,7 +59,7 @@ def mounted(obj: dict[str, Any]) -> set[tuple[str, str]]:
 
 async def workload_object(
     reader: KubeReader, name: str, namespace: str | None
-) -> tuple[str, dict[str, Any] | None]:
+) -> tuple[str, KubeObject | None]:
     """(kind, object) of the Deployment, StatefulSet or DaemonSet of that name."""
     for kind, plural in _WORKLOADS:
         obj = await reader.get(plural, name, namespace)
@@ -67,14 +68,14 @@ async def workload_object(
     return "", None
 
 
-def _rs_owner_belongs(pod: dict[str, Any], service: str) -> bool:
+def _rs_owner_belongs(pod: KubeObject, service: str) -> bool:
     return any(
         ref.get("kind") == "ReplicaSet" and belongs_to(str(ref.get("name", "")), service)
         for ref in meta(pod).get("ownerReferences") or []
     )
 
 
-def _counts(kind: str, obj: dict[str, Any]) -> tuple[int, int]:
+def _counts(kind: str, obj: KubeObject) -> tuple[int, int]:
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
     if kind == "DaemonSet":
         return int(status.get("numberReady") or 0), int(status.get("desiredNumberScheduled") or 0)
@@ -82,7 +83,7 @@ def _counts(kind: str, obj: dict[str, Any]) -> tuple[int, int]:
     return int(status.get("readyReplicas") or 0), int(1 if desired is None else desired)
 
 
-def ingress_routes(ing: dict[str, Any]) -> list[IngressRoute]:
+def ingress_routes(ing: KubeObject) -> list[IngressRoute]:
     """(host, path, backend service) of every rule of a networking.k8s.io/v1 Ingress; an
     empty host serves any host, the default backend any path."""
     spec = ing.get("spec") or {}
@@ -106,7 +107,7 @@ def _revision_order(state: ReplicaSetState) -> int:
     return int(revision) if revision.isdigit() else -1
 
 
-def _images(obj: dict[str, Any]) -> list[str]:
+def _images(obj: KubeObject) -> list[str]:
     spec = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
     return [str(c.get("image")) for c in spec.get("containers") or [] if c.get("image")]
 
@@ -123,7 +124,7 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
     ]
     # the lists are independent: read together, so the step costs one round trip, not six
     outcomes = await asyncio.gather(*(reader.list(r) for r in resources), return_exceptions=True)
-    reads: dict[str, list[dict[str, Any]] | None] = {}
+    reads: dict[str, list[KubeObject] | None] = {}
     failures: list[SourceError] = []
     for resource, outcome in zip(resources, outcomes, strict=True):
         if isinstance(outcome, SourceError):  # one failed sub-read: keep the others
@@ -161,7 +162,7 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
             found.relate(
                 f"ingress/{name_of(ing)}", "routes_to", f"service/{route.service}", ctx.now
             )
-    by_namespace: dict[Any, list[tuple[str, dict[str, Any]]]] = {}
+    by_namespace: dict[Any, list[tuple[str, KubeObject]]] = {}
     for kind, plural in _WORKLOADS:
         for obj in reads[plural] or []:
             by_namespace.setdefault(meta(obj).get("namespace"), []).append((kind, obj))
@@ -182,7 +183,7 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
 
 
 def _relate_selected(
-    found: Findings, svc: dict[str, Any], workloads: list[tuple[str, dict[str, Any]]], ctx: Any
+    found: Findings, svc: KubeObject, workloads: list[tuple[str, KubeObject]], ctx: Any
 ) -> None:
     """service -> the workloads of its namespace whose pod template its selector matches:
     a Service named otherwise than its Deployment still fronts it (its traffic is labelled
@@ -202,8 +203,8 @@ def _relate_selected(
 def _workload_fact(
     reader: KubeReader,
     kind: str,
-    obj: dict[str, Any],
-    replicasets: list[dict[str, Any]],
+    obj: KubeObject,
+    replicasets: list[KubeObject],
     ctx: CallContext,
 ) -> ResultFact:
     ns, name = meta(obj).get("namespace"), name_of(obj)
@@ -287,7 +288,7 @@ async def workload_status(reader: KubeReader, args: Any, ctx: CallContext) -> To
         return await _service_pods(reader, args, ctx, found)
     uid = meta(obj).get("uid")
     selector = selector_string((obj.get("spec") or {}).get("selector"))
-    replicasets: list[dict[str, Any]] = []
+    replicasets: list[KubeObject] = []
     owners: set[str] = {service}
     if kind == "Deployment":
         rs_read = await reader.list("replicasets", ns, label_selector=selector)

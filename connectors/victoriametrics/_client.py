@@ -15,12 +15,13 @@ import time
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import structlog
 from pydantic import SecretStr
 
+from connectors.victoriametrics._bodies import ApiBody, LabelsBody, QueryBody, SeriesBody
 from connectors.victoriametrics._settings import MetricsTarget
 from policy.errors import (
     SourceForbidden,
@@ -121,7 +122,7 @@ class PromClient:
 
     async def instant(self, expr: str, at: datetime) -> QueryResult:
         params = {"query": expr, "time": f"{at.timestamp():.3f}"}
-        payload = await self._get("/api/v1/query", params, expr)
+        payload = cast(QueryBody, await self._get("/api/v1/query", params, expr))
         return self._result(payload, expr, "instant")
 
     async def range(self, expr: str, start: datetime, end: datetime, step_s: int) -> QueryResult:
@@ -131,13 +132,13 @@ class PromClient:
             "end": f"{end.timestamp():.3f}",
             "step": f"{step_s}s",
         }
-        payload = await self._get("/api/v1/query_range", params, expr)
+        payload = cast(QueryBody, await self._get("/api/v1/query_range", params, expr))
         return self._result(payload, expr, "range")
 
     async def label_names(self, start: datetime, end: datetime) -> list[str]:
         """The label names of the series in [start, end] (`/api/v1/labels`)."""
         params = {"start": f"{start.timestamp():.3f}", "end": f"{end.timestamp():.3f}"}
-        payload = await self._get("/api/v1/labels", params, "labels")
+        payload = cast(LabelsBody, await self._get("/api/v1/labels", params, "labels"))
         data = payload.get("data")
         if not isinstance(data, list):
             raise SourceMalformed(
@@ -145,7 +146,7 @@ class PromClient:
             )
         return [str(name) for name in data]
 
-    async def _get(self, path: str, params: dict[str, str], expr: str) -> dict[str, Any]:
+    async def _get(self, path: str, params: dict[str, str], expr: str) -> ApiBody:
         env = self.target.env
         began = time.monotonic()
         try:
@@ -176,13 +177,15 @@ class PromClient:
         )
         return self._check(resp, expr)
 
-    def _check(self, resp: httpx.Response, expr: str) -> dict[str, Any]:
+    def _check(self, resp: httpx.Response, expr: str) -> ApiBody:
+        """The envelope of a successful answer; every other answer raised as ours. Its
+        `data` is read as the endpoint's (QueryBody, LabelsBody) by the caller."""
         env, code = self.target.env, resp.status_code
         try:
             payload = resp.json()
         except ValueError:
             payload = None
-        body = payload if isinstance(payload, dict) else {}
+        body: ApiBody = cast(ApiBody, payload) if isinstance(payload, dict) else {}
         error_type = str(body.get("errorType") or "")
         message = _snippet(str(body.get("error") or resp.text or ""))
         if code in (401, 403):
@@ -216,15 +219,16 @@ class PromClient:
             )
         return body
 
-    def _result(self, payload: dict[str, Any], expr: str, kind: str) -> QueryResult:
+    def _result(self, payload: QueryBody, expr: str, kind: str) -> QueryResult:
         try:
             data = payload["data"]
-            result_type = data["resultType"]
-            raw = data["result"]
-            if result_type in ("scalar", "string"):
-                raw = [{"metric": {}, "value": raw}]
+            items: list[SeriesBody]
+            if data["resultType"] == "scalar" or data["resultType"] == "string":
+                items = [{"metric": {}, "value": data["result"]}]
+            else:
+                items = data["result"]
             series: list[Series] = []
-            for item in raw:
+            for item in items:
                 pairs = item["values"] if "values" in item else [item["value"]]
                 points = [(_ts(t), float(v)) for t, v in pairs]
                 points = [(t, v) for t, v in points if not math.isnan(v)]

@@ -14,7 +14,6 @@ from connectors.victoriametrics._client import Series
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
-    WindowArgs,
     fmt_bytes,
     fmt_num,
     gather,
@@ -24,6 +23,7 @@ from connectors.victoriametrics._common import (
 )
 from policy.facts import K8sEndpoints, K8sQuota
 from policy.results import Entity, Relation, ResultFact, ToolResult
+from policy.window import WindowArgs
 
 ENDPOINTS = "kube_endpoint_address"
 QUOTA = "kube_resourcequota"

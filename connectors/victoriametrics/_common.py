@@ -15,14 +15,14 @@ from pydantic import Field
 
 from connectors.victoriametrics._client import ClientPool, PromClient, QueryRejected, QueryResult
 from connectors.victoriametrics._settings import MetricsTarget
-from policy.contracts import AgentMeta, ToolContract
+from policy.contracts import AgentMeta, NegativeSemantics, OutputKind, ToolContract
 from policy.errors import ErrorKind, SourceUnsupported
 from policy.facts import MetricAttrs
 from policy.findings import Findings
 from policy.results import Entity, Relation, ResultFact, ToolResult
 from policy.scope import Scope, TimeSpec
 from policy.toolset import CallContext, FunctionTool, failure_result, scope_of
-from policy.window import WindowArgs
+from policy.window import WindowArgs, WindowRule, resolve_window
 
 log = structlog.get_logger(__name__)
 
@@ -67,12 +67,15 @@ def choose_step(seconds: float, max_points: int) -> int:
     return STEPS[-1]
 
 
-def resolve_window(args: WindowArgs, ctx: CallContext, max_points: int) -> Window | str:
+# A metrics read keeps the question window's length when the caller names only one end (a
+# rate or a peak over a span the model shifted, not stretched), and ends at the clock: a
+# range read past now only returns empty steps.
+METRICS_WINDOW = WindowRule(one_bound="question_length", clamp_to_now=True)
+
+
+def range_window(args: WindowArgs, ctx: CallContext, max_points: int) -> Window | str:
     """The [start, end] read; arguments win over the question's window. Str = what's wrong."""
-    default_start, default_end = ctx.scope.time.bounds(ctx.now)
-    end = args.end or (args.start + (default_end - default_start) if args.start else default_end)
-    start = args.start or end - (default_end - default_start)
-    end = min(end, ctx.now)
+    start, end = resolve_window(args, ctx, METRICS_WINDOW)
     if end - start < timedelta(seconds=15):
         return f"the window {start.isoformat()} .. {end.isoformat()} is shorter than 15 s"
     if end - start > MAX_WINDOW:
@@ -292,7 +295,7 @@ def metrics_tool(
         if target is None:
             raise SourceUnsupported("victoriametrics", f"no metrics source for env {args.env!r}")
         source = f"victoriametrics/{target.env}"
-        window = resolve_window(args, ctx, target.max_points)
+        window = range_window(args, ctx, target.max_points)
         scope = scope_of(args, ctx)
         if isinstance(window, str):
             return failure_result(name, scope, source, "error", window, ErrorKind.INVALID_ARGUMENTS)
@@ -332,14 +335,18 @@ def metrics_tool(
 
 
 def agent(
-    evidence: list[str], negative: str, *, output_kind: str = "series", admin_only: bool = False
+    evidence: list[str],
+    negative: NegativeSemantics,
+    *,
+    output_kind: OutputKind = "series",
+    admin_only: bool = False,
 ) -> AgentMeta:
     return AgentMeta(
         evidence=evidence,
         sources=["victoriametrics"],
-        output_kind=output_kind,  # type: ignore[arg-type]
+        output_kind=output_kind,
         freshness="sample_time",
-        negative_semantics=negative,  # type: ignore[arg-type]
+        negative_semantics=negative,
         supports_history=True,
         current_only=False,
         read_only=True,

@@ -18,9 +18,10 @@ from typing import Annotated
 from pydantic import Field
 
 from connectors.victoriametrics._client import QueryResult, Series
-from connectors.victoriametrics._common import Run, WindowArgs, fmt_num, gather, quote
+from connectors.victoriametrics._common import Run, fmt_num, gather, quote
 from policy.facts import MetricsValue
 from policy.results import ResultFact, ToolResult
+from policy.window import WindowArgs
 
 MAX_METRICS = 6
 MAX_SERIES_SHOWN = 4

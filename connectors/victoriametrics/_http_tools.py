@@ -13,7 +13,6 @@ from pydantic import Field
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
-    WindowArgs,
     fmt_num,
     fmt_share,
     gather,
@@ -25,6 +24,7 @@ from connectors.victoriametrics._common import (
 from connectors.victoriametrics._http_layouts import LAYOUTS, HttpLayout, Variant, flags_said
 from policy.facts import HttpLatency, HttpRate
 from policy.results import Entity, Relation, ResultFact, ToolResult
+from policy.window import WindowArgs
 
 APP_BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("http_server_requests_seconds_bucket", ("application", "service", "app", "job")),

@@ -17,7 +17,6 @@ from pydantic.json_schema import SkipJsonSchema
 from connectors.victoriametrics._client import Series
 from connectors.victoriametrics._common import (
     Run,
-    WindowArgs,
     fmt_num,
     gather,
     k8s_name,
@@ -27,6 +26,7 @@ from connectors.victoriametrics._common import (
 )
 from policy.facts import NodeNetwork
 from policy.results import Entity, ResultFact, ToolResult
+from policy.window import WindowArgs
 
 NODE_METRICS = (
     ("retransmits", "node_netstat_Tcp_RetransSegs", "TCP retransmitted segments"),

@@ -12,9 +12,10 @@ import re
 from pydantic import Field
 
 from connectors.victoriametrics._client import QueryRejected
-from connectors.victoriametrics._common import Run, WindowArgs, fmt_num
+from connectors.victoriametrics._common import Run, fmt_num
 from policy.facts import MetricsValue
 from policy.results import ResultFact, ToolResult
+from policy.window import WindowArgs
 
 MAX_FACTS = 20
 _SELECTOR = re.compile(r"([A-Za-z_:][A-Za-z0-9_:]*)?\s*\{([^{}]*)\}")

@@ -11,7 +11,6 @@ from pydantic import model_validator
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
-    WindowArgs,
     fmt_bytes,
     fmt_num,
     gather,
@@ -22,6 +21,7 @@ from connectors.victoriametrics._common import (
 )
 from policy.facts import MetricsRestarts, MetricsUsage
 from policy.results import Entity, ResultFact, ToolResult
+from policy.window import WindowArgs
 
 RESTARTS = "kube_pod_container_status_restarts_total"
 LAST_REASON = "kube_pod_container_status_last_terminated_reason"

@@ -76,8 +76,10 @@ def _one(params: dict[str, list[str]], name: str) -> str | None:
     return values[-1] if values else None
 
 
-def _within(items: list[Item], field: str, after: datetime | None, before: datetime | None):
-    out = []
+def _within(
+    items: list[Item], field: str, after: datetime | None, before: datetime | None
+) -> list[Item]:
+    out: list[Item] = []
     for item in items:
         when = _ts(item.get(field))
         if after is not None and (when is None or when <= after):
@@ -284,7 +286,9 @@ def _routes(sim: _GitLab) -> list[tuple[tuple[str, ...], str, Callable[..., Any]
                 return _fill("pipeline", x, proj)
         raise _Reply(404, {"message": "404 Not found"})
 
-    def _jobs(p: dict[str, list[str]], proj: Item, keep: Callable[[Item], bool], sort: str):
+    def _jobs(
+        p: dict[str, list[str]], proj: Item, keep: Callable[[Item], bool], sort: str
+    ) -> list[Item]:
         items = [x for x in sim.jobs if x.get("project_id") == proj.get("id") and keep(x)]
         if scopes := p.get("scope[]", []) + p.get("scope", []):
             items = [x for x in items if x.get("status") in scopes]
@@ -367,7 +371,9 @@ def _routes(sim: _GitLab) -> list[tuple[tuple[str, ...], str, Callable[..., Any]
     ]
 
 
-def _match(routes, segments: list[str]):
+def _match(
+    routes: list[tuple[tuple[str, ...], str, Callable[..., Any]]], segments: list[str]
+) -> tuple[str, Callable[..., Any], list[str]] | None:
     for pattern, resource, handler in routes:
         if len(pattern) != len(segments):
             continue

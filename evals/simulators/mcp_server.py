@@ -39,7 +39,9 @@ _READ_ONLY_AGENT: dict[str, Any] = {
 }
 
 
-def _schema(props: dict[str, Any], required: list[str], agent: dict[str, Any] | None) -> dict:
+def _schema(
+    props: dict[str, Any], required: list[str], agent: dict[str, Any] | None
+) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": props, "required": required}
     if agent is not None:
         schema["x-agent"] = agent
@@ -109,7 +111,7 @@ class SkillBook:
     def server(self) -> Server[Any, Any]:
         """The SDK's low-level server over this book."""
         server: Server[Any, Any] = Server("n8n-sim")
-        server.list_tools()(self._list)
+        server.list_tools()(self._list)  # type: ignore[no-untyped-call]  # the SDK leaves it untyped
         server.call_tool(validate_input=False)(self._call)
         return server
 

@@ -257,7 +257,7 @@ def load_policy(spec: str) -> Script | Sequence[ModelReply]:
     target: Any = importlib.import_module(module_name)
     for part in attr.split("."):
         target = getattr(target, part)
-    script = target()
+    script: Script | Sequence[ModelReply] = target()
     if not callable(script) and (not isinstance(script, Sequence) or isinstance(script, str)):
         raise TypeError(f"{spec}() returned {type(script).__name__}, not a script")
     return script

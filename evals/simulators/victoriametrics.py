@@ -115,7 +115,9 @@ class VictoriaMetrics:
         self.port: int | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._dir: Path | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: (
+            weakref.finalize[[subprocess.Popen[bytes], Path], VictoriaMetrics] | None
+        ) = None
         # world_env label -> seconds its samples were stored earlier (world_shift)
         self.shifts: dict[str, int] = {}
         self._proxies: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from policy.toolset import Role
 
 
 class ThreadMessage(BaseModel):
@@ -22,7 +23,7 @@ class Turn(BaseModel):
 
     question: str
     user: str
-    role: Literal["engineer", "admin"] = "engineer"
+    role: Role = "engineer"
     channel: str = "cli"
     root_id: str = "cli"
     now: AwareDatetime  # a naive clock would mix up time zones in every window

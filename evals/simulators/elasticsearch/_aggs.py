@@ -64,7 +64,8 @@ def run_aggs(spec: Any, docs: list[StoredDoc], *, typed_keys: bool = False) -> d
 def _field(kind: str, spec: Any) -> str:
     if not isinstance(spec, dict) or not isinstance(spec.get("field"), str):
         raise parsing_error(f"[{kind}] aggregation needs a [field]")
-    return spec["field"]
+    field: str = spec["field"]
+    return field
 
 
 def _bucket_key(value: Any) -> Any:
@@ -264,7 +265,8 @@ def _bound(value: Any, floor: Any) -> int | None:
     moment = parse_date(value)
     if moment is None:
         raise parsing_error(f"[extended_bounds] cannot parse [{value}]")
-    return floor(to_millis(moment))
+    bound: int = floor(to_millis(moment))
+    return bound
 
 
 def _offset_ms(ms: int, tz: tzinfo) -> int:

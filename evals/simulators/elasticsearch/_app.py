@@ -99,7 +99,8 @@ def build_app(world: World, env: str, faults: FaultPlan, log: QueryLog) -> Starl
     store = Store(world.logs.get(env, {}), audit=world.audit.get(env, []))
 
     def relative_path(request: Request) -> str:
-        path, root = request.scope.get("path", ""), request.scope.get("root_path", "")
+        path: str = request.scope.get("path", "")
+        root: str = request.scope.get("root_path", "")
         return path[len(root) :] if root and path.startswith(root) else path
 
     async def handle(request: Request) -> Response:

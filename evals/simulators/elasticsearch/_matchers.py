@@ -249,12 +249,13 @@ def range_(field: str, spec: Any) -> Pred:
             left, right = str(value), str(bound)
         if left is None or right is None:
             return False
-        return {
+        verdict: bool = {
             "gte": left >= right,
             "gt": left > right,
             "lte": left <= right,
             "lt": left < right,
         }[op]
+        return verdict
 
     def pred(doc: StoredDoc) -> bool:
         return any(

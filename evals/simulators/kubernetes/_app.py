@@ -79,7 +79,9 @@ class Store:
             return str((obj.get("objectRef") or {}).get("namespace") or "")
         return str((obj.get("metadata") or {}).get("namespace") or "")
 
-    def _namespaces(self, world: World, env: str, objects: list[dict]) -> list[dict[str, Any]]:
+    def _namespaces(
+        self, world: World, env: str, objects: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         names = {self.namespace_of(o) for o in objects + list(world.audit.get(env, []))}
         return [
             {
@@ -112,7 +114,9 @@ class Store:
     def items(self, rtype: res.ResourceType) -> list[dict[str, Any]]:
         return self._by_type.get(self._key(rtype), [])
 
-    def get(self, rtype: res.ResourceType, namespace: str | None, name: str) -> dict | None:
+    def get(
+        self, rtype: res.ResourceType, namespace: str | None, name: str
+    ) -> dict[str, Any] | None:
         for obj in self.items(rtype):
             meta = obj.get("metadata") or {}
             if meta.get("name") == name and (

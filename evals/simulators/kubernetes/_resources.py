@@ -202,7 +202,9 @@ def version_info() -> dict[str, str]:
     }
 
 
-def status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict:
+def status(
+    code: int, reason: str, message: str, details: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A `Status` body exactly as the API server sends it with an error code."""
     return {
         "kind": "Status",
@@ -216,18 +218,20 @@ def status(code: int, reason: str, message: str, details: dict[str, Any] | None 
     }
 
 
-def not_found(rtype: ResourceType, name: str) -> dict:
+def not_found(rtype: ResourceType, name: str) -> dict[str, Any]:
     details = {"name": name, "kind": rtype.plural}
     if rtype.group:
         details["group"] = rtype.group
     return status(404, "NotFound", f'{rtype.qualified} "{name}" not found', details)
 
 
-def no_such_resource() -> dict:
+def no_such_resource() -> dict[str, Any]:
     return status(404, "NotFound", "the server could not find the requested resource")
 
 
-def forbidden(resource: str, group: str, verb: str, namespace: str | None, name: str = "") -> dict:
+def forbidden(
+    resource: str, group: str, verb: str, namespace: str | None, name: str = ""
+) -> dict[str, Any]:
     where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
     head = f"{resource}{'.' + group if group else ''}"
     head += f' "{name}"' if name else ""
