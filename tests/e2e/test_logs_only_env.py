@@ -34,7 +34,7 @@ def test_an_env_with_only_logs_knows_its_workloads_from_them(
     answer = json.loads(capsys.readouterr().out)
     assert code == 0
     assert answer["scope"]["object"] == "notifier"
-    calls = {c.tool: c.arguments for c in answer["tool_calls"]}
+    calls = {c["tool"]: c["arguments"] for c in answer["tool_calls"]}
     assert calls["logs.inventory"] == {"env": "dc-a"}
     assert calls["logs.app_errors"]["service"] == "notifier"
     assert any("TrackingURL" in f["text"] for f in answer["facts"])
