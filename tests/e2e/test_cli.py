@@ -43,7 +43,9 @@ def test_unconfigured_environment_names_the_configured_ones(
     assert (
         "dc-z" in answer["summary"] and "Настроенные окружения: dc-a" in answer["summary"]
     )  # asked in Russian
-    assert answer["tool_calls"] == [] or all(c.purpose == "inventory" for c in answer["tool_calls"])
+    assert answer["tool_calls"] == [] or all(
+        c["purpose"] == "inventory" for c in answer["tool_calls"]
+    )
 
 
 def test_tools_hides_admin_only_tools_from_an_engineer(
