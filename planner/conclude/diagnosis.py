@@ -195,87 +195,109 @@ def _hosted_on(facts: list[IndexedFact], node: str) -> list[tuple[int, str | Non
     return out
 
 
+WAITING_REASONS = (
+    "CrashLoopBackOff",
+    "ImagePullBackOff",
+    "ErrImagePull",
+    "CreateContainerConfigError",
+)
+SEVERE_LEVELS = ("ERROR", "FATAL", "CRITICAL", "PANIC")
+FAILED_EVENTS = ("FailedMount", "FailedAttachVolume", "FailedScheduling", "FailedCreate")
+
+
 def _workload(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
-    out = []
-    for f in _of(facts, K8sTermination):
-        if f.a.reason == "OOMKilled":
-            usage = [u for u in _of(facts, MetricsUsage) if u.a.resource == "memory"]
-            exit_code = 137 if f.a.exit_code is None else f.a.exit_code
-            limit = said(Said.OOM_LIMIT, lang, limit=f.a.memory_limit) if f.a.memory_limit else ""
-            text = said(
-                Said.OOM, lang, container=f.a.container, pod=f.a.pod, limit=limit, code=exit_code
-            )
-            out.append(
-                Finding(
-                    text,
-                    text,
-                    [f.index] + [u.index for u in usage[:2]],
-                    "high",
-                    [said(Said.OOM_CHECK, lang)],
-                    weight=15,
-                )
-            )
-            break
+    """Why a workload's pods do not run: killed for memory, waiting (a crash loop, an image
+    that does not pull), evicted, or an event Kubernetes reported for it. One rule: a
+    part that breaks on odd data drops the workload's findings together."""
+    out = _oom(facts, lang)
     waiting = _of(facts, K8sWaiting)
-    for reason in (
-        "CrashLoopBackOff",
-        "ImagePullBackOff",
-        "ErrImagePull",
-        "CreateContainerConfigError",
-    ):
+    for reason in WAITING_REASONS:
         fs = [w for w in waiting if w.a.reason == reason]
-        if not fs:
+        if fs:
+            out.append(_waiting(facts, onset, lang, reason, fs))
+    out += _evicted(facts, lang)
+    out += _failed_events(facts, lang)
+    return out
+
+
+def _oom(facts: list[IndexedFact], lang: Language) -> list[Finding]:
+    """The first container killed for memory, with the memory it used."""
+    for f in _of(facts, K8sTermination):
+        if f.a.reason != "OOMKilled":
             continue
-        first = fs[0]
-        logs = [lf for lf in _of(facts, K8sLog) if lf.a.pod in {x.a.pod for x in fs}]
-        # the symptom began at the earliest of what the evidence shows and what the
-        # question says ("503 since 12:30"): a release after that is no cause
-        began = [
-            t
-            for t in (_symptom_start(facts, fs), onset + ONSET_SLACK if onset else None)
-            if t is not None
-        ]
-        changes = _changes_before(facts, min(began) if began else None)
-        # which build is failing: a crash after a release is about that image
-        text = said(Said.POD, lang, pod=first.a.pod)
-        text += said(Said.POD_IMAGE, lang, image=first.a.image) if first.a.image else ""
-        text += said(Said.POD_IN, lang, reason=reason)
-        if first.a.message:
-            text += f": {first.a.message}"
-        severe = [
-            lf
-            for lf in logs
-            if str(lf.a.level or "").upper() in ("ERROR", "FATAL", "CRITICAL", "PANIC")
-        ]
-        quoted = _distinct_lines(severe or logs)[-2:]
-        if quoted:
-            text += said(Said.POD_LOG, lang, lines=" / ".join(quoted))
-        last_change = changes[-1:] if reason == "CrashLoopBackOff" else []
-        for change in last_change:
-            text += said(Said.POD_AFTER, lang, change=_change_text(change, lang))
-        out.append(
-            Finding(
-                text + ".",
-                text + ".",
-                [x.index for x in fs[:2] + logs[-1:]] + [c.index for c in last_change],
-                "high" if logs else "medium",
-                weight=15,
-            )
-        )
-    evicted = [p for p in _of(facts, K8sPod) if p.a.pod_reason == "Evicted"]
-    if evicted:
-        e = evicted[0]
+        usage = [u for u in _of(facts, MetricsUsage) if u.a.resource == "memory"]
+        exit_code = 137 if f.a.exit_code is None else f.a.exit_code
+        limit = said(Said.OOM_LIMIT, lang, limit=f.a.memory_limit) if f.a.memory_limit else ""
         text = said(
-            Said.EVICTED,
-            lang,
-            count=len(evicted),
-            pod=e.a.pod,
-            message=e.a.pod_message or said(Said.NO_MESSAGE, lang),
+            Said.OOM, lang, container=f.a.container, pod=f.a.pod, limit=limit, code=exit_code
         )
-        out.append(Finding(text, text, [x.index for x in evicted[:3]], "high", weight=15))
+        support = [f.index] + [u.index for u in usage[:2]]
+        return [Finding(text, text, support, "high", [said(Said.OOM_CHECK, lang)], weight=15)]
+    return []
+
+
+def _waiting(
+    facts: list[IndexedFact],
+    onset: datetime | None,
+    lang: Language,
+    reason: str,
+    fs: list[Seen[K8sWaiting]],
+) -> Finding:
+    """Pods waiting for one reason: which build, what their log says, and for a crash
+    loop the last change before the symptom began."""
+    first = fs[0]
+    logs = [lf for lf in _of(facts, K8sLog) if lf.a.pod in {x.a.pod for x in fs}]
+    # the symptom began at the earliest of what the evidence shows and what the
+    # question says ("503 since 12:30"): a release after that is no cause
+    began = [
+        t
+        for t in (_symptom_start(facts, fs), onset + ONSET_SLACK if onset else None)
+        if t is not None
+    ]
+    changes = _changes_before(facts, min(began) if began else None)
+    # which build is failing: a crash after a release is about that image
+    text = said(Said.POD, lang, pod=first.a.pod)
+    text += said(Said.POD_IMAGE, lang, image=first.a.image) if first.a.image else ""
+    text += said(Said.POD_IN, lang, reason=reason)
+    if first.a.message:
+        text += f": {first.a.message}"
+    severe = [lf for lf in logs if str(lf.a.level or "").upper() in SEVERE_LEVELS]
+    quoted = _distinct_lines(severe or logs)[-2:]
+    if quoted:
+        text += said(Said.POD_LOG, lang, lines=" / ".join(quoted))
+    last_change = changes[-1:] if reason == "CrashLoopBackOff" else []
+    for change in last_change:
+        text += said(Said.POD_AFTER, lang, change=_change_text(change, lang))
+    return Finding(
+        text + ".",
+        text + ".",
+        [x.index for x in fs[:2] + logs[-1:]] + [c.index for c in last_change],
+        "high" if logs else "medium",
+        weight=15,
+    )
+
+
+def _evicted(facts: list[IndexedFact], lang: Language) -> list[Finding]:
+    evicted = [p for p in _of(facts, K8sPod) if p.a.pod_reason == "Evicted"]
+    if not evicted:
+        return []
+    e = evicted[0]
+    text = said(
+        Said.EVICTED,
+        lang,
+        count=len(evicted),
+        pod=e.a.pod,
+        message=e.a.pod_message or said(Said.NO_MESSAGE, lang),
+    )
+    return [Finding(text, text, [x.index for x in evicted[:3]], "high", weight=15)]
+
+
+def _failed_events(facts: list[IndexedFact], lang: Language) -> list[Finding]:
+    """What Kubernetes reports it could not do for the workload (mount, schedule, create)."""
+    out = []
     for ev in _of(facts, K8sEvent):
         reason = ev.a.reason or ""
-        if reason in ("FailedMount", "FailedAttachVolume", "FailedScheduling", "FailedCreate"):
+        if reason in FAILED_EVENTS:
             text = said(
                 Said.K8S_REPORTS,
                 lang,

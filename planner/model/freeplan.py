@@ -191,8 +191,11 @@ async def free_planning(
             # an unknown name goes to the gate too: it refuses it, and the refusal stays
             # in the answer's tool calls for the audit
             contract = by_name.get(call.name)
-            evidence = set(contract.agent.evidence) if contract else set()
-            objectives = tuple(o.id for o in plan.objectives if set(o.evidence) & evidence)
+            objectives = tuple(
+                o.id
+                for o in plan.objectives
+                if contract is not None and contract.serves(o.evidence)
+            )
             env = call.arguments.get("env")
             planned.append(
                 (

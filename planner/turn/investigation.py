@@ -30,6 +30,7 @@ from planner.plan.routing import (
     Block,
     Blocked,
     Discovered,
+    Given,
     PlannedCall,
     PodState,
     bind_arguments,
@@ -227,7 +228,7 @@ def _discover_in(attrs: FactAttrs, env: str, discovered: Discovered) -> None:
 
 
 def _covers(contract: ToolContract | None, objective: Objective) -> bool:
-    return contract is not None and bool(set(contract.agent.evidence) & set(objective.evidence))
+    return contract is not None and contract.serves(objective.evidence)
 
 
 def _share_a_call(
@@ -339,20 +340,10 @@ async def investigate(
                     contracts,
                     context.scope.time.mode,
                     turn.question,
-                    {
-                        "job_id": bool(context.identifiers.job_ids),
-                        "request_id": bool(context.identifiers.request_ids),
-                        # a read of the object asked about before one of its whole env
-                        "service": bool(context.scope.object),
-                    },
+                    Given.of(context),
                 )
                 if not cands:
-                    hidden = [
-                        why
-                        for c, why in refused
-                        if set(c.agent.evidence) & set(objective.evidence)
-                        and env in c.enums.get("env", [env])
-                    ]
+                    hidden = [why for c, why in refused if c.serves(objective.evidence, env)]
                     who = f"{turn.user} ({turn.role})"
                     asked = " or ".join(objective.evidence)
                     blocked_now[(objective.id, env)] = (
