@@ -16,10 +16,10 @@ from typing import assert_never
 from pydantic import BaseModel
 
 from planner.conclude.diagnosis import Finding, IndexedFact, diagnose, within_normal
-from planner.conclude.evidence import FACT_ORDER, EvidencePacket, fact_rank
+from planner.conclude.evidence import EvidencePacket, fact_rank
 from planner.conclude.guard import EnvOutcome, EnvStatus, why_failed
 from planner.plan.objectives import Objective, QuestionPlan
-from planner.question.asked import value_priority, value_sentence
+from planner.question.asked import value_sentence
 from planner.question.change import ChangeAction, human_step, version_asked
 from planner.question.context import ContextState
 from planner.read.executor import CallRecord
@@ -143,9 +143,8 @@ def _facts(t: _Turn, packet: EvidencePacket) -> _Facts:
     empty read proved absent, said as a fact."""
     out = _Facts()
     seen: set[tuple[str, str, str | None]] = set()
-    order = value_priority(t.context.asked, FACT_ORDER)
     entries = sorted(
-        enumerate(packet.entries), key=lambda ie: (fact_rank(ie[1].fact, order), ie[0])
+        enumerate(packet.entries), key=lambda ie: (fact_rank(ie[1].fact, packet.priority), ie[0])
     )
     for _, entry in entries:
         fact = entry.fact

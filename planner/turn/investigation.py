@@ -19,7 +19,7 @@ from datetime import tzinfo
 
 import structlog
 
-from planner.conclude.evidence import FACT_ORDER, EvidencePacket, build_packet
+from planner.conclude.evidence import EvidencePacket, build_packet
 from planner.conclude.finalizer import finalize, frame_summary
 from planner.conclude.guard import EnvOutcome, Progress, outcome_for
 from planner.model.freeplan import FreePlanOutcome, free_planning
@@ -48,6 +48,7 @@ from planner.shapes.progress import ProgressSink
 from planner.shapes.turn import Turn
 from policy.contracts import ToolContract
 from policy.facts import (
+    FACT_RANKS,
     AppLog,
     AppResponse,
     EdgeAccess,
@@ -525,7 +526,7 @@ async def investigate(
     packet = build_packet(
         [(r.call_id, r.result) for r in executor.ordered()],
         per_source=settings.facts_per_source,
-        priority=value_priority(context.asked, FACT_ORDER),
+        priority=value_priority(context.asked, dict(FACT_RANKS)),
         lead=frozenset(r.call_id for r in executor.records if r.objectives & required),
     )
     total_ms = int((clock() - started) * 1000)
