@@ -15,9 +15,10 @@ from typing import assert_never
 
 from pydantic import BaseModel
 
-from planner.conclude.diagnosis import Finding, IndexedFact, diagnose, within_normal
+from planner.conclude.diagnosis import diagnose, within_normal
 from planner.conclude.evidence import EvidencePacket, fact_rank
 from planner.conclude.guard import EnvOutcome, EnvStatus, why_failed
+from planner.conclude.rule import Finding, IndexedFact
 from planner.plan.objectives import Objective, QuestionPlan
 from planner.question.asked import value_sentence
 from planner.question.change import ChangeAction, human_step, version_asked
