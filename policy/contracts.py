@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
+from collections.abc import Collection
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -118,6 +119,20 @@ class ToolContract(BaseModel):
             if field in props:
                 props[field]["enum"] = list(values)
         return _close_objects(schema)
+
+    def serves_env(self, env: str | None) -> bool:
+        """A tool whose `env` is a closed set serves only its members; one without (GitLab,
+        a skill) serves every env."""
+        return env is None or env in self.enums.get("env", [env])
+
+    def evidence_for(self, kinds: Collection[str]) -> list[str]:
+        """The evidence kinds this tool declares that `kinds` accepts, in its own order."""
+        return [k for k in self.agent.evidence if k in kinds]
+
+    def serves(self, kinds: Collection[str], env: str | None = None) -> bool:
+        """Does this tool serve an objective that accepts `kinds` (in `env`, when given)?
+        The one home of that question: routing, the guard and the model planner ask it."""
+        return self.serves_env(env) and bool(self.evidence_for(kinds))
 
     def describe(self) -> dict[str, Any]:
         """The contract as shown to a model and by `infrabot tools`."""

@@ -8,7 +8,9 @@ emits an attribute the model does not know fails at once instead of being silent
 ignored.
 
 Adding a fact kind: one `FactKind` member, one attribute model with that member as its
-`kind`, the model added to `FactAttrs`, and the connector that emits it.
+`kind` and its `rank`, the model added to `FactAttrs` (all in this file), and the
+connector that emits it; a diagnosis rule (planner/conclude/diagnosis.py) if it names a
+cause.
 
 Attributes are optional: one kind is emitted by several tools (the endpoints of a
 service come from the Kubernetes API and from kube-state-metrics), each knowing a part.
@@ -20,8 +22,9 @@ shipper gave it is kept as a scalar, so an unexpected layout never loses the rea
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -129,9 +132,16 @@ class RelationKind(StrEnum):
 
 
 class _Attrs(BaseModel):
-    """Unknown attributes are an error: a typo in a connector must not vanish."""
+    """Unknown attributes are an error: a typo in a connector must not vanish.
+
+    `rank`, declared by every kind (no default, a unit test holds it): how early a fact of
+    this kind is kept in a source's budget and shown, lower first. The order a reader
+    needs: the symptom and its direct cause, then context; a kind that is neither (a
+    workload's state, a probe, a skill's text) ranks 50."""
 
     model_config = ConfigDict(extra="forbid")
+
+    rank: ClassVar[int]
 
 
 class MetricAttrs(_Attrs):
@@ -143,6 +153,7 @@ class MetricAttrs(_Attrs):
 
 class EdgeAccess(_Attrs):
     kind: Literal[FactKind.EDGE_ACCESS] = FactKind.EDGE_ACCESS
+    rank: ClassVar[int] = 1
     request_id: Logged = None
     status: Logged = None
     upstream_status: Logged = None
@@ -166,6 +177,7 @@ class EdgeAccess(_Attrs):
 
 class EdgeError(_Attrs):
     kind: Literal[FactKind.EDGE_ERROR] = FactKind.EDGE_ERROR
+    rank: ClassVar[int] = 0
     error_class: str | None = None  # policy.vocabulary.EDGE_ERROR_CLASSES
     message: Logged = None
     connection: Logged = None
@@ -195,6 +207,7 @@ class _AppAttrs(_Attrs):
 
 class AppResponse(_AppAttrs):
     kind: Literal[FactKind.APP_RESPONSE] = FactKind.APP_RESPONSE
+    rank: ClassVar[int] = 2
     status: Logged = None
     method: Logged = None
     path: Logged = None
@@ -207,6 +220,7 @@ class AppResponse(_AppAttrs):
 
 class AppLog(_AppAttrs):
     kind: Literal[FactKind.APP_LOG] = FactKind.APP_LOG
+    rank: ClassVar[int] = 30
     level: Logged = None
     message: Logged = None
     logger: Logged = None
@@ -215,6 +229,7 @@ class AppLog(_AppAttrs):
 
 class HttpRate(MetricAttrs):
     kind: Literal[FactKind.HTTP_RATE] = FactKind.HTTP_RATE
+    rank: ClassVar[int] = 7
     what: Literal["requests", "errors"] | None = None
     value: float | None = None  # per second
     status: str | None = None
@@ -234,6 +249,7 @@ class HttpRate(MetricAttrs):
 
 class HttpLatency(MetricAttrs):
     kind: Literal[FactKind.HTTP_LATENCY] = FactKind.HTTP_LATENCY
+    rank: ClassVar[int] = 50
     quantile: float | None = None
     value_seconds: float | None = None
     max_seconds: float | None = None
@@ -256,6 +272,7 @@ class ReplicaSetState(BaseModel):
 
 class K8sWorkload(_Attrs):
     kind: Literal[FactKind.K8S_WORKLOAD] = FactKind.K8S_WORKLOAD
+    rank: ClassVar[int] = 50
     workload_kind: str | None = None  # Deployment, StatefulSet, ...
     name: str | None = None
     namespace: str | None = None
@@ -274,6 +291,7 @@ class K8sWorkload(_Attrs):
 
 class K8sPod(_Attrs):
     kind: Literal[FactKind.K8S_POD] = FactKind.K8S_POD
+    rank: ClassVar[int] = 14
     pod: str | None = None
     node: str | None = None
     phase: str | None = None
@@ -289,6 +307,7 @@ class K8sPod(_Attrs):
 
 class K8sTermination(_Attrs):
     kind: Literal[FactKind.K8S_TERMINATION] = FactKind.K8S_TERMINATION
+    rank: ClassVar[int] = 3
     pod: str | None = None
     container: str | None = None
     reason: str | None = None  # OOMKilled, Error, ...
@@ -303,6 +322,7 @@ class K8sTermination(_Attrs):
 
 class K8sWaiting(_Attrs):
     kind: Literal[FactKind.K8S_WAITING] = FactKind.K8S_WAITING
+    rank: ClassVar[int] = 4
     pod: str | None = None
     container: str | None = None
     reason: str | None = None  # CrashLoopBackOff, ImagePullBackOff, ...
@@ -313,6 +333,7 @@ class K8sWaiting(_Attrs):
 
 class K8sEvent(_Attrs):
     kind: Literal[FactKind.K8S_EVENT] = FactKind.K8S_EVENT
+    rank: ClassVar[int] = 5
     reason: str | None = None  # FailedMount, FailedScheduling, BackOff, ...
     type: str | None = None
     object: str | None = None
@@ -328,6 +349,7 @@ class K8sEvent(_Attrs):
 
 class K8sEndpoints(MetricAttrs):
     kind: Literal[FactKind.K8S_ENDPOINTS] = FactKind.K8S_ENDPOINTS
+    rank: ClassVar[int] = 13
     service: str | None = None
     namespace: str | None = None
     ready: int | float | None = None
@@ -348,6 +370,7 @@ class K8sEndpoints(MetricAttrs):
 
 class K8sPlacement(_Attrs):
     kind: Literal[FactKind.K8S_PLACEMENT] = FactKind.K8S_PLACEMENT
+    rank: ClassVar[int] = 50
     pod: str | None = None
     namespace: str | None = None
     node: str | None = None
@@ -359,6 +382,7 @@ class K8sPlacement(_Attrs):
 
 class K8sNodeCondition(_Attrs):
     kind: Literal[FactKind.K8S_NODE_CONDITION] = FactKind.K8S_NODE_CONDITION
+    rank: ClassVar[int] = 50
     node: str | None = None
     condition: str | None = None
     status: str | None = None
@@ -378,6 +402,7 @@ class K8sQuota(MetricAttrs):
     (numbers, with the peak of the window)."""
 
     kind: Literal[FactKind.K8S_QUOTA] = FactKind.K8S_QUOTA
+    rank: ClassVar[int] = 11
     quota: str | None = None
     namespace: str | None = None
     resource: str | None = None
@@ -390,6 +415,7 @@ class K8sQuota(MetricAttrs):
 
 class K8sAudit(_Attrs):
     kind: Literal[FactKind.K8S_AUDIT] = FactKind.K8S_AUDIT
+    rank: ClassVar[int] = 10
     actor: str | None = None
     actor_type: str | None = None
     verb: str | None = None
@@ -414,6 +440,7 @@ class K8sAudit(_Attrs):
 
 class K8sLog(_Attrs):
     kind: Literal[FactKind.K8S_LOG] = FactKind.K8S_LOG
+    rank: ClassVar[int] = 31
     line: Logged = None
     message: Logged = None
     level: Logged = None
@@ -426,6 +453,7 @@ class K8sLog(_Attrs):
 
 class K8sSweep(_Attrs):
     kind: Literal[FactKind.K8S_SWEEP] = FactKind.K8S_SWEEP
+    rank: ClassVar[int] = 0  # what a sweep covered: said before what it found
     namespace: str | None = None  # None: every namespace
     pods: int | None = None
     namespaces: int | None = None
@@ -437,6 +465,7 @@ class K8sSweep(_Attrs):
 
 class K8sAutoscaler(_Attrs):
     kind: Literal[FactKind.K8S_AUTOSCALER] = FactKind.K8S_AUTOSCALER
+    rank: ClassVar[int] = 13
     name: str | None = None
     namespace: str | None = None
     target: str | None = None  # "Deployment <name>"
@@ -454,6 +483,7 @@ class K8sAutoscaler(_Attrs):
 
 class LogTemplate(_Attrs):
     kind: Literal[FactKind.LOG_TEMPLATE] = FactKind.LOG_TEMPLATE
+    rank: ClassVar[int] = 4  # an error repeated in the object's own log
     template: str | None = None  # the message with numbers, ids and addresses masked
     level: str | None = None  # as the lines state it; None: error-like by content
     count: int | None = None
@@ -466,6 +496,7 @@ class LogTemplate(_Attrs):
 
 class MetricsRestarts(MetricAttrs):
     kind: Literal[FactKind.METRICS_RESTARTS] = FactKind.METRICS_RESTARTS
+    rank: ClassVar[int] = 15
     namespace: str | None = None
     pod: str | None = None
     container: str | None = None
@@ -481,6 +512,7 @@ class MetricsUsage(MetricAttrs):
     scope (`cpu_used`, `memory_requested`, ...)."""
 
     kind: Literal[FactKind.METRICS_USAGE] = FactKind.METRICS_USAGE
+    rank: ClassVar[int] = 12
     namespace: str | None = None
     pod: str | None = None
     container: str | None = None
@@ -499,6 +531,7 @@ class MetricsUsage(MetricAttrs):
 
 class MetricsValue(MetricAttrs):
     kind: Literal[FactKind.METRICS_VALUE] = FactKind.METRICS_VALUE
+    rank: ClassVar[int] = 50
     labels: dict[str, str] | None = None
     value: float | None = None
     min: float | None = None
@@ -507,6 +540,7 @@ class MetricsValue(MetricAttrs):
 
 class NodeNetwork(MetricAttrs):
     kind: Literal[FactKind.NODE_NETWORK] = FactKind.NODE_NETWORK
+    rank: ClassVar[int] = 6
     node: str | None = None
     metric: str | None = None  # retransmits, softnet_squeezes
     value: float | None = None
@@ -519,6 +553,7 @@ class NodeNetwork(MetricAttrs):
 
 class CiJob(_Attrs):
     kind: Literal[FactKind.CI_JOB] = FactKind.CI_JOB
+    rank: ClassVar[int] = 8
     job_id: int | None = None
     job_name: str | None = None
     stage: str | None = None
@@ -543,6 +578,7 @@ class CiJob(_Attrs):
 
 class CiCommit(_Attrs):
     kind: Literal[FactKind.CI_COMMIT] = FactKind.CI_COMMIT
+    rank: ClassVar[int] = 9
     sha: str | None = None
     short_id: str | None = None
     title: str | None = None
@@ -554,6 +590,7 @@ class CiCommit(_Attrs):
 
 class NetProbe(_Attrs):
     kind: Literal[FactKind.NET_PROBE] = FactKind.NET_PROBE
+    rank: ClassVar[int] = 50
     host: str | None = None
     port: int | None = None
     address: str | None = None
@@ -566,6 +603,7 @@ class NetProbe(_Attrs):
 
 class LogsHit(_Attrs):
     kind: Literal[FactKind.LOGS_HIT] = FactKind.LOGS_HIT
+    rank: ClassVar[int] = 50
     index: str | None = None
     fields: dict[str, Any] | None = None
 
@@ -576,6 +614,7 @@ class SkillOutput(_Attrs):
     contract declares."""
 
     kind: Literal[FactKind.SKILL_OUTPUT] = FactKind.SKILL_OUTPUT
+    rank: ClassVar[int] = 50
     server: str
     tool: str
     evidence: list[str] = Field(default_factory=list)
@@ -583,6 +622,7 @@ class SkillOutput(_Attrs):
 
 class Negative(_Attrs):
     kind: Literal[FactKind.NEGATIVE] = FactKind.NEGATIVE
+    rank: ClassVar[int] = 40
 
 
 FactAttrs = Annotated[
@@ -618,3 +658,15 @@ FactAttrs = Annotated[
     | Negative,
     Field(discriminator="kind"),
 ]
+
+
+def _kind_of(model: type[_Attrs]) -> FactKind:
+    kind: FactKind = model.model_fields["kind"].default
+    return kind
+
+
+FACT_RANKS: Mapping[str, int] = {
+    _kind_of(model): model.rank for model in get_args(get_args(FactAttrs)[0])
+}
+"""Each fact kind's `rank`, read from its model: the order the evidence packet and the
+answer's facts start from."""

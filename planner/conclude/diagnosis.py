@@ -1,30 +1,35 @@
 """Deterministic diagnosis: hypotheses from structured facts, with no model.
 
-Each rule reads typed fact attributes (policy/facts.py) and may produce a
-Finding: a summary line, a hypothesis with the indexes of the facts that support it, a
-confidence and bounded recommendations. Rules only name causes that a fact names; a
-cause never read (a proxy setting, a kernel knob) is never stated. Causality: a change
-after the symptom's start cannot be offered as its cause.
+Each rule (planner/conclude/rule.py says what one reads and returns; the rules about
+changes and releases are in planner/conclude/changes.py) reads typed fact attributes
+(policy/facts.py) and may produce a Finding: a summary line, a hypothesis with the
+indexes of the facts that support it, a confidence and bounded recommendations. Rules
+only name causes that a fact names; a cause never read (a proxy setting, a kernel knob)
+is never stated. Causality: a change after the symptom's start cannot be offered as its
+cause.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import Generic, Literal, TypeVar
+from datetime import datetime
 
 import structlog
 
+from planner.conclude.changes import (
+    ONSET_SLACK,
+    change_text,
+    changes_before,
+    releases,
+    symptom_start,
+)
 from planner.conclude.diagnosis_text import EDGE_CLASS_TEXT, Said, said
+from planner.conclude.rule import Confidence, Finding, IndexedFact, Rule, Seen, of_kind
 from policy.facts import (
     AppResponse,
-    CiCommit,
-    CiJob,
     EdgeAccess,
     EdgeError,
     HttpRate,
-    K8sAudit,
     K8sAutoscaler,
     K8sEvent,
     K8sLog,
@@ -33,61 +38,28 @@ from policy.facts import (
     K8sQuota,
     K8sTermination,
     K8sWaiting,
-    MetricsRestarts,
     MetricsUsage,
     NetProbe,
     NodeNetwork,
 )
 from policy.language import Language
-from policy.results import ResultFact
+
+__all__ = ["Finding", "IndexedFact", "diagnose", "within_normal"]
 
 log = structlog.get_logger(__name__)
 
 
-@dataclass(frozen=True)
-class IndexedFact:
-    index: int
-    fact: ResultFact
-    env: str | None
-
-
-@dataclass
-class Finding:
-    summary: str
-    hypothesis: str | None
-    supported_by: list[int]
-    confidence: Literal["low", "medium", "high"] = "medium"
-    recommendations: list[str] = field(default_factory=list)
-    weight: int = 50  # lower comes first
-
-
-A = TypeVar("A")
-
-
-@dataclass(frozen=True)
-class Seen(Generic[A]):
-    """A fact of one kind, with its attributes typed as that kind's model."""
-
-    index: int
-    fact: ResultFact
-    a: A
-
-
-def _of(facts: list[IndexedFact], model: type[A]) -> list[Seen[A]]:
-    return [Seen(f.index, f.fact, f.fact.attrs) for f in facts if isinstance(f.fact.attrs, model)]
-
-
 def _edge(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
     out: list[Finding] = []
-    access = _of(facts, EdgeAccess)
+    access = of_kind(facts, EdgeAccess)
     # what the application answered to the requests the edge failed, never to others in
     # the window ("the application answered 200" was an unrelated GET)
     failed = {str(a.a.request_id) for a in access if a.a.request_id}
     app = [
-        a for a in _of(facts, AppResponse) if not failed or str(a.a.request_id) in failed
+        a for a in of_kind(facts, AppResponse) if not failed or str(a.a.request_id) in failed
     ]  # with no request id to tie them by, the read itself was about the request
     classes: dict[str, list[Seen[EdgeError]]] = {}
-    for f in _of(facts, EdgeError):
+    for f in of_kind(facts, EdgeError):
         if f.a.error_class in EDGE_CLASS_TEXT:
             classes.setdefault(f.a.error_class, []).append(f)
     for cls, fs in classes.items():
@@ -97,7 +69,7 @@ def _edge(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> l
         support = [f.index for f in fs] + [a.index for a in access[:1]] + [a.index for a in app[:1]]
         if app_status and edge_status and app_status != edge_status:
             summary = said(Said.APP_VS_EDGE, lang, app=app_status, edge=edge_status, text=text)
-            confidence: Literal["low", "medium", "high"] = "high"
+            confidence: Confidence = "high"
         elif edge_status:
             summary = said(Said.EDGE_RETURNED, lang, edge=edge_status, text=text)
             confidence = "high" if access else "medium"
@@ -144,16 +116,16 @@ def _node_network(
     independent services on it failed together; no kernel knob is ever named."""
     out = []
     by_node: dict[str, list[Seen[NodeNetwork]]] = {}
-    for f in _of(facts, NodeNetwork):
+    for f in of_kind(facts, NodeNetwork):
         if _anomalous(f.a):
             by_node.setdefault(str(f.a.node), []).append(f)
-    edge_classes = {str(f.a.error_class) for f in _of(facts, EdgeError)}
+    edge_classes = {str(f.a.error_class) for f in of_kind(facts, EdgeError)}
     network_edge = sorted(edge_classes & NETWORKY_EDGE)
     for node, fs in by_node.items():
         metrics = sorted({str(f.a.metric) for f in fs})
         hosted = _hosted_on(facts, node)
         services = sorted({_workload_of(pod, owner) for _, pod, owner in hosted if pod})
-        conf: Literal["low", "medium", "high"] = "medium" if len(services) < 2 else "high"
+        conf: Confidence = "medium" if len(services) < 2 else "high"
         text = (
             said(Said.NODE_TROUBLE, lang, node=node, metrics=", ".join(metrics))
             + (said(Said.NODE_HOSTS, lang, services=", ".join(services)) if services else "")
@@ -183,99 +155,121 @@ def _hosted_on(facts: list[IndexedFact], node: str) -> list[tuple[int, str | Non
     list, an application line naming its node, a placement. A pod that got its address
     only after the moment asked about is not."""
     out: list[tuple[int, str | None, str | None]] = []
-    for p in _of(facts, K8sPod):
+    for p in of_kind(facts, K8sPod):
         if p.a.node == node:
             out.append((p.index, p.a.pod, None))
-    for r in _of(facts, AppResponse):
+    for r in of_kind(facts, AppResponse):
         if r.a.node == node:
             out.append((r.index, None if r.a.pod is None else str(r.a.pod), None))
-    for pl in _of(facts, K8sPlacement):
+    for pl in of_kind(facts, K8sPlacement):
         if pl.a.node == node and not pl.a.created_after_moment:
             out.append((pl.index, pl.a.pod, pl.a.owner))
     return out
 
 
+WAITING_REASONS = (
+    "CrashLoopBackOff",
+    "ImagePullBackOff",
+    "ErrImagePull",
+    "CreateContainerConfigError",
+)
+SEVERE_LEVELS = ("ERROR", "FATAL", "CRITICAL", "PANIC")
+FAILED_EVENTS = ("FailedMount", "FailedAttachVolume", "FailedScheduling", "FailedCreate")
+
+
 def _workload(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
-    out = []
-    for f in _of(facts, K8sTermination):
-        if f.a.reason == "OOMKilled":
-            usage = [u for u in _of(facts, MetricsUsage) if u.a.resource == "memory"]
-            exit_code = 137 if f.a.exit_code is None else f.a.exit_code
-            limit = said(Said.OOM_LIMIT, lang, limit=f.a.memory_limit) if f.a.memory_limit else ""
-            text = said(
-                Said.OOM, lang, container=f.a.container, pod=f.a.pod, limit=limit, code=exit_code
-            )
-            out.append(
-                Finding(
-                    text,
-                    text,
-                    [f.index] + [u.index for u in usage[:2]],
-                    "high",
-                    [said(Said.OOM_CHECK, lang)],
-                    weight=15,
-                )
-            )
-            break
-    waiting = _of(facts, K8sWaiting)
-    for reason in (
-        "CrashLoopBackOff",
-        "ImagePullBackOff",
-        "ErrImagePull",
-        "CreateContainerConfigError",
-    ):
+    """Why a workload's pods do not run: killed for memory, waiting (a crash loop, an image
+    that does not pull), evicted, or an event Kubernetes reported for it. One rule: a
+    part that breaks on odd data drops the workload's findings together."""
+    out = _oom(facts, lang)
+    waiting = of_kind(facts, K8sWaiting)
+    for reason in WAITING_REASONS:
         fs = [w for w in waiting if w.a.reason == reason]
-        if not fs:
+        if fs:
+            out.append(_waiting(facts, onset, lang, reason, fs))
+    out += _evicted(facts, lang)
+    out += _failed_events(facts, lang)
+    return out
+
+
+def _oom(facts: list[IndexedFact], lang: Language) -> list[Finding]:
+    """The first container killed for memory, with the memory it used."""
+    for f in of_kind(facts, K8sTermination):
+        if f.a.reason != "OOMKilled":
             continue
-        first = fs[0]
-        logs = [lf for lf in _of(facts, K8sLog) if lf.a.pod in {x.a.pod for x in fs}]
-        # the symptom began at the earliest of what the evidence shows and what the
-        # question says ("503 since 12:30"): a release after that is no cause
-        began = [
-            t
-            for t in (_symptom_start(facts, fs), onset + ONSET_SLACK if onset else None)
-            if t is not None
-        ]
-        changes = _changes_before(facts, min(began) if began else None)
-        # which build is failing: a crash after a release is about that image
-        text = said(Said.POD, lang, pod=first.a.pod)
-        text += said(Said.POD_IMAGE, lang, image=first.a.image) if first.a.image else ""
-        text += said(Said.POD_IN, lang, reason=reason)
-        if first.a.message:
-            text += f": {first.a.message}"
-        severe = [
-            lf
-            for lf in logs
-            if str(lf.a.level or "").upper() in ("ERROR", "FATAL", "CRITICAL", "PANIC")
-        ]
-        quoted = _distinct_lines(severe or logs)[-2:]
-        if quoted:
-            text += said(Said.POD_LOG, lang, lines=" / ".join(quoted))
-        last_change = changes[-1:] if reason == "CrashLoopBackOff" else []
-        for change in last_change:
-            text += said(Said.POD_AFTER, lang, change=_change_text(change, lang))
-        out.append(
-            Finding(
-                text + ".",
-                text + ".",
-                [x.index for x in fs[:2] + logs[-1:]] + [c.index for c in last_change],
-                "high" if logs else "medium",
-                weight=15,
-            )
-        )
-    evicted = [p for p in _of(facts, K8sPod) if p.a.pod_reason == "Evicted"]
-    if evicted:
-        e = evicted[0]
+        usage = [u for u in of_kind(facts, MetricsUsage) if u.a.resource == "memory"]
+        exit_code = 137 if f.a.exit_code is None else f.a.exit_code
+        limit = said(Said.OOM_LIMIT, lang, limit=f.a.memory_limit) if f.a.memory_limit else ""
         text = said(
-            Said.EVICTED,
-            lang,
-            count=len(evicted),
-            pod=e.a.pod,
-            message=e.a.pod_message or said(Said.NO_MESSAGE, lang),
+            Said.OOM, lang, container=f.a.container, pod=f.a.pod, limit=limit, code=exit_code
         )
-        out.append(Finding(text, text, [x.index for x in evicted[:3]], "high", weight=15))
-    for ev in _of(facts, K8sEvent):
+        support = [f.index] + [u.index for u in usage[:2]]
+        return [Finding(text, text, support, "high", [said(Said.OOM_CHECK, lang)], weight=15)]
+    return []
+
+
+def _waiting(
+    facts: list[IndexedFact],
+    onset: datetime | None,
+    lang: Language,
+    reason: str,
+    fs: list[Seen[K8sWaiting]],
+) -> Finding:
+    """Pods waiting for one reason: which build, what their log says, and for a crash
+    loop the last change before the symptom began."""
+    first = fs[0]
+    logs = [lf for lf in of_kind(facts, K8sLog) if lf.a.pod in {x.a.pod for x in fs}]
+    # the symptom began at the earliest of what the evidence shows and what the
+    # question says ("503 since 12:30"): a release after that is no cause
+    began = [
+        t
+        for t in (symptom_start(facts, fs), onset + ONSET_SLACK if onset else None)
+        if t is not None
+    ]
+    changes = changes_before(facts, min(began) if began else None)
+    # which build is failing: a crash after a release is about that image
+    text = said(Said.POD, lang, pod=first.a.pod)
+    text += said(Said.POD_IMAGE, lang, image=first.a.image) if first.a.image else ""
+    text += said(Said.POD_IN, lang, reason=reason)
+    if first.a.message:
+        text += f": {first.a.message}"
+    severe = [lf for lf in logs if str(lf.a.level or "").upper() in SEVERE_LEVELS]
+    quoted = _distinct_lines(severe or logs)[-2:]
+    if quoted:
+        text += said(Said.POD_LOG, lang, lines=" / ".join(quoted))
+    last_change = changes[-1:] if reason == "CrashLoopBackOff" else []
+    for change in last_change:
+        text += said(Said.POD_AFTER, lang, change=change_text(change, lang))
+    return Finding(
+        text + ".",
+        text + ".",
+        [x.index for x in fs[:2] + logs[-1:]] + [c.index for c in last_change],
+        "high" if logs else "medium",
+        weight=15,
+    )
+
+
+def _evicted(facts: list[IndexedFact], lang: Language) -> list[Finding]:
+    evicted = [p for p in of_kind(facts, K8sPod) if p.a.pod_reason == "Evicted"]
+    if not evicted:
+        return []
+    e = evicted[0]
+    text = said(
+        Said.EVICTED,
+        lang,
+        count=len(evicted),
+        pod=e.a.pod,
+        message=e.a.pod_message or said(Said.NO_MESSAGE, lang),
+    )
+    return [Finding(text, text, [x.index for x in evicted[:3]], "high", weight=15)]
+
+
+def _failed_events(facts: list[IndexedFact], lang: Language) -> list[Finding]:
+    """What Kubernetes reports it could not do for the workload (mount, schedule, create)."""
+    out = []
+    for ev in of_kind(facts, K8sEvent):
         reason = ev.a.reason or ""
-        if reason in ("FailedMount", "FailedAttachVolume", "FailedScheduling", "FailedCreate"):
+        if reason in FAILED_EVENTS:
             text = said(
                 Said.K8S_REPORTS,
                 lang,
@@ -301,109 +295,9 @@ def _distinct_lines(lines: list[Seen[K8sLog]]) -> list[str]:
     return out
 
 
-def _parse(value: str | None) -> datetime | None:
-    if value:
-        try:
-            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        # a source that drops the offset means UTC (Kubernetes and Elasticsearch do)
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    return None
-
-
-FAILURE_EVENTS = {"BackOff", "Failed", "Unhealthy", "FailedMount", "FailedScheduling", "Killing"}
-
-
-def _symptom_start(facts: list[IndexedFact], waiting: list[Seen[K8sWaiting]]) -> datetime | None:
-    """When the failure began, from the earliest evidence of it: the first warning event,
-    the first restart, the first termination. A release after that cannot explain it."""
-    pods = {str(w.a.pod) for w in waiting}
-    times: list[datetime] = []
-    for ev in _of(facts, K8sEvent):
-        failing = ev.a.reason in FAILURE_EVENTS and any(p in str(ev.a.name) for p in pods)
-        if failing and (t := _parse(ev.a.first_seen)) is not None:
-            times.append(t)
-    for r in _of(facts, MetricsRestarts):
-        if str(r.a.pod) in pods and (t := _parse(r.a.first_increase_at)) is not None:
-            times.append(t)
-    for term in _of(facts, K8sTermination):
-        if str(term.a.pod) in pods and (t := _parse(term.a.finished_at)) is not None:
-            times.append(t)
-    if times:
-        return min(times)
-    observed = [w.fact.observed_at for w in waiting if w.fact.observed_at]
-    return min(observed) if observed else None
-
-
-def _job_start(job: Seen[CiJob]) -> datetime | None:
-    """A deploy job changes the cluster while it runs: it can explain what began after it
-    started, even before it finished."""
-    return _parse(job.a.started_at) or job.fact.observed_at
-
-
-# A clock time a person gives for the start of a symptom is rounded ("since 12:30" for a
-# first failure at 12:32): a change that soon after it may still come before the symptom,
-# whose start the evidence then fixes.
-ONSET_SLACK = timedelta(minutes=5)
-_MUTATING = frozenset({"create", "update", "patch", "delete", "deletecollection"})
-_NO_CHANGE_SUBRESOURCES = frozenset(
-    {"exec", "attach", "portforward", "proxy", "log", "eviction", "binding", "status"}
-)
-
-Change = Seen[CiJob] | Seen[K8sAudit]
-
-
-def _changes_before(facts: list[IndexedFact], symptom: datetime | None) -> list[Change]:
-    """What changed before the symptom began, oldest first: deploy jobs in scope that ran
-    (successful or not), and what a person or a CI identity changed in the cluster (the
-    object, or a ConfigMap or Secret its pods mount). A change after the start of the
-    symptom is no cause (class "causality in code")."""
-    jobs = [
-        (at, j)
-        for j in _of(facts, CiJob)
-        if j.a.in_scope and j.a.ran and (at := _job_start(j)) is not None
-    ]
-    runs = [(at, _parse(j.a.finished_at) or at) for at, j in jobs]
-    timed: list[tuple[datetime, Change]] = list(jobs)
-    timed += [
-        (at, a)
-        for a in _of(facts, K8sAudit)
-        if (at := a.fact.observed_at) is not None
-        and not _is_controller(a.a.actor)
-        and a.a.verb in _MUTATING
-        and (a.a.code is None or a.a.code < 400)
-        # a shell in a pod, an eviction, a pod deleted or made: no change to what runs
-        and a.a.subresource not in _NO_CHANGE_SUBRESOURCES
-        and a.a.resource != "pods"
-        # a program's write while a deploy job ran is that job's release, said once
-        and not (a.a.actor_type == "service_account" and _during(at, runs))
-    ]
-    before = [(at, c) for at, c in timed if symptom is None or at <= symptom]
-    return [c for _, c in sorted(before, key=lambda pair: pair[0])]
-
-
-def _during(at: datetime, runs: list[tuple[datetime, datetime]]) -> bool:
-    return any(start <= at <= end + timedelta(minutes=1) for start, end in runs)
-
-
-def _change_text(change: Change, lang: Language) -> str:
-    a = change.a
-    if isinstance(a, CiJob):
-        return said(Said.CHANGE_JOB, lang, job=a.job_name, id=a.job_id)
-    at = change.fact.observed_at
-    stamp = at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if at else None
-    when = said(Said.CHANGE_AT, lang, at=stamp) if stamp else ""
-    what = f"{a.resource} {a.namespace + '/' if a.namespace else ''}{a.name}"
-    mounted = said(Said.CHANGE_MOUNTED, lang, by=a.mounted_by) if a.mounted_by else ""
-    return said(
-        Said.CHANGE_AUDIT, lang, actor=a.actor, verb=a.verb, what=what, at=when, mounted=mounted
-    )
-
-
 def _quota(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
     out = []
-    for q in _of(facts, K8sQuota):
+    for q in of_kind(facts, K8sQuota):
         ratio = q.a.ratio
         if ratio is not None and ratio >= 0.85:
             text = said(
@@ -419,74 +313,15 @@ def _quota(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> 
     return out
 
 
-def _is_controller(actor: str | None) -> bool:
-    """Kubernetes' own controllers act on every rollout; they are not who deployed."""
-    return (actor or "").startswith(
-        ("system:serviceaccount:kube-system:", "system:kube-", "system:node:")
-    )
-
-
-def _releases(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
-    """Who deployed, with the roles kept apart: the job's user started the job, the commit
-    author wrote the change, the audit actor changed the object in the cluster."""
-    # a job that ran is a release; one nobody played comes after, said as not run
-    jobs = sorted((j for j in _of(facts, CiJob) if j.a.in_scope), key=lambda j: not j.a.ran)
-    # a request the API server refused (403, 409, 422...) changed nothing
-    audits = [
-        a
-        for a in _of(facts, K8sAudit)
-        if not _is_controller(a.a.actor) and not (a.a.code is not None and a.a.code >= 400)
-    ]
-    if not jobs and not audits:
-        return []
-    parts = []
-    support = []
-    for j in jobs[:3]:
-        user = j.a.user
-        parts.append(
-            said(Said.JOB, lang, name=j.a.job_name, id=j.a.job_id, pipeline=j.a.pipeline_id)
-            + (
-                said(Said.JOB_NOT_RUN, lang)
-                if not j.a.ran
-                else said(Said.JOB_STARTED_BY, lang, user=user)
-                if user
-                else said(Said.JOB_NO_USER, lang)
-            )
-            + said(Said.JOB_STATUS, lang, status=j.a.status)
-        )
-        support.append(j.index)
-    shas = {j.a.commit_sha or "" for j in jobs}
-    for c in _of(facts, CiCommit):
-        sha = c.a.sha or ""
-        if jobs and not any(s and (sha.startswith(s) or s.startswith(sha)) for s in shas):
-            continue
-        parts.append(said(Said.COMMIT_AUTHOR, lang, sha=sha[:8], author=c.a.author))
-        support.append(c.index)
-    for a in audits[:2]:
-        parts.append(
-            said(
-                Said.CLUSTER_CHANGE,
-                lang,
-                actor=a.a.actor,
-                verb=a.a.verb,
-                resource=a.a.resource,
-                name=a.a.name,
-            )
-        )
-        support.append(a.index)
-    summary = "; ".join(parts) + "."
-    return [Finding(summary[0].upper() + summary[1:], None, support, "high", weight=40)]
-
-
 def _rates(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
-    rates = _of(facts, HttpRate)
+    rates = of_kind(facts, HttpRate)
     if not rates:
         return []
     return [Finding(rates[0].fact.text, None, [rates[0].index], "high", weight=60)]
 
 
 def _probes(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
-    probes = _of(facts, NetProbe)
+    probes = of_kind(facts, NetProbe)
     if not probes:
         return []
     return [
@@ -504,7 +339,7 @@ def _autoscaler(facts: list[IndexedFact], onset: datetime | None, lang: Language
     """An autoscaler that may not add replicas while its metric is above target: the load
     is more than the replicas it may run can serve (every pod healthy, nothing restarted)."""
     out = []
-    for h in _of(facts, K8sAutoscaler):
+    for h in of_kind(facts, K8sAutoscaler):
         # at its maximum and still asked for more: held there while its metric is above
         # target (pinned min == max, or quiet at its minimum, is no such finding)
         if not (h.a.at_max and (h.a.limited or h.a.over_target)):
@@ -526,7 +361,19 @@ def _autoscaler(facts: list[IndexedFact], onset: datetime | None, lang: Language
     return out
 
 
-RULES = (_edge, _node_network, _workload, _quota, _autoscaler, _releases, _rates, _probes)
+# Every rule, in the order findings of equal weight are told; a new one joins here. A rule
+# reads the kinds it needs (the edge rule: the access log, the error log and the app's
+# answer), so rules are listed here, not on any one fact kind.
+RULES: tuple[Rule, ...] = (
+    _edge,
+    _node_network,
+    _workload,
+    _quota,
+    _autoscaler,
+    releases,
+    _rates,
+    _probes,
+)
 
 
 def diagnose(

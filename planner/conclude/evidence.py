@@ -7,38 +7,11 @@ the same number of slots first, so the tenth result can never push out the fifth
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from policy.facts import AppLog, FactKind, K8sLog, K8sNodeCondition
+from policy.facts import FACT_RANKS, AppLog, K8sLog, K8sNodeCondition
 from policy.results import ResultFact, ToolResult
-
-# The order a reader needs, and what a per-source budget keeps first: the symptom and its
-# direct cause, then context. Kinds not listed rank 50.
-FACT_ORDER: dict[str, int] = {
-    FactKind.K8S_SWEEP: 0,  # what a sweep covered: said before what it found
-    FactKind.EDGE_ERROR: 0,
-    FactKind.EDGE_ACCESS: 1,
-    FactKind.APP_RESPONSE: 2,
-    FactKind.K8S_TERMINATION: 3,
-    FactKind.LOG_TEMPLATE: 4,  # an error repeated in the object's own log
-    FactKind.K8S_WAITING: 4,
-    FactKind.K8S_EVENT: 5,
-    FactKind.NODE_NETWORK: 6,
-    FactKind.HTTP_RATE: 7,
-    FactKind.CI_JOB: 8,
-    FactKind.CI_COMMIT: 9,
-    FactKind.K8S_AUDIT: 10,
-    FactKind.K8S_QUOTA: 11,
-    FactKind.METRICS_USAGE: 12,
-    FactKind.K8S_ENDPOINTS: 13,
-    FactKind.K8S_AUTOSCALER: 13,
-    FactKind.K8S_POD: 14,
-    FactKind.METRICS_RESTARTS: 15,
-    FactKind.APP_LOG: 30,
-    FactKind.K8S_LOG: 31,
-    FactKind.NEGATIVE: 40,
-}
-
 
 LEAD_KEPT = 2
 
@@ -47,10 +20,11 @@ _SEVERE = {"ERROR", "FATAL", "CRITICAL", "PANIC", "EMERG", "ALERT"}
 _SEVERE_WORDS = re.compile(r"\b(?:error|fatal|panic|exception|traceback|failed)\b", re.I)
 
 
-def fact_rank(fact: ResultFact, order: dict[str, int] | None = None) -> int:
-    """How early a fact is kept and shown: by kind; an error line from a log ranks with the
+def fact_rank(fact: ResultFact, order: Mapping[str, int] | None = None) -> int:
+    """How early a fact is kept and shown: by kind (its model's `rank`, unless `order`
+    says otherwise: the value asked for first); an error line from a log ranks with the
     failure it explains; an abnormal observation ranks before a normal one."""
-    rank = (FACT_ORDER if order is None else order).get(fact.kind, 50)
+    rank = (FACT_RANKS if order is None else order).get(fact.kind, fact.attrs.rank)
     attrs = fact.attrs
     if isinstance(attrs, K8sLog | AppLog):
         level = str(attrs.level or "").upper()
@@ -74,6 +48,8 @@ class PacketEntry:
 class EvidencePacket:
     entries: list[PacketEntry] = field(default_factory=list)
     dropped: dict[str, int] = field(default_factory=dict)  # "source/env" -> facts left out
+    # the fact order the packet was cut by: the answer shows its facts in the same order
+    priority: Mapping[str, int] = field(default_factory=lambda: FACT_RANKS)
 
     def render(self) -> str:
         lines = [
@@ -89,7 +65,7 @@ def build_packet(
     results: list[tuple[str, ToolResult]],
     *,
     per_source: int = 12,
-    priority: dict[str, int] | None = None,
+    priority: Mapping[str, int] | None = None,
     lead: frozenset[str] = frozenset(),
 ) -> EvidencePacket:
     """Group facts by (source, env); keep the `per_source` most important of each.
@@ -98,7 +74,7 @@ def build_packet(
     are kept before the budget is filled by rank: a p99 asked for must not be pushed out
     by the request rates read beside it, nor a crash's log line by the pod list. Then
     every other read keeps its best fact, then the rest by rank."""
-    prio = FACT_ORDER if priority is None else priority
+    prio = FACT_RANKS if priority is None else priority
     groups: dict[str, list[PacketEntry]] = {}
     for call_id, result in results:
         for fact in result.facts:
@@ -106,7 +82,7 @@ def build_packet(
             groups.setdefault(key, []).append(
                 PacketEntry(call_id, result.tool, result.scope.env, fact, call_id in lead)
             )
-    packet = EvidencePacket()
+    packet = EvidencePacket(priority=prio)
     for key, entries in groups.items():
         ranked = sorted(range(len(entries)), key=lambda i: (fact_rank(entries[i].fact, prio), i))
         reserved: list[int] = []

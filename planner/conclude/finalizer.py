@@ -9,16 +9,19 @@ read; an empty partial or failed read is a gap, never "no problem".
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import assert_never
 
 from pydantic import BaseModel
 
-from planner.conclude.diagnosis import Finding, IndexedFact, diagnose, within_normal
-from planner.conclude.evidence import FACT_ORDER, EvidencePacket, fact_rank
+from planner.conclude.diagnosis import diagnose, within_normal
+from planner.conclude.evidence import EvidencePacket, fact_rank
 from planner.conclude.guard import EnvOutcome, EnvStatus, why_failed
-from planner.plan.objectives import QuestionPlan
-from planner.question.asked import value_priority, value_sentence
-from planner.question.change import human_step, version_asked
+from planner.conclude.rule import Finding, IndexedFact
+from planner.plan.objectives import Objective, QuestionPlan
+from planner.question.asked import value_sentence
+from planner.question.change import ChangeAction, human_step, version_asked
 from planner.question.context import ContextState
 from planner.read.executor import CallRecord
 from planner.shapes.answer import (
@@ -55,6 +58,36 @@ def _objective_status(status: EnvStatus) -> ObjectiveStatus:
             assert_never(status)
 
 
+@dataclass(frozen=True)
+class _Turn:
+    """What every part of the answer reads: the question, its scope and plan, and what the
+    turn's reads established."""
+
+    turn: Turn
+    context: ContextState
+    plan: QuestionPlan
+    records: list[CallRecord]
+    outcomes: dict[tuple[str, str], EnvOutcome]
+    language: Language
+
+    @cached_property
+    def by_id(self) -> dict[str, Objective]:
+        return {o.id: o for o in self.plan.objectives}
+
+
+@dataclass
+class _Facts:
+    """The answer's facts, with the indexes diagnosis cites them by."""
+
+    indexed: list[IndexedFact] = field(default_factory=list)
+    facts: list[AnswerFact] = field(default_factory=list)
+    lead: set[int] = field(default_factory=set)  # facts read for a required objective
+
+    def add(self, fact: ResultFact, env: str | None, call_id: str | None, t: _Turn) -> None:
+        self.indexed.append(IndexedFact(len(self.facts), fact, env))
+        self.facts.append(_answer_fact(fact, env, call_id, t.context))
+
+
 def finalize(
     *,
     turn: Turn,
@@ -66,14 +99,53 @@ def finalize(
     total_ms: int,
     timed_out: bool,
 ) -> Answer:
-    language = language_of(turn.question)
-    indexed: list[IndexedFact] = []
-    facts: list[AnswerFact] = []
+    t = _Turn(turn, context, plan, records, outcomes, language_of(turn.question))
+    collected = _facts(t, packet)
+    # an onset the question states ("503 since 12:30") bounds what can have caused it
+    findings = diagnose(collected.indexed, context.onset, t.language)
+    hypotheses = [
+        Hypothesis(text=f.hypothesis, supported_by=f.supported_by, confidence=f.confidence)
+        for f in findings
+        if f.hypothesis
+    ]
+    _set_aside_normal(collected, hypotheses)
+    recommendations = _recommendations(findings)
+    gaps = _gaps(t)
+    reports = _reports(t)
+    final = not timed_out and all(
+        r.status in ("resolved", "unavailable") for r in reports if r.required
+    )
+    head = _head(t, findings, collected)
+    if context.change is not None:
+        # asked to act: the answer says first that nothing was changed, and the step a
+        # person would take comes first among the next steps
+        head = say(Phrase.READ_ONLY, t.language, action=context.change.value) + head
+        recommendations.insert(0, _human_step(t, context.change))
+    tools_ms = sum(r.duration_ms for r in records)
+    answer = Answer(
+        question=turn.question,
+        scope=context.scope,
+        summary=frame_summary(head, len(gaps), final, t.language),
+        facts=collected.facts,
+        hypotheses=hypotheses,
+        gaps=gaps,
+        recommendations=recommendations,
+        objectives=reports,
+        tool_calls=[r.as_dict() for r in records],
+        timings=Timings(total_ms=total_ms, model_ms=0, tools_ms=tools_ms),
+        final=final,
+    )
+    answer.conclusion = head
+    return answer
+
+
+def _facts(t: _Turn, packet: EvidencePacket) -> _Facts:
+    """The packet's facts, best first and each observation once, then what a complete
+    empty read proved absent, said as a fact."""
+    out = _Facts()
     seen: set[tuple[str, str, str | None]] = set()
-    lead: set[int] = set()  # facts read for a required objective
-    order = value_priority(context.asked, FACT_ORDER)
     entries = sorted(
-        enumerate(packet.entries), key=lambda ie: (fact_rank(ie[1].fact, order), ie[0])
+        enumerate(packet.entries), key=lambda ie: (fact_rank(ie[1].fact, packet.priority), ie[0])
     )
     for _, entry in entries:
         fact = entry.fact
@@ -82,95 +154,121 @@ def finalize(
             continue
         seen.add(key)
         if entry.lead:
-            lead.add(len(facts))
-        indexed.append(IndexedFact(len(facts), fact, entry.env))
-        facts.append(_answer_fact(fact, entry.env, entry.call_id, context))
+            out.lead.add(len(out.facts))
+        out.add(fact, entry.env, entry.call_id, t)
+    for (obj_id, env), outcome in t.outcomes.items():
+        negative = outcome.status == "resolved" and outcome.negative
+        if negative and not _has_facts(t.records, obj_id, env):
+            out.add(_nothing_found(t, obj_id, env, outcome), env, None, t)
+    return out
 
-    by_id = {o.id: o for o in plan.objectives}
-    for (obj_id, env), out in outcomes.items():
-        if out.status == "resolved" and out.negative and not _has_facts(records, obj_id, env):
-            text = say(
-                Phrase.NOTHING_FOUND,
-                language,
-                what=by_id[obj_id].title_in(language),
-                env=env,
-                read=", ".join(out.sources) or say(Phrase.THE_SOURCE, language),
-            )
-            rf = ResultFact(
-                text=text,
-                attrs=Negative(),
-                source=", ".join(out.sources),
-                observed_at=turn.now,
-                historical=context.scope.time.mode != "now",
-            )
-            indexed.append(IndexedFact(len(facts), rf, env))
-            facts.append(_answer_fact(rf, env, None, context))
 
-    # an onset the question states ("503 since 12:30") bounds what can have caused it
-    findings = diagnose(indexed, context.onset, language)
-    hypotheses = [
-        Hypothesis(text=f.hypothesis, supported_by=f.supported_by, confidence=f.confidence)
-        for f in findings
-        if f.hypothesis
-    ]
-    # a reading within its normal range that no hypothesis cites and no required objective
-    # asked for is kept, but out of the short answer
+def _nothing_found(t: _Turn, obj_id: str, env: str, outcome: EnvOutcome) -> ResultFact:
+    language = t.language
+    text = say(
+        Phrase.NOTHING_FOUND,
+        language,
+        what=t.by_id[obj_id].title_in(language),
+        env=env,
+        read=", ".join(outcome.sources) or say(Phrase.THE_SOURCE, language),
+    )
+    return ResultFact(
+        text=text,
+        attrs=Negative(),
+        source=", ".join(outcome.sources),
+        observed_at=t.turn.now,
+        historical=t.context.scope.time.mode != "now",
+    )
+
+
+def _set_aside_normal(collected: _Facts, hypotheses: list[Hypothesis]) -> None:
+    """A reading within its normal range that no hypothesis cites and no required
+    objective asked for is kept, but out of the short answer."""
     cited = {i for h in hypotheses for i in h.supported_by}
-    for item in indexed:
-        if item.index not in lead | cited and within_normal(item.fact.attrs):
-            facts[item.index].signal = False
-    recommendations: list[str] = []
+    for item in collected.indexed:
+        if item.index not in collected.lead | cited and within_normal(item.fact.attrs):
+            collected.facts[item.index].signal = False
+
+
+def _recommendations(findings: list[Finding]) -> list[str]:
+    out: list[str] = []
     for f in findings:
         for r in f.recommendations:
-            if r not in recommendations and len(recommendations) < MAX_RECOMMENDATIONS:
-                recommendations.append(r)
+            if r not in out and len(out) < MAX_RECOMMENDATIONS:
+                out.append(r)
+    return out
 
+
+def _gaps(t: _Turn) -> list[Gap]:
+    """What the answer could not establish: each objective's, then the reads that failed
+    or were cut short behind an objective another read settled, then an ambiguous name."""
+    gaps = _objective_gaps(t)
+    reported = {(g.subject, g.env) for out in t.outcomes.values() for g in out.reasons}
+    gaps += _failed_read_gaps(t, reported)
+    gaps += _cut_read_gaps(t, reported)
+    gaps = list({(g.objective, g.reason): g for g in gaps}.values())
+    if t.context.ambiguous_objects:
+        names = ", ".join(t.context.ambiguous_objects)
+        note = GapNote(GapReason.AMBIGUOUS_NAME, detail=names)
+        gaps.append(Gap.of("scope", note, t.language))
+    return gaps
+
+
+def _objective_gaps(t: _Turn) -> list[Gap]:
     gaps: list[Gap] = []
-    for (obj_id, env), out in outcomes.items():
-        if out.status == "resolved" and out.negative and by_id[obj_id].absence_is_gap:
+    language = t.language
+    for (obj_id, env), out in t.outcomes.items():
+        if out.status == "resolved" and out.negative and t.by_id[obj_id].absence_is_gap:
             read = ", ".join(out.sources) or say(Phrase.THE_SOURCE, language)
-            title = by_id[obj_id].title_in(language)
+            title = t.by_id[obj_id].title_in(language)
             gaps.append(Gap.of(obj_id, GapNote(GapReason.ABSENCE_ONLY, env, title, read), language))
         if out.status != "resolved":
             for note in out.reasons or [GapNote(GapReason.NO_CALL, env)]:
                 gaps.append(Gap.of(obj_id, note, language))
-    reported = {(g.subject, g.env) for out in outcomes.values() for g in out.reasons}
-    for rec in records:
+    return gaps
+
+
+def _gap_for(rec: CallRecord) -> str:
+    return sorted(rec.objectives)[0] if rec.objectives else rec.call.tool
+
+
+def _failed_read_gaps(t: _Turn, reported: set[tuple[str, str | None]]) -> list[Gap]:
+    """A read that failed behind an objective another source resolved: the answer still
+    says what it could not check. Adds each to `reported`."""
+    gaps: list[Gap] = []
+    for rec in t.records:
         if rec.result.status == "error" and (rec.call.tool, rec.call.env) not in reported:
-            # a read that failed behind an objective another source resolved: the answer
-            # still says what it could not check
-            gap_for = sorted(rec.objectives)[0] if rec.objectives else rec.call.tool
             note = GapNote(
                 GapReason.SOURCE_FAILED, rec.call.env, rec.call.tool, why_failed(rec.result)
             )
-            gaps.append(Gap.of(gap_for, note, language))
+            gaps.append(Gap.of(_gap_for(rec), note, t.language))
             reported.add((rec.call.tool, rec.call.env))
-    for rec in records:
+    return gaps
+
+
+def _cut_read_gaps(t: _Turn, reported: set[tuple[str, str | None]]) -> list[Gap]:
+    """A read cut short: with facts, they are not all there is; without, it proves nothing
+    (and an objective another read resolved would otherwise hide that); an empty read that
+    says its emptiness proves nothing is one too."""
+    gaps: list[Gap] = []
+    for rec in t.records:
         cov = rec.result.coverage
-        # a read cut short: with facts, they are not all there is; without, it proves
-        # nothing (and an objective another read resolved would otherwise hide that); an
-        # empty read that says its emptiness proves nothing is one too
         cut = rec.result.facts or (rec.call.tool, rec.call.env) not in reported
         empty_cut = rec.result.status == "empty" and "none_partial" in rec.result.evidence.values()
         if (rec.result.status == "partial" or empty_cut) and cut:
-            read = cov.what_was_read()
-            gap_for = sorted(rec.objectives)[0] if rec.objectives else rec.call.tool
-            gaps.append(
-                Gap.of(
-                    gap_for,
-                    GapNote(GapReason.TRUNCATED, rec.call.env, rec.call.tool, read),
-                    language,
-                )
-            )
-    gaps = list({(g.objective, g.reason): g for g in gaps}.values())
-    if context.ambiguous_objects:
-        names = ", ".join(context.ambiguous_objects)
-        gaps.append(Gap.of("scope", GapNote(GapReason.AMBIGUOUS_NAME, detail=names), language))
+            note = GapNote(GapReason.TRUNCATED, rec.call.env, rec.call.tool, cov.what_was_read())
+            gaps.append(Gap.of(_gap_for(rec), note, t.language))
+    return gaps
 
+
+def _reports(t: _Turn) -> list[ObjectiveReport]:
+    """Each objective as settled as its least settled env."""
     reports: list[ObjectiveReport] = []
-    for objective in plan.objectives:
+    for objective in t.plan.objectives:
         per_env = [
-            outcomes[(objective.id, env)] for env in context.envs if (objective.id, env) in outcomes
+            t.outcomes[(objective.id, env)]
+            for env in t.context.envs
+            if (objective.id, env) in t.outcomes
         ]
         status = max(
             (_objective_status(o.status) for o in per_env),
@@ -186,9 +284,13 @@ def finalize(
                 sources=sources,
             )
         )
-    final = not timed_out and all(
-        r.status in ("resolved", "unavailable") for r in reports if r.required
-    )
+    return reports
+
+
+def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> str:
+    """The summary's conclusion: the value asked for first, then what leads."""
+    context = t.context
+    lead = collected.lead
     # a digest of observations (no hypothesis) leads only when it digests what the question
     # asked: a p99 asked for is the answer's first line, not the request rate read beside it
     # a cause found beside the facts asked for leads only a question for a cause: "what
@@ -205,37 +307,21 @@ def finalize(
         leading.sort(key=lambda f: f.hypothesis is not None)
     # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
     # ready. Pod … is in CrashLoopBackOff …")
-    value = _value_asked(indexed, context, language)
-    head = _summary(leading, facts, context, language, min(lead, default=0), value)
-    if context.change is not None:
-        # asked to act: the answer says first that nothing was changed, and the step a
-        # person would take comes first among the next steps
-        action = context.change.value
-        head = say(Phrase.READ_ONLY, language, action=action) + head
-        step = human_step(
-            context.change,
-            env=context.scope.env,
-            namespace=context.scope.namespace,
-            name=context.scope.object,
-            version=version_asked(turn.question),
-        )
-        recommendations.insert(0, say(Phrase.HUMAN_STEP, language, action=action, step=step))
-    tools_ms = sum(r.duration_ms for r in records)
-    answer = Answer(
-        question=turn.question,
-        scope=context.scope,
-        summary=frame_summary(head, len(gaps), final, language),
-        facts=facts,
-        hypotheses=hypotheses,
-        gaps=gaps,
-        recommendations=recommendations,
-        objectives=reports,
-        tool_calls=[r.as_dict() for r in records],
-        timings=Timings(total_ms=total_ms, model_ms=0, tools_ms=tools_ms),
-        final=final,
+    value = _value_asked(collected.indexed, context, t.language)
+    return _summary(leading, collected.facts, context, t.language, min(lead, default=0), value)
+
+
+def _human_step(t: _Turn, change: ChangeAction) -> str:
+    """The step a person would take for the change the question asked the bot to make."""
+    scope = t.context.scope
+    step = human_step(
+        change,
+        env=scope.env,
+        namespace=scope.namespace,
+        name=scope.object,
+        version=version_asked(t.turn.question),
     )
-    answer.conclusion = head
-    return answer
+    return say(Phrase.HUMAN_STEP, t.language, action=change.value, step=step)
 
 
 def _value_asked(

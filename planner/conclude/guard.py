@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, assert_never
 
 from planner.plan.objectives import Objective
 from planner.read.executor import CallRecord
@@ -69,6 +69,22 @@ class EnvOutcome:
     sources: list[str] = field(default_factory=list)
 
 
+State = EvidenceState | Literal["stale"]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What one call of the turn established for one evidence kind of the objective."""
+
+    state: State
+    record: CallRecord
+
+
+Union = Literal["pending", "absent", "judge"]
+"""An all_of objective with nothing found: a kind still to read (pending), every kind read
+completely and empty (absent), or judge the reads that are not complete-and-empty."""
+
+
 def outcome_for(
     objective: Objective,
     env: str,
@@ -77,62 +93,104 @@ def outcome_for(
     fresh_after: datetime | None = None,
 ) -> EnvOutcome:
     """What the records of this turn establish for one objective in one env."""
+    reads, read_kinds = _reads(objective, env, records, contracts, fresh_after)
     out = EnvOutcome()
-    states: list[tuple[str, CallRecord]] = []
-    read_kinds: dict[str, set[str]] = {}
+    for r in reads:
+        if r.record.call.source not in out.sources:
+            out.sources.append(r.record.call.source)
+    if objective.all_of and not any(r.state == "found" for r in reads):
+        union = _union(objective, env, contracts, reads, read_kinds)
+        match union:
+            case "pending":
+                return out
+            case "absent":
+                out.status, out.negative = "resolved", True
+                return out
+            case "judge":
+                reads = [r for r in reads if r.state != "none_complete"]
+            case _:
+                assert_never(union)
+    _judge(out, reads, env)
+    return out
+
+
+def _reads(
+    objective: Objective,
+    env: str,
+    records: list[CallRecord],
+    contracts: dict[str, ToolContract],
+    fresh_after: datetime | None,
+) -> tuple[list[_Read], dict[str, set[State]]]:
+    """Every read of the objective in this env, and the states seen per evidence kind."""
+    reads: list[_Read] = []
+    read_kinds: dict[str, set[State]] = {}
     for rec in records:
         if objective.id not in rec.objectives or rec.call.env not in (env, None):
             continue
         contract = contracts.get(rec.call.tool)
-        kinds = [
-            k for k in (contract.agent.evidence if contract else []) if k in objective.evidence
-        ]
+        kinds = contract.evidence_for(objective.evidence) if contract else []
         for kind in kinds or objective.evidence[:1]:
             state = evidence_state(rec.result, kind, fresh_after)
-            states.append((state, rec))
+            reads.append(_Read(state, rec))
             read_kinds.setdefault(kind, set()).add(state)
-    for _, rec in states:
-        if rec.call.source not in out.sources:
-            out.sources.append(rec.call.source)
-    if objective.all_of and not any(s == "found" for s, _ in states):
-        # a union is absent only when every kind a tool here serves was read, completely
-        served = _served_kinds(objective, env, contracts)
-        if not served:
-            return out  # nothing here can read it: never "absent" (routing says no source)
-        if not served <= set(read_kinds):
-            if not any(s in ("none_partial", "stale", "failed") for s, _ in states):
-                return out  # pending: a kind still to read
-        elif all("none_complete" in read_kinds[k] for k in served):
-            out.status, out.negative = "resolved", True
-            return out
-        states = [(s, r) for s, r in states if s != "none_complete"]
-    if any(s == "found" for s, _ in states):
+    return reads, read_kinds
+
+
+def _union(
+    objective: Objective,
+    env: str,
+    contracts: dict[str, ToolContract],
+    reads: list[_Read],
+    read_kinds: dict[str, set[State]],
+) -> Union:
+    """A union is absent only when every kind a tool here serves was read, completely."""
+    served = _served_kinds(objective, env, contracts)
+    if not served:
+        return "pending"  # nothing here can read it: never "absent" (routing says no source)
+    if not served <= set(read_kinds):
+        if not any(r.state in ("none_partial", "stale", "failed") for r in reads):
+            return "pending"  # a kind still to read
+        return "judge"
+    if all("none_complete" in read_kinds[k] for k in served):
+        return "absent"
+    return "judge"
+
+
+def _judge(out: EnvOutcome, reads: list[_Read], env: str) -> None:
+    """The status the reads establish, best first, with the gaps of an unsettled one."""
+    states = {r.state for r in reads}
+    if "found" in states:
         out.status = "resolved"
-    elif any(s == "none_complete" for s, _ in states):
+    elif "none_complete" in states:
         out.status, out.negative = "resolved", True
-    elif any(s == "none_partial" for s, _ in states):
+    elif "none_partial" in states:
         out.status = "unresolved"
-        for s, rec in states:
-            if s == "none_partial":
-                cov = rec.result.coverage
-                note = cov.what_was_read()
-                out.reasons.append(GapNote(GapReason.PARTIAL_READ, env, rec.call.tool, note))
-    elif any(s == "stale" for s, _ in states):
+        out.reasons.extend(_partial(r.record, env) for r in reads if r.state == "none_partial")
+    elif "stale" in states:
         out.status = "unresolved"
-        for s, rec in states:
-            if s == "stale":
-                latest = max(f.observed_at for f in rec.result.facts if f.observed_at)
-                out.reasons.append(
-                    GapNote(GapReason.HISTORY_ONLY, env, rec.call.tool, latest.isoformat())
-                )
-    elif states and all(s == "failed" for s, _ in states):
+        out.reasons.extend(_stale(r.record, env) for r in reads if r.state == "stale")
+    elif reads and states == {"failed"}:
         out.status = "failed"
         # a source serving every env (GitLab) failed once: its gap names no env
         out.reasons.extend(
-            GapNote(GapReason.SOURCE_FAILED, rec.call.env, rec.call.tool, why_failed(rec.result))
-            for _, rec in states
+            GapNote(
+                GapReason.SOURCE_FAILED,
+                r.record.call.env,
+                r.record.call.tool,
+                why_failed(r.record.result),
+            )
+            for r in reads
         )
-    return out
+
+
+def _partial(rec: CallRecord, env: str) -> GapNote:
+    note = rec.result.coverage.what_was_read()
+    return GapNote(GapReason.PARTIAL_READ, env, rec.call.tool, note)
+
+
+def _stale(rec: CallRecord, env: str) -> GapNote:
+    latest = max(f.observed_at for f in rec.result.facts if f.observed_at)
+    return GapNote(GapReason.HISTORY_ONLY, env, rec.call.tool, latest.isoformat())
 
 
 def why_failed(result: ToolResult) -> str:
@@ -146,7 +204,6 @@ def _served_kinds(objective: Objective, env: str, contracts: dict[str, ToolContr
     return {
         kind
         for c in contracts.values()
-        if env in c.enums.get("env", [env])
-        for kind in c.agent.evidence
-        if kind in objective.evidence
+        if c.serves_env(env)
+        for kind in c.evidence_for(objective.evidence)
     }

@@ -188,8 +188,9 @@ class _Toolbox:
         calls for the audit."""
         arguments = call.arguments or {}
         contract = self.by_name.get(call.name)
-        evidence = set(contract.agent.evidence) if contract else set()
-        objectives = tuple(o.id for o in plan.objectives if set(o.evidence) & evidence)
+        objectives = tuple(
+            o.id for o in plan.objectives if contract is not None and contract.serves(o.evidence)
+        )
         return PlannedCall(
             call.name,
             canonical(arguments),

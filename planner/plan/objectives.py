@@ -11,12 +11,14 @@ from collections.abc import Mapping
 from datetime import timedelta
 from functools import cache
 from importlib import resources
-from typing import Literal
+from typing import Final, Literal, assert_never
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.question.context import ContextState
+from planner.question.extract import Identifiers
+from planner.question.intent import Intent
 from policy.gaps import Need
 from policy.language import Language
 from policy.vocabulary import Facet
@@ -64,15 +66,44 @@ class Objective(BaseModel):
         return self.title_ru if language is Language.RU and self.title_ru else self.title
 
 
+IdentifierName = Literal["request_ids", "job_ids", "promql", "log_query"]
+"""An identifier a variant may start from (the catalogue names them)."""
+
+
+def _given(identifiers: Identifiers, name: IdentifierName) -> bool:
+    """Does the question give this identifier?"""
+    match name:
+        case "request_ids":
+            return bool(identifiers.request_ids)
+        case "job_ids":
+            return bool(identifiers.job_ids)
+        case "promql":
+            return bool(identifiers.promql)
+        case "log_query":
+            return bool(identifiers.log_query)
+        case _:
+            assert_never(name)
+
+
 class Variant(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    when_identifiers: list[str] = Field(default_factory=list)
+    when_identifiers: list[IdentifierName] = Field(
+        default_factory=list, description="the variant for a question that gives all of these"
+    )
     when_counting: bool = Field(
         default=False,
         description="for a question that asks how many and not why: the count, not a cause",
     )
     objectives: list[Objective]
+
+
+TRIAGE: Final = "triage"
+GENERAL: Final = "general"
+PlanIntent = Intent | Literal["triage", "general"]
+"""The kind of plan: a kind of question the catalogue knows, a triage of the environment
+(no object for a question that needs one), or `general` (no known kind: the model plans
+it, when there is one)."""
 
 
 class IntentEntry(BaseModel):
@@ -85,7 +116,7 @@ class Catalogue(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     version: int
-    intents: dict[str, IntentEntry]
+    intents: dict[PlanIntent, IntentEntry]
     baseline: list[Objective] = Field(
         default_factory=list,
         description="what any object in scope gets when the question asks for a cause, "
@@ -96,13 +127,10 @@ class Catalogue(BaseModel):
 class QuestionPlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    intent: str
+    intent: PlanIntent
     variant: str
     catalogue_version: int
     objectives: list[Objective]
-
-
-TRIAGE = "triage"
 
 
 def _needs_an_object(variant: Variant) -> bool:
@@ -183,8 +211,8 @@ def _baseline(
 
 
 def _plan_for(context: ContextState, cat: Catalogue) -> QuestionPlan:
-    intent: str = context.intent or "general"
-    entry = cat.intents.get(intent) or cat.intents["general"]
+    intent: PlanIntent = context.intent or GENERAL
+    entry = cat.intents.get(intent) or cat.intents[GENERAL]
     variant_name, variant = _variant(entry, context)
     if context.scope.object is None and _needs_an_object(variant):
         # no object named, and this kind of question cannot start without one: the
@@ -196,7 +224,7 @@ def _plan_for(context: ContextState, cat: Catalogue) -> QuestionPlan:
 
 
 def _plan(
-    intent: str, variant_name: str, variant: Variant, cat: Catalogue, context: ContextState
+    intent: PlanIntent, variant_name: str, variant: Variant, cat: Catalogue, context: ContextState
 ) -> QuestionPlan:
     mode = context.scope.time.mode
     objectives = [o for o in variant.objectives if o.when is None or o.when == mode]
@@ -212,7 +240,7 @@ def _variant(entry: IntentEntry, context: ContextState) -> tuple[str, Variant]:
     """The first variant whose identifiers the question has, else the plain one."""
     for name, candidate in entry.variants.items():
         wanted = candidate.when_identifiers
-        if wanted and all(getattr(context.identifiers, w) for w in wanted):
+        if wanted and all(_given(context.identifiers, w) for w in wanted):
             return name, candidate
     for name, candidate in entry.variants.items():
         if candidate.when_counting and context.asks_count and not context.asks_cause:

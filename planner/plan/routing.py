@@ -23,11 +23,11 @@ from policy.contracts import ToolContract
 from policy.gaps import GapNote, GapReason, Need
 from policy.scope import shifted
 
-IDENTIFIER_NEEDS = {
-    "request_id": "request_id",
-    "job_id": "job_id",
-    "promql": "query",
-    "log_query": "query",
+IDENTIFIER_NEEDS: dict[Need, str] = {
+    Need.REQUEST_ID: "request_id",
+    Need.JOB_ID: "job_id",
+    Need.PROMQL: "query",
+    Need.LOG_QUERY: "query",
 }
 MAX_ENUM_FAN = 6
 MAX_NODES = 3
@@ -129,61 +129,243 @@ class Discovered:
         lst.append((pod, namespace, state))
 
 
+@dataclass(frozen=True)
+class Given:
+    """What the question names that a tool may take as an argument: a tool that takes one
+    (a job_id, a request_id, the object asked about) is the most specific route."""
+
+    job_id: bool = False
+    request_id: bool = False
+    service: bool = False  # a read of the object asked about before one of its whole env
+
+    @classmethod
+    def of(cls, context: ContextState) -> Given:
+        return cls(
+            job_id=bool(context.identifiers.job_ids),
+            request_id=bool(context.identifiers.request_ids),
+            service=bool(context.scope.object),
+        )
+
+    def arguments(self) -> tuple[str, ...]:
+        """The argument names the question gives a value for."""
+        named = (("job_id", self.job_id), ("request_id", self.request_id))
+        return tuple(name for name, present in (*named, ("service", self.service)) if present)
+
+
+def _takes_identifiers(objective: Objective, props: dict[str, Any]) -> bool:
+    """An objective about one identified thing (this request, this job) is served only by
+    tools that take that identifier: a window search would attach other requests."""
+    return not any(
+        n in IDENTIFIER_NEEDS and IDENTIFIER_NEEDS[n] not in props for n in objective.needs
+    )
+
+
+def _time_rank(contract: ToolContract, mode: str) -> int:
+    """For the past, history-capable tools first; for now, live first."""
+    if mode == "historical":
+        return 0 if contract.agent.supports_history else 2
+    return 0 if contract.agent.freshness == "live" else 1
+
+
 def candidates(
     objective: Objective,
     env: str,
     contracts: list[ToolContract],
     mode: str,
     question: str,
-    identifiers: dict[str, bool] | None = None,
+    given: Given | None = None,
 ) -> list[ToolContract]:
     """Admitted tools that can close the objective in this env, best first."""
     words = set(re.findall(r"[a-zа-я0-9]{3,}", question.lower()))
-    identifiers = identifiers or {}
+    named = (given or Given()).arguments()
     # the sources that serve the objective's primary kind here: a second kind of the same
     # objective is read from them first (an app's error lines from the log index that
     # holds its log, before the pods' own logs)
     primary = {
         c.agent.sources[0]
         for c in contracts
-        if objective.evidence
-        and objective.evidence[0] in c.agent.evidence
-        and env in c.enums.get("env", [env])
+        if objective.evidence and c.serves(objective.evidence[:1], env)
     }
     out = []
     for c in contracts:
-        if not set(c.agent.evidence) & set(objective.evidence):
-            continue
         props = c.input_schema().get("properties", {})
-        # an objective about one identified thing (this request, this job) is served only by
-        # tools that take that identifier: a window search would attach other requests
-        if any(n in IDENTIFIER_NEEDS and IDENTIFIER_NEEDS[n] not in props for n in objective.needs):
+        if not c.serves(objective.evidence, env) or not _takes_identifiers(objective, props):
             continue
-        envs = c.enums.get("env")
-        if envs is not None and env not in envs:
-            continue
-        # time semantics: for the past, history-capable tools first; for now, live first
-        if mode == "historical":
-            rank_time = 0 if c.agent.supports_history else 2
-        else:
-            rank_time = 0 if c.agent.freshness == "live" else 1
         # the objective's first evidence kind is its primary one
-        rank_kind = min(
-            objective.evidence.index(k) for k in c.agent.evidence if k in objective.evidence
-        )
+        rank_kind = min(objective.evidence.index(k) for k in c.evidence_for(objective.evidence))
         # a tool that takes an identifier the question gives (job_id, request_id) is the
         # most specific route
-        specific = -sum(1 for field, present in identifiers.items() if present and field in props)
+        specific = -sum(1 for name in named if name in props)
         lexical = len(
             words & set(re.findall(r"[a-z0-9]{3,}", (c.name + " " + c.description).lower()))
         )
         cohesive = 0 if c.agent.sources[0] in primary else 1
-        out.append(((specific, rank_time, rank_kind, cohesive, -lexical, c.name), c))
+        rank = (specific, _time_rank(c, mode), rank_kind, cohesive, -lexical, c.name)
+        out.append((rank, c))
     return [c for _, c in sorted(out, key=lambda x: x[0])]
 
 
 def _iso(dt: datetime) -> str:
     return dt.isoformat()
+
+
+Arguments = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Binding:
+    """One tool asked for one objective in one env: what its arguments are bound from."""
+
+    objective: Objective
+    env: str
+    context: ContextState
+    discovered: Discovered
+    props: dict[str, Any]  # the tool's argument schemas, by name
+
+    def takes(self, name: str) -> bool:
+        return name in self.props
+
+    def in_namespace(self, namespace: str | None) -> Arguments:
+        """The namespace of a name bound from the evidence, when the tool takes one."""
+        return {"namespace": namespace} if namespace and self.takes("namespace") else {}
+
+
+def _query_for(objective: Objective, context: ContextState) -> str | None:
+    """The query the question wrote, for an objective that reads a written query."""
+    ids = context.identifiers
+    if Need.PROMQL in objective.needs:
+        return ids.promql
+    return ids.log_query if Need.LOG_QUERY in objective.needs else None
+
+
+def _scope_values(b: _Binding, now: datetime) -> Arguments:
+    """Every argument the question's scope and identifiers give, by argument name."""
+    scope = b.context.scope
+    ids = b.context.identifiers
+    start, end = scope.time.bounds(now)
+    if b.objective.lookback is not None:
+        start = shifted(start, -b.objective.lookback)
+    values: Arguments = {
+        "env": b.env,
+        "namespace": scope.namespace,
+        "service": scope.object,
+        "object": scope.object,
+        "deployment": scope.object,
+        "project": scope.object,
+        "request_id": ids.request_ids[0] if ids.request_ids else None,
+        "job_id": ids.job_ids[0] if ids.job_ids else None,
+        "host": ids.hosts[0] if ids.hosts else None,
+        "port": ids.ports[0] if ids.ports else None,
+        "query": _query_for(b.objective, b.context),
+        "start": _iso(start),
+        "end": _iso(end),
+        "terms": b.context.terms or None,
+        "fronts": b.context.fronts or None,
+    }
+    if ids.http_codes and b.takes("status"):
+        values["status"] = ids.http_codes[0]
+    if b.takes("service"):
+        # the question's object is bound once, to the most specific name the tool takes
+        for alias in ("object", "deployment", "project"):
+            values[alias] = None
+    return values
+
+
+def _base(b: _Binding, now: datetime, round_no: int) -> Arguments | Blocked:
+    """The arguments every call of the fan shares, or DEFERRED while the addresses an
+    upstream read needs are still to be observed."""
+    base: Arguments = {
+        name: _coerce(b.props[name], value)
+        for name, value in _scope_values(b, now).items()
+        if b.takes(name) and value is not None
+    }
+    addresses = b.discovered.addresses.get(b.env, [])
+    if b.takes("upstreams") and b.context.scope.object:
+        if addresses:
+            base["upstreams"] = addresses[:20]
+        elif round_no == 0:
+            return Blocked(Block.DEFERRED)
+    if b.takes("addresses") and Need.ADDRESS in b.objective.needs:
+        base["addresses"] = addresses[:20]
+        base.pop("namespace", None)  # an address may belong to any namespace
+        base.pop("service", None)
+    return base
+
+
+def _fan_subjects(b: _Binding, base: Arguments) -> list[Arguments]:
+    """No workload asked about: one read for each the evidence put behind the symptom."""
+    subjects = b.discovered.subjects.get(b.env)
+    if b.context.scope.object is not None or Need.OBJECT not in b.objective.needs:
+        return [base]
+    name_of = next((n for n in ("service", "object", "deployment") if b.takes(n)), None)
+    if not subjects or name_of is None:
+        return [base]
+    return [{**base, name_of: name, **b.in_namespace(ns)} for name, ns in subjects]
+
+
+def _fan_objects(
+    b: _Binding, base: Arguments, other: Arguments, fan: list[Arguments]
+) -> list[Arguments]:
+    """ "search-api and auth-api": the same read for every object named."""
+    if not b.takes("service") or len(b.context.objects) <= 1:
+        return fan
+    return [
+        {
+            **(base if o.name == b.context.scope.object else other),
+            "service": o.name,
+            **b.in_namespace(o.namespace),
+        }
+        for o in b.context.objects[:MAX_OBJECTS]
+    ]
+
+
+def _fan_dependencies(b: _Binding, other: Arguments) -> list[Arguments]:
+    """The same read for the workloads the evidence connects the object to."""
+    dependencies = b.discovered.objects.get(b.env)
+    if not (b.takes("service") and b.objective.follows_evidence and dependencies):
+        return []
+    return [{**other, "service": name, **b.in_namespace(ns)} for name, ns in dependencies]
+
+
+def _fan_nodes(b: _Binding, base: Arguments, fan: list[Arguments]) -> list[Arguments]:
+    """A tool that takes the nodes reads them all at once (their peers once); one that
+    takes a node reads each."""
+    nodes = b.discovered.nodes.get(b.env, [])[:MAX_NODES]
+    if b.takes("nodes") and nodes:
+        return [{**f, "nodes": nodes} for f in fan]
+    if b.takes("node") and nodes:
+        return [{**base, "node": n} for n in nodes]
+    return fan
+
+
+def _fan_pods(b: _Binding, base: Arguments, fan: list[Arguments]) -> list[Arguments]:
+    """One read per pod seen, the worst first; a crashed one's previous run."""
+    needs = set(b.objective.needs)
+    if not b.takes("pod") or not ({Need.POD, Need.FAILING_POD} & needs):
+        return fan
+    pods = sorted(b.discovered.pods.get(b.env, []), key=lambda p: -p[2])
+    if Need.FAILING_POD in needs:
+        pods = [p for p in pods if p[2] is not PodState.OK]
+    if not pods:
+        return fan
+    return [
+        {
+            **base,
+            "pod": p,
+            **b.in_namespace(ns),
+            **({"previous": True} if state is PodState.CRASHED and b.takes("previous") else {}),
+        }
+        for p, ns, state in pods[:MAX_PODS]
+    ]
+
+
+def _fan_enums(b: _Binding, required: set[str], fan: list[Arguments]) -> list[Arguments]:
+    """A required closed set nobody named ("search all logs"): read each member."""
+    for name in sorted(required - set(fan[0])):
+        enum = b.props.get(name, {}).get("enum")
+        if enum and len(enum) <= MAX_ENUM_FAN:
+            fan = [{**f, name: value} for f in fan for value in enum]
+    return fan
 
 
 def bind_arguments(
@@ -194,125 +376,24 @@ def bind_arguments(
     now: datetime,
     discovered: Discovered,
     round_no: int = 0,
-) -> tuple[list[dict[str, Any]], Blocked | None]:
+) -> tuple[list[Arguments], Blocked | None]:
     """Argument sets for this tool (several for per-node/per-pod tools), or why none.
 
     `Block.DEFERRED` means: call it next round, once the entities it can use (a service's
     upstream addresses) have been observed.
     """
     schema = contract.input_schema()
-    props: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
-    scope = context.scope
-    ids = context.identifiers
-    start, end = scope.time.bounds(now)
-    if objective.lookback is not None:
-        start = shifted(start, -objective.lookback)
-    base: dict[str, Any] = {}
-    values: dict[str, Any] = {
-        "env": env,
-        "namespace": scope.namespace,
-        "service": scope.object,
-        "object": scope.object,
-        "deployment": scope.object,
-        "project": scope.object,
-        "request_id": ids.request_ids[0] if ids.request_ids else None,
-        "job_id": ids.job_ids[0] if ids.job_ids else None,
-        "host": ids.hosts[0] if ids.hosts else None,
-        "port": ids.ports[0] if ids.ports else None,
-        "query": ids.promql
-        if "promql" in objective.needs
-        else (ids.log_query if "log_query" in objective.needs else None),
-        "start": _iso(start),
-        "end": _iso(end),
-        "terms": context.terms or None,
-        "fronts": context.fronts or None,
-    }
-    if ids.http_codes and "status" in props:
-        values["status"] = ids.http_codes[0]
-    if "service" in props:
-        # the question's object is bound once, to the most specific name the tool takes
-        for alias in ("object", "deployment", "project"):
-            values[alias] = None
-    for name, value in values.items():
-        if name in props and value is not None:
-            base[name] = _coerce(props[name], value)
-    if "upstreams" in props and scope.object:
-        addresses = discovered.addresses.get(env, [])
-        if addresses:
-            base["upstreams"] = addresses[:20]
-        elif round_no == 0:
-            return [], Blocked(Block.DEFERRED)
-    if "addresses" in props and "address" in objective.needs:
-        base["addresses"] = discovered.addresses.get(env, [])[:20]
-        base.pop("namespace", None)  # an address may belong to any namespace
-        base.pop("service", None)
-    fan: list[dict[str, Any]] = [base]
-    if scope.object is None and "object" in objective.needs and discovered.subjects.get(env):
-        # no workload asked about: the ones the evidence put behind the symptom
-        name_of = next((n for n in ("service", "object", "deployment") if n in props), None)
-        if name_of is not None:
-            fan = [
-                {
-                    **base,
-                    name_of: name,
-                    **({"namespace": ns} if ns and "namespace" in props else {}),
-                }
-                for name, ns in discovered.subjects[env]
-            ]
+    b = _Binding(objective, env, context, discovered, schema.get("properties", {}))
+    base = _base(b, now, round_no)
+    if isinstance(base, Blocked):
+        return [], base
     # the names in front of the question's object are its own: never another object's
     other = {k: v for k, v in base.items() if k != "fronts"}
-    if "service" in props and len(context.objects) > 1:
-        # "search-api and auth-api": the same read for every object named
-        fan = [
-            {
-                **(base if o.name == scope.object else other),
-                "service": o.name,
-                **({"namespace": o.namespace} if o.namespace and "namespace" in props else {}),
-            }
-            for o in context.objects[:MAX_OBJECTS]
-        ]
-    if "service" in props and objective.follows_evidence and discovered.objects.get(env):
-        # the same read for the workloads the evidence connects the object to
-        fan += [
-            {
-                **other,
-                "service": name,
-                **({"namespace": ns} if ns and "namespace" in props else {}),
-            }
-            for name, ns in discovered.objects[env]
-        ]
-    if "nodes" in props and discovered.nodes.get(env):
-        # one read for every node behind the object: the tool reads their peers once
-        fan = [{**f, "nodes": discovered.nodes[env][:MAX_NODES]} for f in fan]
-    elif "node" in props:
-        nodes = discovered.nodes.get(env, [])[:MAX_NODES]
-        if nodes:
-            fan = [{**base, "node": n} for n in nodes]
-    if "pod" in props and ({"pod", "failing_pod"} & set(objective.needs)):
-        pods = sorted(discovered.pods.get(env, []), key=lambda p: -p[2])
-        if "failing_pod" in objective.needs:
-            pods = [p for p in pods if p[2] is not PodState.OK]
-        pods = pods[:MAX_PODS]
-        if pods:
-            fan = [
-                {
-                    **base,
-                    "pod": p,
-                    **({"namespace": ns} if ns and "namespace" in props else {}),
-                    **(
-                        {"previous": True}
-                        if state is PodState.CRASHED and "previous" in props
-                        else {}
-                    ),
-                }
-                for p, ns, state in pods
-            ]
-    for name in sorted(required - set(fan[0])):
-        # a required closed set nobody named ("search all logs"): read each member
-        enum = props.get(name, {}).get("enum")
-        if enum and len(enum) <= MAX_ENUM_FAN:
-            fan = [{**f, name: value} for f in fan for value in enum]
+    fan = _fan_subjects(b, base)
+    fan = _fan_objects(b, base, other, fan) + _fan_dependencies(b, other)
+    fan = _fan_pods(b, base, _fan_nodes(b, base, fan))
+    fan = _fan_enums(b, required, fan)
     missing = sorted(required - set(fan[0]))
     if missing:
         needs = f"{contract.name} needs {', '.join(missing)}"

@@ -21,7 +21,7 @@ from datetime import datetime, tzinfo
 
 import structlog
 
-from planner.conclude.evidence import FACT_ORDER, EvidencePacket, build_packet
+from planner.conclude.evidence import EvidencePacket, build_packet
 from planner.conclude.finalizer import finalize, frame_summary
 from planner.conclude.guard import EnvOutcome, Progress, outcome_for
 from planner.model.freeplan import FreePlanOutcome, free_planning
@@ -40,6 +40,7 @@ from planner.turn.discovery import discover, learn, seed
 from planner.turn.rounds import RoundInputs, plan_round
 from planner.turn.settle import BlockedMap, final_outcomes, progress
 from policy.contracts import ToolContract
+from policy.facts import FACT_RANKS
 from policy.gaps import GapNote, GapReason
 from policy.toolset import CallContext, Toolset
 
@@ -216,7 +217,7 @@ async def investigate(
     packet = build_packet(
         [(r.call_id, r.result) for r in executor.ordered()],
         per_source=settings.facts_per_source,
-        priority=value_priority(context.asked, FACT_ORDER),
+        priority=value_priority(context.asked, dict(FACT_RANKS)),
         lead=frozenset(r.call_id for r in executor.records if r.objectives & required),
     )
     answer = finalize(

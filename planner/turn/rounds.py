@@ -21,6 +21,7 @@ from planner.plan.routing import (
     Block,
     Blocked,
     Discovered,
+    Given,
     PlannedCall,
     bind_arguments,
     candidates,
@@ -115,12 +116,7 @@ def _plan_objective(
         inputs.contracts,
         inputs.context.scope.time.mode,
         inputs.question,
-        {
-            "job_id": bool(inputs.context.identifiers.job_ids),
-            "request_id": bool(inputs.context.identifiers.request_ids),
-            # a read of the object asked about before one of its whole env
-            "service": bool(inputs.context.scope.object),
-        },
+        Given.of(inputs.context),
     )
     if not cands:
         out.blocked[(objective.id, env)] = _no_candidate(inputs, objective, env)
@@ -135,11 +131,7 @@ def _plan_objective(
 def _no_candidate(inputs: RoundInputs, objective: Objective, env: str) -> Blocked:
     """No admitted tool serves the objective here: the user may not use the ones that
     could (which the gate refused), or no configured source serves it."""
-    hidden = [
-        why
-        for c, why in inputs.refused
-        if set(c.agent.evidence) & set(objective.evidence) and env in c.enums.get("env", [env])
-    ]
+    hidden = [why for c, why in inputs.refused if c.serves(objective.evidence, env)]
     if hidden:
         note = GapNote(GapReason.NOT_ALLOWED, env, inputs.asker, hidden[0])
         return Blocked(Block.NOT_ALLOWED, (note,))
@@ -211,7 +203,7 @@ def _try_sources(
 
 
 def _covers(contract: ToolContract | None, objective: Objective) -> bool:
-    return contract is not None and bool(set(contract.agent.evidence) & set(objective.evidence))
+    return contract is not None and contract.serves(objective.evidence)
 
 
 def _share_a_call(

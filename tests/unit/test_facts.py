@@ -9,7 +9,7 @@ from typing import get_args
 import pytest
 from pydantic import ValidationError
 
-from policy.facts import EdgeAccess, EntityKind, FactAttrs, FactKind, K8sPod
+from policy.facts import FACT_RANKS, EdgeAccess, EntityKind, FactAttrs, FactKind, K8sPod
 from policy.results import ResultFact
 
 
@@ -52,3 +52,12 @@ def test_a_log_documents_odd_shapes_are_kept_as_scalars() -> None:
 def test_an_unlisted_kubernetes_kind_is_an_object_entity() -> None:
     assert EntityKind.of("Deployment") is EntityKind.DEPLOYMENT
     assert EntityKind.of("HorizontalPodAutoscaler") is EntityKind.OBJECT
+
+
+def test_every_fact_kind_declares_its_own_rank() -> None:
+    """The order facts are kept and shown in lives on each kind's model: a new kind cannot
+    silently fall to the end (nor inherit a neighbour's place)."""
+    for kind, model in _models().items():
+        assert "rank" in vars(model), f"{model.__name__} ({kind}) declares no rank"
+    assert set(FACT_RANKS) == set(_models())
+    assert FACT_RANKS[FactKind.EDGE_ERROR] < FACT_RANKS[FactKind.APP_LOG]
