@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -22,9 +22,9 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from evals.parsecache import ParseCache
 from evals.world import SourceName, World, resolve_world_data
 from evals.yamlload import YamlFileError, load_yaml
+from planner import ObjectiveStatus
 from policy.toolset import Role
 
-ObjectiveStatus = Literal["resolved", "unavailable", "unresolved"]
 _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _WORLD_REF_KEYS = {"path", "overlay"}
 

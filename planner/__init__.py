@@ -16,7 +16,7 @@ from planner.model.client import OpenAICompatibleModel, ProviderSettings
 from planner.model.roles import ModelRole, ModelSet, RoleLimits
 from planner.question.context import ContextState
 from planner.read.inventory_cache import InventoryCache
-from planner.shapes.answer import Answer, AnswerFact, ToolCallRecord
+from planner.shapes.answer import Answer, AnswerFact, ObjectiveStatus, ToolCallRecord
 from planner.shapes.language import Language, Phrase, language_of, say
 from planner.shapes.progress import CallState, ProgressEvent, ProgressSink
 from planner.shapes.turn import ThreadMessage, Turn
@@ -34,6 +34,7 @@ __all__ = [
     "Language",
     "ModelRole",
     "ModelSet",
+    "ObjectiveStatus",
     "OpenAICompatibleModel",
     "Phrase",
     "ProgressEvent",

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import assert_never
 
 from pydantic import BaseModel
 
 from planner.conclude.diagnosis import diagnose, within_normal
 from planner.conclude.evidence import EvidencePacket, fact_rank
-from planner.conclude.guard import EnvOutcome, EnvStatus, why_failed
+from planner.conclude.guard import EnvOutcome, why_failed
 from planner.conclude.rule import Finding, IndexedFact
+from planner.conclude.settle import reported
 from planner.plan.objectives import Objective, QuestionPlan
 from planner.question.asked import value_sentence
 from planner.question.change import ChangeAction, human_step, version_asked
@@ -42,20 +42,6 @@ from policy.results import ResultFact
 MAX_RECOMMENDATIONS = 4
 DIAGNOSTIC_INTENTS = {"http_errors", "workload_startup", None}
 _RANK: dict[ObjectiveStatus, int] = {"resolved": 0, "unavailable": 1, "unresolved": 2}
-
-
-def _objective_status(status: EnvStatus) -> ObjectiveStatus:
-    """One env's outcome as the answer reports it; an objective is as settled as its
-    least settled env."""
-    match status:
-        case "resolved":
-            return "resolved"
-        case "unavailable" | "failed":
-            return "unavailable"
-        case "unresolved" | "pending":
-            return "unresolved"
-        case _:
-            assert_never(status)
 
 
 @dataclass(frozen=True)
@@ -131,7 +117,7 @@ def finalize(
         gaps=gaps,
         recommendations=recommendations,
         objectives=reports,
-        tool_calls=[r.as_dict() for r in records],
+        tool_calls=[r.as_record() for r in records],
         timings=Timings(total_ms=total_ms, model_ms=0, tools_ms=tools_ms),
         final=final,
     )
@@ -271,7 +257,7 @@ def _reports(t: _Turn) -> list[ObjectiveReport]:
             if (objective.id, env) in t.outcomes
         ]
         status = max(
-            (_objective_status(o.status) for o in per_env),
+            (reported(o.status) for o in per_env),
             key=_RANK.__getitem__,
             default="unresolved",
         )

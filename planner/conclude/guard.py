@@ -12,12 +12,14 @@ negative conclusion is allowed only from a result whose coverage is complete.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, assert_never
 
 from planner.plan.objectives import Objective
 from planner.read.executor import CallRecord
+from planner.shapes.answer import ObjectiveStatus
 from policy.contracts import ToolContract
 from policy.gaps import GapNote, GapReason
 from policy.results import EvidenceState, ToolResult
@@ -51,14 +53,10 @@ def evidence_state(
     return "found"
 
 
-EnvStatus = Literal["pending", "resolved", "failed", "unavailable", "unresolved"]
-"""pending: nothing settled it yet; failed: every read of it failed (the turn then says
-unavailable). After the turn only resolved, unavailable and unresolved remain."""
-
-
-Progress = Literal["resolved", "settled", "open"]
-"""An objective while the turn runs, for the model planner: resolved; settled (nothing a
-model could add: no source, or its reads failed); open."""
+EnvStatus = Literal["pending", "failed"] | ObjectiveStatus
+"""An objective in one env: the Answer's statuses, and while the turn runs pending
+(nothing settled it yet) and failed (every read of it failed). When the turn ends
+planner.conclude.settle leaves only the Answer's."""
 
 
 @dataclass
@@ -83,6 +81,11 @@ class _Read:
 Union = Literal["pending", "absent", "judge"]
 """An all_of objective with nothing found: a kind still to read (pending), every kind read
 completely and empty (absent), or judge the reads that are not complete-and-empty."""
+
+
+Outcome = Callable[[Objective, str], EnvOutcome]
+"""What the records so far establish for an objective in an env (outcome_for, bound to
+the turn's records)."""
 
 
 def outcome_for(

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from planner.conclude.guard import Progress
+from planner.conclude.settle import Progress
 from planner.model import catalogue
 from planner.model.client import ModelError, ModelMessage, ToolCallRequest
 from planner.model.roles import ModelDesk, ModelRole

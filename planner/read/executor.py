@@ -21,6 +21,7 @@ import structlog
 
 from planner.plan.routing import PlannedCall
 from planner.read.workspace import TurnWorkspace
+from planner.shapes.answer import ToolCallRecord
 from planner.shapes.progress import CallState, ProgressEvent, ProgressSink, ended, tell
 from policy.errors import ErrorKind
 from policy.gaps import GapNote, GapReason
@@ -47,19 +48,20 @@ class CallRecord:
     def __post_init__(self) -> None:
         self.objectives |= set(self.call.objectives)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "tool": self.call.tool,
-            "arguments": self.call.arguments,
-            "source": self.call.source,
-            "env": self.call.env,
-            "status": self.result.status,
-            "duration_ms": self.duration_ms,
-            "call_id": self.call_id,
-            "objectives": sorted(self.objectives),
-            **({"error": self.result.error} if self.result.error else {}),
-            **({"error_kind": self.result.error_kind.value} if self.result.error_kind else {}),
-        }
+    def as_record(self) -> ToolCallRecord:
+        """The call as the Answer lists it."""
+        return ToolCallRecord(
+            tool=self.call.tool,
+            arguments=self.call.arguments,
+            source=self.call.source,
+            env=self.call.env,
+            status=self.result.status,
+            duration_ms=self.duration_ms,
+            call_id=self.call_id,
+            objectives=sorted(self.objectives),
+            error=self.result.error or None,
+            error_kind=self.result.error_kind,
+        )
 
 
 @dataclass

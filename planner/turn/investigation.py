@@ -23,7 +23,8 @@ import structlog
 
 from planner.conclude.evidence import EvidencePacket, build_packet
 from planner.conclude.finalizer import finalize, frame_summary
-from planner.conclude.guard import EnvOutcome, Progress, outcome_for
+from planner.conclude.guard import EnvOutcome, outcome_for
+from planner.conclude.settle import BlockedMap, Progress, final_outcomes, progress
 from planner.model.freeplan import FreePlanOutcome, free_planning
 from planner.model.prose import write_prose
 from planner.model.roles import ModelDesk, ModelSet
@@ -38,7 +39,6 @@ from planner.shapes.progress import ProgressSink
 from planner.shapes.turn import Turn
 from planner.turn.discovery import discover, learn, seed
 from planner.turn.rounds import RoundInputs, plan_round
-from planner.turn.settle import BlockedMap, final_outcomes, progress
 from policy.contracts import ToolContract
 from policy.facts import FACT_RANKS
 from policy.gaps import GapNote, GapReason

@@ -10,12 +10,11 @@ round would probably ask, to start it early) changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 
-from planner.conclude.guard import EnvOutcome
+from planner.conclude.guard import Outcome
 from planner.plan.objectives import Objective, QuestionPlan
 from planner.plan.routing import (
     Block,
@@ -32,9 +31,6 @@ from planner.question.context import ContextState
 from planner.read.executor import CallRecord, Executor
 from policy.contracts import ToolContract
 from policy.gaps import GapNote, GapReason
-
-Outcome = Callable[[Objective, str], EnvOutcome]
-"""What the records so far establish for an objective in an env (the evidence guard)."""
 
 Wanted = dict[str, tuple[PlannedCall, set[str]]]
 """Calls a round asks, by key, each with the objectives it serves."""

@@ -1,17 +1,39 @@
-"""Where an objective stands: while the turn runs (for the model planner's todo list) and
-when it ends (for the Answer). Both read the same two things, what the evidence guard
-makes of the records and why the rounds could not ask for more, so they live together.
-"""
+"""Where an objective stands, in one vocabulary: the evidence guard's status of an
+objective in an env (planner.conclude.guard: the Answer's resolved, unavailable and
+unresolved, plus pending and failed while the turn runs), settled here into what the
+Answer reports when the turn ends, and read here as the model planner's todo list
+(Progress) while it runs. Both read the same two things, what the guard makes of the
+records and why the rounds could not ask for more (planner.plan.routing.Blocked)."""
 
 from __future__ import annotations
 
-from planner.conclude.guard import EnvOutcome, Progress
+from typing import Literal, assert_never
+
+from planner.conclude.guard import EnvOutcome, EnvStatus, Outcome
 from planner.plan.objectives import QuestionPlan
 from planner.plan.routing import Block, Blocked
-from planner.turn.rounds import Outcome
+from planner.shapes.answer import ObjectiveStatus
 from policy.gaps import GapNote, GapReason
 
 BlockedMap = dict[tuple[str, str], Blocked]
+
+Progress = Literal["resolved", "settled", "open"]
+"""An objective while the turn runs, for the model planner: resolved; settled (nothing a
+model could add: no source, or its reads failed); open."""
+
+
+def reported(status: EnvStatus) -> ObjectiveStatus:
+    """A status as the Answer reports it: a read that failed leaves the objective
+    unavailable, one still pending leaves it unresolved."""
+    match status:
+        case "resolved":
+            return "resolved"
+        case "unavailable" | "failed":
+            return "unavailable"
+        case "unresolved" | "pending":
+            return "unresolved"
+        case _:
+            assert_never(status)
 
 
 def progress(
@@ -54,11 +76,9 @@ def final_outcomes(
             if out.status == "pending" and why is not None:
                 out.status = "unresolved" if why.leaves_unresolved else "unavailable"
                 out.reasons.extend(why.notes)
-            elif out.status == "failed":
-                out.status = "unavailable"
             elif out.status == "pending":
-                out.status = "unresolved"
                 reason = GapReason.OUT_OF_TIME if timed_out else GapReason.NO_CALL
                 out.reasons.append(GapNote(reason, env))
+            out.status = reported(out.status)
             outcomes[(objective.id, env)] = out
     return outcomes
