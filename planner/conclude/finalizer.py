@@ -25,15 +25,14 @@ from planner.question.change import ChangeAction, human_step, version_asked
 from planner.question.context import ContextState
 from planner.read.executor import CallRecord
 from planner.shapes.answer import (
-    Answer,
     AnswerFact,
     Gap,
     Hypothesis,
     ObjectiveReport,
     ObjectiveStatus,
-    Timings,
+    ToolCallRecord,
 )
-from planner.shapes.language import Language, Phrase, language_of, say
+from planner.shapes.language import Language, Phrase, say
 from planner.shapes.turn import Turn
 from policy.facts import K8sWorkload, Negative
 from policy.gaps import GapNote, GapReason
@@ -74,6 +73,23 @@ class _Facts:
         self.facts.append(_answer_fact(fact, env, call_id, t.context))
 
 
+@dataclass(frozen=True)
+class Conclusions:
+    """What the code concludes from a turn's reads, before the Answer is written from it
+    (planner.conclude.compose): the conclusion, the cited facts, hypotheses, gaps, next
+    steps and each objective's status."""
+
+    conclusion: str
+    facts: list[AnswerFact]
+    hypotheses: list[Hypothesis]
+    gaps: list[Gap]
+    recommendations: list[str]
+    objectives: list[ObjectiveReport]
+    tool_calls: list[ToolCallRecord]
+    final: bool  # every required objective settled within the turn
+    language: Language
+
+
 def finalize(
     *,
     turn: Turn,
@@ -82,10 +98,10 @@ def finalize(
     records: list[CallRecord],
     outcomes: dict[tuple[str, str], EnvOutcome],
     packet: EvidencePacket,
-    total_ms: int,
     timed_out: bool,
-) -> Answer:
-    t = _Turn(turn, context, plan, records, outcomes, language_of(turn.question))
+    language: Language,
+) -> Conclusions:
+    t = _Turn(turn, context, plan, records, outcomes, language)
     collected = _facts(t, packet)
     # an onset the question states ("503 since 12:30") bounds what can have caused it
     findings = diagnose(collected.indexed, context.onset, t.language)
@@ -98,31 +114,24 @@ def finalize(
     recommendations = _recommendations(findings)
     gaps = _gaps(t)
     reports = _reports(t)
-    final = not timed_out and all(
-        r.status in ("resolved", "unavailable") for r in reports if r.required
-    )
     head = _head(t, findings, collected)
     if context.change is not None:
         # asked to act: the answer says first that nothing was changed, and the step a
         # person would take comes first among the next steps
         head = say(Phrase.READ_ONLY, t.language, action=context.change.value) + head
         recommendations.insert(0, _human_step(t, context.change))
-    tools_ms = sum(r.duration_ms for r in records)
-    answer = Answer(
-        question=turn.question,
-        scope=context.scope,
-        summary=frame_summary(head, len(gaps), final, t.language),
+    return Conclusions(
+        conclusion=head,
         facts=collected.facts,
         hypotheses=hypotheses,
         gaps=gaps,
         recommendations=recommendations,
         objectives=reports,
         tool_calls=[r.as_record() for r in records],
-        timings=Timings(total_ms=total_ms, model_ms=0, tools_ms=tools_ms),
-        final=final,
+        final=not timed_out
+        and all(r.status in ("resolved", "unavailable") for r in reports if r.required),
+        language=t.language,
     )
-    answer.conclusion = head
-    return answer
 
 
 def _facts(t: _Turn, packet: EvidencePacket) -> _Facts:
@@ -410,17 +419,4 @@ def _summary(
             head += say(Phrase.MORE_BELOW, language, count=len(facts) - 1)
     else:
         head = say(Phrase.NOTHING_ESTABLISHED, language, where=where, env=env)
-    return head
-
-
-def frame_summary(head: str, gaps: int, final: bool, language: Language = Language.EN) -> str:
-    """The summary around its conclusion: what is partial and what was not checked is
-    said by the code, whoever wrote the conclusion (the finalizer model's prose too), in
-    the question's language."""
-    if gaps:
-        if head and head.rstrip()[-1:] not in ".!?…":
-            head = head.rstrip() + "."
-        head += say(Phrase.NOT_CHECKED, language, count=gaps)
-    if not final:
-        head = say(Phrase.PARTIAL, language) + head
     return head

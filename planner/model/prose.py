@@ -24,15 +24,16 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
+from typing import Protocol
 
 import structlog
 
 from planner.model.client import ModelError, ModelMessage
 from planner.model.roles import ModelDesk, ModelRole
-from planner.shapes.answer import Answer
+from planner.shapes.answer import AnswerFact, Gap, Hypothesis
 
 log = structlog.get_logger(__name__)
 
@@ -135,7 +136,21 @@ def _times(at: datetime, tz: tzinfo | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def evidence_items(answer: Answer, tz: tzinfo | None = None) -> list[_Item]:
+class Evidence(Protocol):
+    """What the prose is written from: the code's conclusion and what it cites (the
+    conclusions of planner.conclude, or an Answer)."""
+
+    @property
+    def conclusion(self) -> str: ...
+    @property
+    def facts(self) -> Sequence[AnswerFact]: ...
+    @property
+    def hypotheses(self) -> Sequence[Hypothesis]: ...
+    @property
+    def gaps(self) -> Sequence[Gap]: ...
+
+
+def evidence_items(answer: Evidence, tz: tzinfo | None = None) -> list[_Item]:
     """The numbered evidence the finalizer model sees. A fact's time is given as the
     Facts list shows it (its own offset); the guard also accepts it in `tz`."""
     items = [_Item("C", _one_line(answer.conclusion))]
@@ -366,7 +381,7 @@ def _rendered(sentence: str, keys: list[str], confidence: Mapping[str, str]) -> 
 
 
 async def write_prose(
-    answer: Answer,
+    answer: Evidence,
     *,
     question: str,
     desk: ModelDesk,

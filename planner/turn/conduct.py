@@ -3,13 +3,12 @@
     inventory (round 0)  what each environment runs, so names in the question resolve
                          (planner.turn.inventory)
     scope                env, namespace, object, time: explicit scope > memory > defaults
-                         (planner.question)
+                         (planner.question); the turn's language, decided once
     early answers        too long, an unknown environment, nowhere to read, a time in the
                          future: answered as gaps, nothing read (planner.turn.early)
-    investigation        plan, rounds of gated reads, statuses, the Answer
-                         (planner.turn.investigation)
-    the rest of the turn the inventory's reads and cut lists, confirmed knowledge after
-                         the live facts
+    investigation        plan, rounds of gated reads, statuses, conclusions, and the Answer
+                         written once with what the turn adds around the reads
+                         (planner.turn.investigation, planner.conclude.compose)
     exit                 one redaction of everything the answer carries (planner.turn.exit)
 
 Surfaces (bot/) hand a Turn in and render the Answer out; working memory and the
@@ -22,10 +21,11 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from planner.conclude.compose import TurnParts
 from planner.model.roles import ModelSet
 from planner.question.context import ContextState, build_context, envs_named
 from planner.read.inventory_cache import InventoryCache
-from planner.shapes.answer import Answer, AnswerFact, Gap, ToolCallRecord
+from planner.shapes.answer import Answer, AnswerFact, ToolCallRecord
 from planner.shapes.language import Language, language_of
 from planner.shapes.progress import ProgressSink
 from planner.shapes.turn import Turn
@@ -97,12 +97,14 @@ async def answer_turn(
         unavailable_sources=inventory.failed,
         inventory=inventory.items,
         progress=progress,
+        parts=_turn_parts(turn, context, inventory, knowledge),
+        language=language,
     )
     # a source that failed in this turn is listed afresh next time
     failed_now = [r.call for r in investigation.records if r.result.status == "error"]
     inventory_cache.invalidate((c.source, c.env) for c in failed_now)
-    answer = _with_turn_parts(investigation.answer, turn, context, inventory, knowledge)
-    return _leave(TurnOutcome(answer, context, investigation, inventory.calls), settings, memo)
+    outcome = TurnOutcome(investigation.answer, context, investigation, inventory.calls)
+    return _leave(outcome, settings, memo)
 
 
 async def _read_scope(
@@ -167,26 +169,20 @@ def _early_answer(
     return None
 
 
-def _with_turn_parts(
-    answer: Answer,
+def _turn_parts(
     turn: Turn,
     context: ContextState,
     inventory: Inventory,
     knowledge: KnowledgeLookup | None,
-) -> Answer:
-    """What the turn adds around the investigation's answer: the inventory's reads first
-    among the calls, a gap for each list cut short in the question's envs (what it names
-    may be missing from it), and confirmed knowledge after the live facts (so
-    `supported_by` indexes stay valid; never stored as observed)."""
-    answer.tool_calls = inventory.calls + answer.tool_calls
-    answer.gaps.extend(
-        Gap.of("scope", note, answer.lang)
-        for note in inventory.partial
-        if note.env in (None, *context.envs)
+) -> TurnParts:
+    """What the turn adds around the investigation's reads (planner.conclude.compose):
+    the inventory's calls, its lists cut short in the question's envs, and confirmed
+    knowledge for the question and its scope."""
+    return TurnParts(
+        inventory_calls=inventory.calls,
+        cut_lists=[n for n in inventory.partial if n.env in (None, *context.envs)],
+        knowledge=knowledge(turn.question, context.scope) if knowledge is not None else [],
     )
-    if knowledge is not None:
-        answer.facts.extend(knowledge(turn.question, context.scope))
-    return answer
 
 
 def _leave(

@@ -21,8 +21,9 @@ from datetime import datetime, tzinfo
 
 import structlog
 
+from planner.conclude.compose import ModelPart, TurnParts, compose
 from planner.conclude.evidence import EvidencePacket, build_packet
-from planner.conclude.finalizer import finalize, frame_summary
+from planner.conclude.finalizer import Conclusions, finalize
 from planner.conclude.guard import EnvOutcome, outcome_for
 from planner.conclude.settle import BlockedMap, Progress, final_outcomes, progress
 from planner.model.freeplan import FreePlanOutcome, free_planning
@@ -34,14 +35,15 @@ from planner.question.asked import value_priority
 from planner.question.context import ContextState, InventoryItem
 from planner.read.executor import CallRecord, Executor
 from planner.read.workspace import TurnWorkspace
-from planner.shapes.answer import Answer, Gap, ModelTally
+from planner.shapes.answer import Answer, ModelTally, Timings
+from planner.shapes.language import Language, language_of
 from planner.shapes.progress import ProgressSink
 from planner.shapes.turn import Turn
 from planner.turn.discovery import discover, learn, seed
 from planner.turn.rounds import RoundInputs, plan_round
 from policy.contracts import ToolContract
 from policy.facts import FACT_RANKS
-from policy.gaps import GapNote, GapReason
+from policy.gaps import GapNote
 from policy.toolset import CallContext, Toolset
 
 log = structlog.get_logger(__name__)
@@ -193,7 +195,11 @@ async def investigate(
     inventory: list[InventoryItem] | None = None,
     clock: Callable[[], float] = time.perf_counter,
     progress: ProgressSink | None = None,
+    parts: TurnParts | None = None,
+    language: Language | None = None,
 ) -> Investigation:
+    """Reads until every objective is settled or the budget is spent, concludes, and
+    writes the Answer once (with `parts`, what the turn adds around the reads)."""
     started = clock()
     reading = _start(
         turn,
@@ -220,20 +226,28 @@ async def investigate(
         priority=value_priority(context.asked, dict(FACT_RANKS)),
         lead=frozenset(r.call_id for r in executor.records if r.objectives & required),
     )
-    answer = finalize(
+    conclusions = finalize(
         turn=turn,
         context=context,
         plan=plan,
         records=executor.ordered(),
         outcomes=outcomes,
         packet=packet,
-        total_ms=int((clock() - started) * 1000),
         timed_out=timed_out,
+        language=language or language_of(turn.question),
     )
+    model: ModelPart | None = None
     if desk is not None:
         left = settings.turn_deadline_s - (clock() - started)
-        await _with_prose(answer, reading, turn, desk, free, left)
-        answer.timings.total_ms = int((clock() - started) * 1000)
+        model = await _model_part(conclusions, reading, turn, desk, free, left)
+    answer = compose(
+        conclusions,
+        question=turn.question,
+        scope=context.scope,
+        parts=parts or TurnParts(),
+        model=model,
+        total_ms=int((clock() - started) * 1000),
+    )
     return Investigation(
         plan, context, executor.ordered(), outcomes, packet, executor.workspace, answer, timed_out
     )
@@ -295,20 +309,21 @@ def _model_plans(reading: _Reading) -> bool:
     return plan.intent == "general" or open_required
 
 
-async def _with_prose(
-    answer: Answer,
+async def _model_part(
+    conclusions: Conclusions,
     reading: _Reading,
     turn: Turn,
     desk: ModelDesk,
     free: FreePlanOutcome,
     left_s: float,
-) -> None:
+) -> ModelPart:
     """The model's prose for the summary (checked against the citations by
-    planner.model.prose), its notes as gaps, and what the turn asked of the models."""
+    planner.model.prose), the notes of planning and prose, and what the turn asked of
+    the models."""
     context = reading.inputs.context
     records = reading.executor.ordered()
     prose = await write_prose(
-        answer,
+        conclusions,
         question=turn.question,
         desk=desk,
         # the reserve at least, and whatever planning left unused
@@ -318,11 +333,7 @@ async def _with_prose(
         envs=_configured_envs(context, reading.inputs.contracts),
         tz=reading.settings.timezone,
     )
-    for note in [*free.notes, *prose.notes]:
-        answer.gaps.append(Gap.of("model", GapNote(GapReason.MODEL, detail=note), answer.lang))
-    head = prose.summary or answer.conclusion
-    answer.summary = frame_summary(head, len(answer.gaps), answer.final, answer.lang)
-    _account(answer, desk)
+    return ModelPart(prose.summary, [*free.notes, *prose.notes], _model_timings(desk))
 
 
 SYNTHESIS_SHARE = 0.25  # at most this share of a turn's deadline is held back for prose
@@ -335,16 +346,18 @@ def _reserve(models: ModelSet | None, deadline_s: float) -> float:
     return min(models.synthesis_reserve_s, deadline_s * SYNTHESIS_SHARE)
 
 
-def _account(answer: Answer, desk: ModelDesk) -> None:
+def _model_timings(desk: ModelDesk) -> Timings:
+    """What the turn asked of its models, in total and per model, from the desk's ledger."""
     ledger = desk.ledger
-    t = answer.timings
-    t.model_ms = ledger.ms
-    t.model_calls = len(ledger.calls)
-    t.model_failed_calls = sum(1 for c in ledger.calls if c.failure is not None)
-    t.prompt_tokens = ledger.prompt_tokens
-    t.completion_tokens = ledger.completion_tokens
-    t.model_format_errors = ledger.format_errors
-    t.model_denied_calls = ledger.denied_calls
+    t = Timings(
+        model_ms=ledger.ms,
+        model_calls=len(ledger.calls),
+        model_failed_calls=sum(1 for c in ledger.calls if c.failure is not None),
+        prompt_tokens=ledger.prompt_tokens,
+        completion_tokens=ledger.completion_tokens,
+        model_format_errors=ledger.format_errors,
+        model_denied_calls=ledger.denied_calls,
+    )
     for call in ledger.calls:
         tally = t.by_model.setdefault(call.model, ModelTally())
         tally.calls += 1
@@ -353,6 +366,7 @@ def _account(answer: Answer, desk: ModelDesk) -> None:
         tally.completion_tokens += call.completion_tokens
         tally.ms += call.ms
         tally.format_errors += call.format_errors
+    return t
 
 
 def _configured_envs(context: ContextState, contracts: list[ToolContract]) -> set[str]:
