@@ -1,6 +1,6 @@
 """Evaluation reports: DIR/report.json and one self-contained DIR/report.html.
 
-The JSON keys listed in SCENARIOS.md ("summary" and "scenarios" with their runs and
+The JSON keys other tools read ("summary" and "scenarios" with their runs and
 failures) are read by other tools: add keys freely, never rename those. The HTML page
 has inline CSS only (no scripts, no external assets); every text is escaped.
 """

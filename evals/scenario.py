@@ -1,4 +1,4 @@
-"""Scenario files: load, validate and collect them (format: ../shared/SCENARIOS.md).
+"""Scenario files: load, validate and collect them (the format: the README, "Evaluation").
 
 Every problem of a file is reported at once, each with its path in the file
 (`turns[1].expect.queried[0].source: ...`). Duplicate YAML keys are rejected

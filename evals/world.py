@@ -1,6 +1,6 @@
 """The world: a simulated infrastructure, written the way the real systems return data.
 
-See ../shared/SCENARIOS.md. `load_world` validates a file and reports every problem with
+The scenario file format: the README, "Evaluation". `load_world` validates a file and reports every problem with
 its path in the file (`metrics.dc-a[3].values: ...`).
 """
 

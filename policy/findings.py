@@ -3,7 +3,7 @@ decided.
 
 Every connector collects its facts, entities and relations here and says how completely
 it read its scope (`complete`, `truncated`, a note per hole); `result()` then applies the
-same rule for all of them (MISSION-NOTES "nothing found is not no problem"):
+same rule for all of them ("nothing found" is not "no problem"):
 
     found, read complete      ok
     found, read incomplete    partial

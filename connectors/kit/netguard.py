@@ -1,6 +1,6 @@
 """The SSRF guard of the network checker, decided in code before any connection.
 
-Rules (MISSION-NOTES, "Threats"):
+Rules (SSRF through the network checker):
     * one public host name or IP address on one port: allowed for everyone;
     * a CIDR range, more than one port, a port range: admins only;
     * an address that is not globally reachable: admins only. `SPECIAL_RANGES` decides,

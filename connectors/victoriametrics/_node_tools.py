@@ -1,7 +1,7 @@
 """Node network health from node_exporter, always compared with the node's peers.
 
 A weak signal on one node means something only next to the same signal on the others
-(MISSION-NOTES, "The two 502 cases", 2): every fact carries the peer median.
+(the synchronous-spike class of 502s): every fact carries the peer median.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Deterministic tool routing: objectives -> admitted tools -> bound arguments.
 
-Stages (MISSION-NOTES "Planning objectives, not tool names"): admission (the gate's
+Stages (objectives are planned, not tool names): admission (the gate's
 catalogue for this user) -> objective relevance (a tool declares an evidence kind the
 objective accepts) -> ranking (time semantics first, then lexical overlap with the
 question) -> argument binding by argument name from the scope and from entities observed

@@ -1,6 +1,6 @@
 """Executor: independent calls in parallel, through the gate, with per-source timeouts.
 
-Rules (MISSION-NOTES, "Degradation" and "lost evidence"):
+Rules (failure classes: degradation, lost evidence):
 - each call gets its source's timeout; a transient failure (timeout, unavailable) is retried
   at most once;
 - a source that failed is marked unavailable for the rest of the turn: later calls to it

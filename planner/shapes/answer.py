@@ -1,6 +1,6 @@
 """The Answer: one structure every surface renders, and `infrabot ask --json` prints.
 
-Shape fixed by DESIGN.md: question, scope, summary, facts, hypotheses, gaps,
+Shape fixed for every surface and the evaluation: question, scope, summary, facts, hypotheses, gaps,
 recommendations, objectives, tool_calls, timings. `supported_by` indexes `facts`.
 """
 
