@@ -2,8 +2,8 @@
 
 Limits (the product's rules for working memory): 90 minutes TTL, at most 20 entries
 per thread, at most 12 KB when rendered into a prompt. Each entry keeps the turn's
-decided context (scope, time, subject) and compact observations with observed_at, freshness, the historical flag, scope
-and subject. The clock is injected so TTL behaviour is tested instantly. An explicit new
+decided context (scope, time, subject) and compact observations with observed_at,
+freshness, the historical flag, scope and subject. The clock is injected so TTL behaviour is tested instantly. An explicit new
 scope in a message beats memory; that rule lives in planner.question.context.
 
 Memory is context, never live evidence: `prompt_block` marks every line as remembered, with
