@@ -1,10 +1,11 @@
 """Working memory: per thread (channel, root post), process-local, lost on restart.
 
-Limits (the product's rules for working memory): 90 minutes TTL, at most 20 entries
-per thread, at most 12 KB when rendered into a prompt. Each entry keeps the turn's
-decided context (scope, time, subject) and compact observations with observed_at,
-freshness, the historical flag, scope and subject. The clock is injected so TTL behaviour is tested instantly. An explicit new
-scope in a message beats memory; that rule lives in planner.question.context.
+Limits (the product's rules for working memory): 90 minutes TTL, at most 20 entries per
+thread, at most 12 KB when rendered into a prompt. Each entry keeps the turn's decided
+context (scope, time, subject) and compact observations with observed_at, freshness, the
+historical flag, scope and subject. The clock is injected so TTL behaviour is tested
+instantly. An explicit new scope in a message beats memory; that rule lives in
+planner.question.context.
 
 Memory is context, never live evidence: `prompt_block` marks every line as remembered, with
 its age, so nothing read from it can confirm "now". The number of threads is bounded too
