@@ -275,7 +275,7 @@ def relevant(
     if not open_evidence:
         return every
     wanted = set(open_evidence)
-    serving = [c for c in every if wanted.intersection(c.agent.evidence)]
+    serving = [c for c in every if c.serves(wanted)]
     return serving or every
 
 
@@ -308,7 +308,7 @@ def _covering(objectives: Sequence[Objective], ranked: Sequence[ToolContract]) -
             continue
         groups = [[k] for k in o.evidence] if o.all_of else [o.evidence]
         for kinds in groups:
-            best = next((c for c in ranked if set(kinds).intersection(c.agent.evidence)), None)
+            best = next((c for c in ranked if c.serves(kinds)), None)
             if best is not None and best.name not in out:
                 out.append(best.name)
     return out
