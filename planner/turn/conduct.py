@@ -30,10 +30,11 @@ from planner.plan.routing import PlannedCall, canonical
 from planner.question.context import (
     ContextState,
     InventoryItem,
+    ScopeField,
     build_context,
-    envs_named,
     names_not_listed,
 )
+from planner.question.envs import envs_named
 from planner.read.executor import CallRecord, Executor
 from planner.read.inventory_cache import InventoryCache
 from planner.read.workspace import TurnWorkspace
@@ -169,7 +170,7 @@ async def answer_turn(
         if len(joined) <= MAX_QUESTION_CHARS:
             turn = turn.model_copy(update={"question": joined})
             context = await asyncio.to_thread(read, joined)
-    if context.unknown_envs and "env" not in context.explicit:
+    if context.unknown_envs and ScopeField.ENV not in context.explicit:
         answer = _unknown_env_answer(turn, context, settings.envs)
         return _leave(TurnOutcome(answer, context, None, inventory.calls), settings, redacting.memo)
     if (previous is None or pending is not None) and needs_scope(context):
@@ -455,7 +456,7 @@ def needs_scope(context: ContextState) -> bool:
     )
     return (
         len(context.envs) > 1
-        and "env" not in context.explicit  # "in all DCs" names them all
+        and ScopeField.ENV not in context.explicit  # "in all DCs" names them all
         and context.scope.env is None
         and not context.scope.object
         and not context.scope.namespace
