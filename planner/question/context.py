@@ -150,16 +150,30 @@ class _Message:
     ids: Identifiers
     intents: list[Intent]
     same: bool  # "the same in dc-b", "а в dc-b?"
-    follow_up: bool
     mentioned: Mentioned
     blanked: str  # `norm` with the objects' mentions blanked
-    # names no object, so refers back to the thread ("а кто её выкатил?")
-    refers_back: bool
     previous: ContextState | None
 
     @property
     def intent(self) -> Intent | None:
+        """The kind of question the message asks most (before memory)."""
         return self.intents[0] if self.intents else None
+
+    @property
+    def follow_up(self) -> bool:
+        """It continues the thread: "the same ...", a message that asks nothing of its
+        own, or asks again what the thread asked."""
+        previous = self.previous
+        return previous is not None and (
+            self.same or self.intent is None or self.intent == previous.intent
+        )
+
+    @property
+    def refers_back(self) -> bool:
+        """It names no object, so it is about the thread's ("а кто её выкатил?"), even when
+        it asks a new kind of question: the object and env carry over."""
+        previous = self.previous
+        return previous is not None and not self.mentioned and previous.scope.object is not None
 
 
 @dataclass(frozen=True)
@@ -197,17 +211,17 @@ def _read_message(message: str, previous: ContextState | None, setting: _Setting
         names = env_words(setting.envs, setting.aliases)
         words = [w for w in ids.log_query.split() if normalise(w) not in names]
         ids = ids.model_copy(update={"log_query": " ".join(words) or None})
-    intents = classify_all(message, ids)
-    intent = intents[0] if intents else None
-    same = bool(RX_SAME.search(message))
-    follow_up = previous is not None and (same or intent is None or intent == previous.intent)
     norm = normalise(message)
     mentioned, blanked = mentions(norm, setting.inventory, set(setting.envs))
-    # A message that names no object refers back to the thread, even when it asks a new
-    # kind of question: the object and env carry over.
-    refers_back = previous is not None and not mentioned and previous.scope.object is not None
     return _Message(
-        message, norm, ids, intents, same, follow_up, mentioned, blanked, refers_back, previous
+        message,
+        norm,
+        ids,
+        classify_all(message, ids),
+        same=bool(RX_SAME.search(message)),
+        mentioned=mentioned,
+        blanked=blanked,
+        previous=previous,
     )
 
 

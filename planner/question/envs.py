@@ -61,8 +61,7 @@ def data_centres(message: str, envs: list[str]) -> list[str]:
 
 def unknown_envs(message: str, envs: list[str], aliases: dict[str, list[str]]) -> list[str]:
     """Env-like words of the message that name no configured environment nor alias."""
-    known = {normalise(e).replace(" ", "-") for e in envs}
-    known |= {normalise(a).replace(" ", "-") for al in aliases.values() for a in al}
+    known = {word.replace(" ", "-") for word in env_words(envs, aliases)}
     squashed_known = {k.replace("-", "") for k in known}
     out = []
     for m in RX_ENVISH.finditer(message):
