@@ -178,6 +178,9 @@ class _Message:
 
 @dataclass(frozen=True)
 class _EnvPick:
+    """The environment decided, with what the message named (the envs to read start from
+    it) and the env-like words it names that are not configured."""
+
     env: str | None
     named: list[str]  # the configured envs the message names, in order
     unknown: list[str]
@@ -187,6 +190,9 @@ class _EnvPick:
 
 @dataclass(frozen=True)
 class _ObjectPick:
+    """The object and namespace decided; the env may change here (an object listed in one
+    env only), so it travels with them to the later steps."""
+
     env: str | None  # the env picked, or the only one the object is listed in
     obj: str | None = None
     namespace: str | None = None
@@ -199,12 +205,15 @@ class _ObjectPick:
 
 @dataclass(frozen=True)
 class _TimePick:
+    """The time window, and the symptom's onset when a clock time in the message puts it."""
+
     time: TimeSpec
     onset: datetime | None = None
     explicit: frozenset[ScopeField] = frozenset()
 
 
 def _read_message(message: str, previous: ContextState | None, setting: _Setting) -> _Message:
+    """Identifiers, the kinds of question, and the objects named, read once."""
     ids = extract_identifiers(message)
     if ids.log_query:
         # "найди в логах dc-a X": the env is scope, not search text
