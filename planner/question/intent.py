@@ -114,11 +114,6 @@ _ORDER: list[Intent] = [
 ALSO_SCORE = 2.0
 
 
-def classify(text: str, ids: Identifiers) -> Intent | None:
-    ranked = classify_all(text, ids)
-    return ranked[0] if ranked else None
-
-
 def classify_all(text: str, ids: Identifiers) -> list[Intent]:
     """Every kind of question the message asks, the best first; the others only when they
     score at least ALSO_SCORE ("who deployed X, and why does it return 502?": both)."""

@@ -115,7 +115,3 @@ def find_name(name: str, text_norm: str) -> list[re.Match[str]]:
     if parts and parts[0] not in text_norm:
         return []
     return list(name_pattern(name).finditer(text_norm))
-
-
-def mentions(text_normalised: str, name: str) -> bool:
-    return bool(find_name(name, text_normalised))

@@ -18,8 +18,9 @@ that ends at the clock ("last hour") or "now" is `now`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import date, datetime, time, timedelta, tzinfo
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo
 
 from policy.scope import TimeMode, TimeSpec
@@ -264,8 +265,6 @@ def _tz_of(token: str | None, default: tzinfo) -> tzinfo:
         return ZoneInfo("Europe/Moscow")
     sign = 1 if token[0] == "+" else -1
     digits = token[1:].replace(":", "")
-    from datetime import timezone
-
     return timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
 
 
@@ -352,194 +351,271 @@ RX_QUALIFYING_TIME = re.compile(
 )
 
 
-def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
-    local_now = now.astimezone(tz)
+@dataclass(frozen=True)
+class _Said:
+    """One message as every form reads it: the text as written, its lower-cased form with
+    qualifying times blanked, the clock, and the day it names ("yesterday", "today"), which
+    the clock-time and part-of-day forms are read on."""
+
+    text: str
+    low: str
+    now: datetime
+    tz: tzinfo
+    day: date | None
+    day_text: str
+
+    @property
+    def local_now(self) -> datetime:
+        return self.now.astimezone(self.tz)
+
+    def day_in(self, zone: tzinfo) -> date:
+        """The day named, or today in `zone` (a clock time may carry its own zone)."""
+        return self.day or self.now.astimezone(zone).date()
+
+
+def _said(text: str, now: datetime, tz: tzinfo) -> _Said:
     low = RX_QUALIFYING_TIME.sub(" ", text.lower())
+    today = now.astimezone(tz).date()
+    for rx, back in ((RX_DAY_BEFORE, 2), (RX_YESTERDAY, 1), (RX_TODAY, 0)):
+        if m := rx.search(low):
+            return _Said(text, low, now, tz, today - timedelta(days=back), m.group(0))
+    return _Said(text, low, now, tz, None, "")
 
-    day: date | None = None
-    day_text = ""
-    if m := RX_DAY_BEFORE.search(low):
-        day, day_text = local_now.date() - timedelta(days=2), m.group(0)
-    elif m := RX_YESTERDAY.search(low):
-        day, day_text = local_now.date() - timedelta(days=1), m.group(0)
-    elif m := RX_TODAY.search(low):
-        day, day_text = local_now.date(), m.group(0)
 
-    if m := RX_ISO.search(text):
-        try:
-            d = date.fromisoformat(m["date"])
-        except ValueError:
-            d = None
-        if d is not None:
-            if m["hh"] is not None:
-                at = datetime.combine(
-                    d, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), _tz_of(m["tz"], tz)
-                )
-                return TimeMatch(_moment(at, now), True, m.group(0))
-            return TimeMatch(_whole_day(d, tz, now), True, m.group(0))
-    if m := RX_DMY.search(text):
-        try:
-            d = date(int(m["y"]), int(m["m"]), int(m["d"]))
-        except ValueError:
-            d = None
-        if d is not None:
-            if m["hh"] is not None:
-                at = datetime.combine(
-                    d, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), _tz_of(m["tz"], tz)
-                )
-                return TimeMatch(_moment(at, now), True, m.group(0))
-            return TimeMatch(_whole_day(d, tz, now), True, m.group(0))
+def _clock_at(m: re.Match[str], day: date, zone: tzinfo, suffix: str = "") -> datetime:
+    """The moment a `_CLOCK` match (its groups named with `suffix`) says on `day`."""
+    hh, mm, ss = m["hh" + suffix], m["mm" + suffix], m["ss" + suffix]
+    return datetime.combine(day, time(int(hh), int(mm), int(ss or 0)), zone)
 
-    if m := _clock_like(RX_SINCE, text):
-        # "since 10:30": from then until now
-        zone = _tz_of(m["tz"], tz)
-        base_day = day or now.astimezone(zone).date()
-        since = datetime.combine(
-            base_day, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), zone
-        )
-        if (since_match := _since(since, day is None, now, m.group(0))) is not None:
-            return since_match
 
-    if m := RX_SINCE_HOUR.search(low):
-        # "с 10 утра", "since 9pm": from that hour until now
-        since = datetime.combine(
-            day or local_now.date(), time(_hour_of_day(int(m["h"]), m["ampm"])), tz
-        )
-        if (since_match := _since(since, day is None, now, m.group(0))) is not None:
-            return since_match
+def _mode_ending(end: datetime, now: datetime) -> TimeMode:
+    """What ended over two minutes ago is history; anything later is still "now"."""
+    return "historical" if end < now - timedelta(minutes=2) else "now"
 
-    if m := _clock_like(RX_RANGE, text):
-        zone = _tz_of(m["tz"], tz)
-        base_day = day or now.astimezone(zone).date()
-        first = datetime.combine(
-            base_day, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), zone
-        )
-        last = datetime.combine(
-            base_day, time(int(m["hh2"]), int(m["mm2"]), int(m["ss2"] or 0)), zone
-        )
-        if last < first:
-            last += timedelta(days=1)
-        if day is None and first > now + timedelta(minutes=5):
-            first -= timedelta(days=1)
-            last -= timedelta(days=1)
-        spec = TimeSpec(
-            at=first + (last - first) / 2,
-            window=max(last - first, timedelta(minutes=1)),
-            mode="historical" if last < now - timedelta(minutes=2) else "now",
-        )
-        return TimeMatch(spec, True, m.group(0), onset=first)
 
-    if m := _clock_like(RX_CLOCK, text):
-        zone = _tz_of(m["tz"], tz)
-        base_day = day or now.astimezone(zone).date()
-        at = datetime.combine(base_day, time(int(m["hh"]), int(m["mm"]), int(m["ss"] or 0)), zone)
-        if day is None and at > now + timedelta(minutes=5):
-            at -= timedelta(days=1)  # "at 23:10" asked at 09:00 means last night
-        return TimeMatch(_moment(at, now), True, (day_text + " " + m.group(0)).strip(), onset=at)
+def _dated(m: re.Match[str], day: date, said: _Said) -> TimeMatch:
+    """A written date: the moment its clock time says, or the whole day without one."""
+    if m["hh"] is not None:
+        at = _clock_at(m, day, _tz_of(m["tz"], said.tz))
+        return TimeMatch(_moment(at, said.now), True, m.group(0))
+    return TimeMatch(_whole_day(day, said.tz, said.now), True, m.group(0))
 
-    part = RX_EVENING.search(low) or RX_AFTERNOON.search(low)
-    if part and not RX_NIGHT.search(low) and not RX_MORNING.search(low):
-        # "вчера вечером" 18:00-24:00, "днём" 12:00-18:00 of that day; without a day, the
-        # last such part that has begun
-        first_hour, hours = (18, 6) if RX_EVENING.fullmatch(part.group(0)) else (12, 6)
-        base = day or local_now.date()
-        start = datetime.combine(base, time(first_hour), tz)
-        if day is None and start > now:
-            start -= timedelta(days=1)
-        if start < now:
-            end = min(start + timedelta(hours=hours), now)
-            mode_part: TimeMode = "historical" if end < now - timedelta(minutes=2) else "now"
-            window = max(end - start, timedelta(minutes=1))
-            said = (day_text + " " + part.group(0)).strip()
-            return TimeMatch(
-                TimeSpec(at=start + window / 2, window=window, mode=mode_part), True, said
-            )
 
-    if m := RX_SINCE_AGO.search(low):
-        # "since an hour ago": from then until now
-        found = _duration(m)
-        if found is not None:
-            window = found.span
-            return TimeMatch(
-                TimeSpec(at=now - window / 2, window=window, mode="now"), True, m.group(0)
-            )
+def _iso_date(said: _Said) -> TimeMatch | None:
+    """ "2026-07-20", "2026-07-20T14:11", "2026-07-20 14:11:05+03:00"."""
+    if (m := RX_ISO.search(said.text)) is None:
+        return None
+    try:
+        day = date.fromisoformat(m["date"])
+    except ValueError:
+        return None
+    return _dated(m, day, said)
 
-    if m := RX_DURATION_LAST.search(low):
-        found = _duration(m)
-        if found is not None:
-            return TimeMatch(TimeSpec(window=found.span, mode="now"), True, m.group(0))
 
-    if m := RX_DURATION_AGO.search(low):
-        # a moment that long ago; a guessed amount ("часа два", "about 20 minutes") is read
-        # with a window as wide as half of it, never narrower than the default
-        found = _duration(m)
-        near = low[max(0, m.start() - _BEGAN_NEAR) : m.end() + _BEGAN_NEAR]
-        if found is not None and RX_BEGAN.search(near):
-            # began that long ago and still goes on: from a little before it until now
-            # (a guessed amount a quarter of it before, an exact one five minutes)
-            began = now - found.span
-            margin = found.span / 4 if found.approximate else timedelta(minutes=5)
-            ongoing = _since(began - margin, False, now, m.group(0))
-            if ongoing is not None:
-                # the onset bounds what can have caused it: a guess may be late by its margin
-                late = margin if found.approximate else timedelta()
-                return replace(ongoing, onset=began + late)
-        if found is not None:
-            at = now - found.span
-            spec = _moment(at, now)
-            if found.approximate and found.span / 2 > spec.window:
-                spec = spec.model_copy(update={"window": found.span / 2})
-            return TimeMatch(spec, True, m.group(0))
+def _dmy_date(said: _Said) -> TimeMatch | None:
+    """ "20.07.2026", "20.07.2026 14:11"."""
+    if (m := RX_DMY.search(said.text)) is None:
+        return None
+    try:
+        day = date(int(m["y"]), int(m["m"]), int(m["d"]))
+    except ValueError:
+        return None
+    return _dated(m, day, said)
 
-    night = RX_NIGHT.search(low)
-    if night or RX_MORNING.search(low):
-        hour_m = RX_HOUR_ONLY.search(low)
-        base = day or local_now.date()
-        if night:
-            # the night that just ended (or the one before, if it is night now)
-            if local_now.hour < 6 and day is None:
-                base = local_now.date()
-            start = datetime.combine(base, time(0), tz)
-            end = datetime.combine(base, time(6), tz)
-            if hour_m:
-                hour = int(hour_m["h"]) % 12 if int(hour_m["h"]) < 12 else int(hour_m["h"])
-                at = datetime.combine(base, time(hour), tz)
-                return TimeMatch(
-                    TimeSpec(
-                        at=at, window=timedelta(hours=1), mode="historical" if at < now else "now"
-                    ),
-                    True,
-                    night.group(0),
-                )
-        else:
-            start = datetime.combine(base, time(6), tz)
-            end = min(now, datetime.combine(base, time(23, 59), tz))
-        if start < now:
-            end = min(end, now)
-            window = max(end - start, timedelta(minutes=1))
-            mode: TimeMode = "historical" if end < now - timedelta(minutes=2) else "now"
-            return TimeMatch(
-                TimeSpec(at=start + window / 2, window=window, mode=mode),
-                True,
-                "night" if night else "morning",
-            )
 
-    if RX_HALF_HOUR.search(low):
-        return TimeMatch(TimeSpec(window=timedelta(minutes=30), mode="now"), True, "30m")
+def _since_clock(said: _Said) -> TimeMatch | None:
+    """ "since 10:30": from then until now."""
+    if (m := _clock_like(RX_SINCE, said.text)) is None:
+        return None
+    zone = _tz_of(m["tz"], said.tz)
+    since = _clock_at(m, said.day_in(zone), zone)
+    return _since(since, said.day is None, said.now, m.group(0))
 
-    if day is not None and RX_NOW.search(low):
-        # "is it running now? we deployed yesterday": the question is about now; the day
-        # is context
+
+def _since_hour(said: _Said) -> TimeMatch | None:
+    """ "с 10 утра", "since 9pm": from that hour until now."""
+    if (m := RX_SINCE_HOUR.search(said.low)) is None:
+        return None
+    hour = time(_hour_of_day(int(m["h"]), m["ampm"]))
+    since = datetime.combine(said.day_in(said.tz), hour, said.tz)
+    return _since(since, said.day is None, said.now, m.group(0))
+
+
+def _clock_range(said: _Said) -> TimeMatch | None:
+    """ "с 14:00 до 14:30", "between 9:10 and 9:40": that closed span (over midnight when
+    the second is earlier; yesterday's when it would begin later today)."""
+    if (m := _clock_like(RX_RANGE, said.text)) is None:
+        return None
+    zone = _tz_of(m["tz"], said.tz)
+    base_day = said.day_in(zone)
+    first, last = _clock_at(m, base_day, zone), _clock_at(m, base_day, zone, "2")
+    if last < first:
+        last += timedelta(days=1)
+    if said.day is None and first > said.now + timedelta(minutes=5):
+        first -= timedelta(days=1)
+        last -= timedelta(days=1)
+    spec = TimeSpec(
+        at=first + (last - first) / 2,
+        window=max(last - first, timedelta(minutes=1)),
+        mode=_mode_ending(last, said.now),
+    )
+    return TimeMatch(spec, True, m.group(0), onset=first)
+
+
+def _clock_time(said: _Said) -> TimeMatch | None:
+    """ "в 14:11", "вчера в 21:00", "at 11:11 UTC": that moment."""
+    if (m := _clock_like(RX_CLOCK, said.text)) is None:
+        return None
+    zone = _tz_of(m["tz"], said.tz)
+    at = _clock_at(m, said.day_in(zone), zone)
+    if said.day is None and at > said.now + timedelta(minutes=5):
+        at -= timedelta(days=1)  # "at 23:10" asked at 09:00 means last night
+    return TimeMatch(
+        _moment(at, said.now), True, (said.day_text + " " + m.group(0)).strip(), onset=at
+    )
+
+
+def _part_of_day(start: datetime, end: datetime, now: datetime, text: str) -> TimeMatch | None:
+    """A part of a day from `start` to `end` (cut at now); None when it has not begun."""
+    if start >= now:
+        return None
+    end = min(end, now)
+    window = max(end - start, timedelta(minutes=1))
+    spec = TimeSpec(at=start + window / 2, window=window, mode=_mode_ending(end, now))
+    return TimeMatch(spec, True, text)
+
+
+def _evening_or_afternoon(said: _Said) -> TimeMatch | None:
+    """ "вчера вечером" 18:00-24:00, "днём" 12:00-18:00 of that day; without a day, the last
+    such part that has begun. A night or a morning named beside it wins (read later)."""
+    part = RX_EVENING.search(said.low) or RX_AFTERNOON.search(said.low)
+    if not part or RX_NIGHT.search(said.low) or RX_MORNING.search(said.low):
+        return None
+    first_hour = 18 if RX_EVENING.fullmatch(part.group(0)) else 12
+    start = datetime.combine(said.day_in(said.tz), time(first_hour), said.tz)
+    if said.day is None and start > said.now:
+        start -= timedelta(days=1)
+    said_text = (said.day_text + " " + part.group(0)).strip()
+    return _part_of_day(start, start + timedelta(hours=6), said.now, said_text)
+
+
+def _since_ago(said: _Said) -> TimeMatch | None:
+    """ "since an hour ago": from then until now."""
+    if (m := RX_SINCE_AGO.search(said.low)) is None or (found := _duration(m)) is None:
+        return None
+    spec = TimeSpec(at=said.now - found.span / 2, window=found.span, mode="now")
+    return TimeMatch(spec, True, m.group(0))
+
+
+def _last_span(said: _Said) -> TimeMatch | None:
+    """ "last 2h", "за последние часа два": a window that ends now."""
+    if (m := RX_DURATION_LAST.search(said.low)) is None or (found := _duration(m)) is None:
+        return None
+    return TimeMatch(TimeSpec(window=found.span, mode="now"), True, m.group(0))
+
+
+def _span_ago(said: _Said) -> TimeMatch | None:
+    """ "2 hours ago": a moment that long ago; a guessed amount ("часа два", "about 20
+    minutes") is read with a window as wide as half of it, never narrower than the default.
+    With a verb of beginning beside it, the symptom began then and still goes on."""
+    if (m := RX_DURATION_AGO.search(said.low)) is None or (found := _duration(m)) is None:
+        return None
+    if (ongoing := _began_ago(said, m, found)) is not None:
+        return ongoing
+    spec = _moment(said.now - found.span, said.now)
+    if found.approximate and found.span / 2 > spec.window:
+        spec = spec.model_copy(update={"window": found.span / 2})
+    return TimeMatch(spec, True, m.group(0))
+
+
+def _began_ago(said: _Said, m: re.Match[str], found: _Duration) -> TimeMatch | None:
+    """ "errors started 20 minutes ago": from a little before it until now (a guessed amount
+    a quarter of it before, an exact one five minutes); None without a verb of beginning."""
+    near = said.low[max(0, m.start() - _BEGAN_NEAR) : m.end() + _BEGAN_NEAR]
+    if not RX_BEGAN.search(near):
+        return None
+    began = said.now - found.span
+    margin = found.span / 4 if found.approximate else timedelta(minutes=5)
+    ongoing = _since(began - margin, False, said.now, m.group(0))
+    if ongoing is None:
+        return None
+    # the onset bounds what can have caused it: a guess may be late by its margin
+    late = margin if found.approximate else timedelta()
+    return replace(ongoing, onset=began + late)
+
+
+def _night_or_morning(said: _Said) -> TimeMatch | None:
+    """ "ночью", "last night" (00:00-06:00 of the day, or the hour named in it); else "с
+    утра", "this morning" (06:00 until now or the day's end)."""
+    base = said.day_in(said.tz)
+    if night := RX_NIGHT.search(said.low):
+        if hour_m := RX_HOUR_ONLY.search(said.low):
+            at = datetime.combine(base, time(int(hour_m["h"])), said.tz)
+            mode: TimeMode = "historical" if at < said.now else "now"
+            spec = TimeSpec(at=at, window=timedelta(hours=1), mode=mode)
+            return TimeMatch(spec, True, night.group(0))
+        start = datetime.combine(base, time(0), said.tz)
+        return _part_of_day(start, start + timedelta(hours=6), said.now, "night")
+    if RX_MORNING.search(said.low):
+        start = datetime.combine(base, time(6), said.tz)
+        end = min(said.now, datetime.combine(base, time(23, 59), said.tz))
+        return _part_of_day(start, end, said.now, "morning")
+    return None
+
+
+def _half_hour(said: _Said) -> TimeMatch | None:
+    """ "полчаса" alone: the last half hour."""
+    if not RX_HALF_HOUR.search(said.low):
+        return None
+    return TimeMatch(TimeSpec(window=timedelta(minutes=30), mode="now"), True, "30m")
+
+
+def _named_day(said: _Said) -> TimeMatch | None:
+    """A day with nothing more: today until now, or that whole day. "is it running now? we
+    deployed yesterday" is about now; the day is context."""
+    if said.day is None:
+        return None
+    if RX_NOW.search(said.low):
         return TimeMatch(TimeSpec(mode="now"), True, "now")
-    if day is not None:
-        if day == local_now.date():
-            midnight = datetime.combine(day, time(0), tz)
-            window = max(now - midnight, timedelta(minutes=1))
-            return TimeMatch(TimeSpec(window=window, mode="now"), True, day_text)
-        return TimeMatch(_whole_day(day, tz, now), True, day_text)
+    if said.day == said.local_now.date():
+        midnight = datetime.combine(said.day, time(0), said.tz)
+        window = max(said.now - midnight, timedelta(minutes=1))
+        return TimeMatch(TimeSpec(window=window, mode="now"), True, said.day_text)
+    return TimeMatch(_whole_day(said.day, said.tz, said.now), True, said.day_text)
 
-    if RX_NOW.search(low):
-        return TimeMatch(TimeSpec(mode="now"), True, "now")
+
+def _now(said: _Said) -> TimeMatch | None:
+    """ "сейчас", "now", "still": the present."""
+    if not RX_NOW.search(said.low):
+        return None
+    return TimeMatch(TimeSpec(mode="now"), True, "now")
+
+
+# The forms a time is written in, most specific first: the first that reads the message
+# decides its time (a written date beats a clock time, which beats a part of the day).
+_FORMS: tuple[Callable[[_Said], TimeMatch | None], ...] = (
+    _iso_date,
+    _dmy_date,
+    _since_clock,
+    _since_hour,
+    _clock_range,
+    _clock_time,
+    _evening_or_afternoon,
+    _since_ago,
+    _last_span,
+    _span_ago,
+    _night_or_morning,
+    _half_hour,
+    _named_day,
+    _now,
+)
+
+
+def _parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
+    said = _said(text, now, tz)
+    for form in _FORMS:
+        if (found := form(said)) is not None:
+            return found
     return None
 
 
@@ -556,8 +632,7 @@ def _since(since: datetime, roll_back: bool, now: datetime, said: str) -> TimeMa
 
 
 def _moment(at: datetime, now: datetime) -> TimeSpec:
-    mode: TimeMode = "historical" if at < now - timedelta(minutes=2) else "now"
-    return TimeSpec(at=at, window=DEFAULT_WINDOW, mode=mode)
+    return TimeSpec(at=at, window=DEFAULT_WINDOW, mode=_mode_ending(at, now))
 
 
 def _whole_day(d: date, tz: tzinfo, now: datetime) -> TimeSpec:

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from planner.conclude.compose import TurnParts
 from planner.model.roles import ModelSet
-from planner.question.context import ContextState, build_context, envs_named
+from planner.question.context import ContextState, ScopeField, build_context
+from planner.question.envs import envs_named
 from planner.read.inventory_cache import InventoryCache
 from planner.shapes.answer import Answer, AnswerFact, ToolCallRecord
 from planner.shapes.language import Language, language_of
@@ -154,7 +155,7 @@ def _early_answer(
     language: Language,
 ) -> Answer | None:
     """An answer that needs no read, or None when the turn goes on to investigate."""
-    if context.unknown_envs and "env" not in context.explicit:
+    if context.unknown_envs and ScopeField.ENV not in context.explicit:
         return unknown_env_answer(turn, context, settings.envs, language)
     if (previous is None or pending is not None) and needs_scope(context):
         # (a thread with history is located by it: "and in the last 3 hours?")

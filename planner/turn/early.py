@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from planner.question.context import ContextState
+from planner.question.context import ContextState, ScopeField
 from planner.shapes.answer import Answer, Gap
 from planner.shapes.language import Language, Phrase, language_of, say
 from planner.shapes.turn import Turn
@@ -69,7 +69,7 @@ def needs_scope(context: ContextState) -> bool:
     )
     return (
         len(context.envs) > 1
-        and "env" not in context.explicit  # "in all DCs" names them all
+        and ScopeField.ENV not in context.explicit  # "in all DCs" names them all
         and context.scope.env is None
         and not context.scope.object
         and not context.scope.namespace

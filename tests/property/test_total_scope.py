@@ -17,10 +17,11 @@ from hypothesis import strategies as st
 from planner.question.context import (
     ContextState,
     InventoryItem,
+    ScopeField,
     build_context,
-    envs_named,
     names_not_listed,
 )
+from planner.question.envs import envs_named
 from planner.question.intent import Intent
 from policy.facts import EntityKind
 from policy.results import IngressRoute
@@ -182,4 +183,4 @@ def test_any_question_gets_a_scope_of_configured_names(
     )
     assert_scope(ctx, message, envs, inventory, previous, now)
     if named:
-        assert ctx.scope.env in (named[0], None) or "env" not in ctx.explicit
+        assert ctx.scope.env in (named[0], None) or ScopeField.ENV not in ctx.explicit

@@ -9,7 +9,8 @@ from zoneinfo import ZoneInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.question.context import InventoryItem, build_context
+from planner.question.context import InventoryItem, ScopeField, build_context
+from planner.question.envs import envs_named
 
 TZ = ZoneInfo("Europe/Moscow")
 NOW = datetime(2026, 7, 20, 14, 40, tzinfo=TZ)
@@ -68,6 +69,22 @@ def test_now_drops_a_remembered_historical_moment() -> None:
     now = ctx("а сейчас?", previous=first)
     assert now.scope.time.at is None and now.scope.time.mode == "now"
     assert now.scope.object == "service-a"
+
+
+def test_explicit_names_the_fields_the_message_states() -> None:
+    first = ctx("почему service-a в dc-a отдавал 502 в 14:11?")
+    assert first.explicit == {ScopeField.ENV, ScopeField.OBJECT, ScopeField.TIME}
+    follow = ctx("а какие там ошибки?", previous=first)
+    assert follow.explicit == frozenset()  # all of it carried over from the thread
+    assert ctx("ошибки в namespace payments").explicit == {ScopeField.NAMESPACE}
+    assert ctx("ошибки во всех ДЦ").explicit == {ScopeField.ENV}
+
+
+def test_the_env_of_the_scope_is_the_first_env_named() -> None:
+    text = "сравни ошибки service-a в dc-b и в dc-a"
+    assert envs_named(text, ENVS, {}) == ["dc-b", "dc-a"]
+    c = ctx(text)
+    assert c.scope.env == "dc-b" and c.envs == ["dc-b", "dc-a"]
 
 
 def test_unconfigured_env_is_reported_never_invented() -> None:
