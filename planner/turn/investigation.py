@@ -161,7 +161,7 @@ def _start(
     fresh_after = _fresh_after(context, turn.now)
 
     def outcome(objective: Objective, env: str) -> EnvOutcome:
-        return outcome_for(objective, env, executor.records, by_name, fresh_after)
+        return outcome_for(objective, env, executor.ordered(), by_name, fresh_after)
 
     inputs = RoundInputs(
         plan=plan,
