@@ -28,6 +28,8 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from policy.vocabulary import RankMeasure, RankSubject
+
 
 def _scalar(value: Any) -> Any:
     """A document's value as a scalar: text and numbers as they are, anything else (an
@@ -67,6 +69,7 @@ class FactKind(StrEnum):
     METRICS_RESTARTS = "metrics.restarts"
     METRICS_USAGE = "metrics.usage"
     METRICS_VALUE = "metrics.value"
+    METRICS_RANK = "metrics.rank"  # one place of a ranking of pods or nodes by a measure
     NODE_NETWORK = "node.network"
     CI_JOB = "ci.job"
     CI_COMMIT = "ci.commit"
@@ -529,6 +532,21 @@ class MetricsUsage(MetricAttrs):
     memory_requested: float | None = None
 
 
+class MetricsRank(MetricAttrs):
+    """One place in a ranking: `position` (1 first) of `of` ranked, the pod or node
+    `name`, its `value` of `measure` in the measure's unit (RankMeasure.unit)."""
+
+    kind: Literal[FactKind.METRICS_RANK] = FactKind.METRICS_RANK
+    rank: ClassVar[int] = 2
+    subject: RankSubject
+    measure: RankMeasure
+    position: int
+    of: int
+    name: str
+    namespace: str | None = None
+    value: float
+
+
 class MetricsValue(MetricAttrs):
     kind: Literal[FactKind.METRICS_VALUE] = FactKind.METRICS_VALUE
     rank: ClassVar[int] = 50
@@ -648,6 +666,7 @@ FactAttrs = Annotated[
     | LogTemplate
     | MetricsRestarts
     | MetricsUsage
+    | MetricsRank
     | MetricsValue
     | NodeNetwork
     | CiJob

@@ -57,6 +57,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "metrics.query": "bounded raw PromQL",
     "metrics.discovered": "the series whose labels name something the question names, read as "
     "values (gauges), rates (counters) or quantiles (histograms)",
+    "metrics.ranking": "the pods or nodes of an environment (or a namespace) ranked by a measure: "
+    "memory, CPU, restarts, memory against the limit, CPU against the request, TCP retransmits",
 }
 
 KIND_FACETS: dict[str, Facet] = {
@@ -85,6 +87,7 @@ KIND_FACETS: dict[str, Facet] = {
     "logs.search": Facet.LOOKUP,
     "metrics.query": Facet.LOOKUP,
     "metrics.discovered": Facet.LOOKUP,
+    "metrics.ranking": Facet.ENVIRONMENT,
 }
 
 
@@ -103,6 +106,40 @@ ARGUMENT_NAMES: dict[str, str] = {
     "query": "raw query text for bounded generic tools",
     "limit": "most items to return",
     "terms": "names the question gives (an object, a consumer group, a queue, a pool)",
+    "subject": "what is ranked: pods or nodes",
+    "measure": "what they are ranked by",
+}
+
+
+class RankSubject(StrEnum):
+    """What a ranking orders."""
+
+    POD = "pod"
+    NODE = "node"
+
+
+class RankMeasure(StrEnum):
+    """What a ranking orders them by; each has one unit (RankMeasure.unit)."""
+
+    MEMORY = "memory"  # working set, bytes
+    CPU = "cpu"  # cores used
+    RESTARTS = "restarts"  # container restarts
+    MEMORY_OF_LIMIT = "memory_of_limit"  # working set as a share of the memory limit
+    CPU_OF_REQUEST = "cpu_of_request"  # cores used as a share of the CPU request
+    RETRANSMITS = "retransmits"  # TCP segments retransmitted per second (nodes)
+
+    @property
+    def unit(self) -> str:
+        return _UNITS[self]
+
+
+_UNITS: dict[RankMeasure, str] = {
+    RankMeasure.MEMORY: "bytes",
+    RankMeasure.CPU: "cores",
+    RankMeasure.RESTARTS: "restarts",
+    RankMeasure.MEMORY_OF_LIMIT: "share",
+    RankMeasure.CPU_OF_REQUEST: "share",
+    RankMeasure.RETRANSMITS: "per_second",
 }
 
 EDGE_ERROR_CLASSES: tuple[str, ...] = (
