@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from planner.conclude.diagnosis import diagnose, within_normal
 from planner.conclude.evidence import EvidencePacket, fact_rank
 from planner.conclude.guard import EnvOutcome, why_failed
+from planner.conclude.ranked import ranking_sentence
 from planner.conclude.rule import Finding, IndexedFact
 from planner.conclude.settle import reported
 from planner.plan.objectives import Objective, QuestionPlan
@@ -322,7 +323,10 @@ def _human_step(t: _Turn, change: ChangeAction) -> str:
 def _value_asked(
     indexed: list[IndexedFact], context: ContextState, language: Language
 ) -> str | None:
-    """The value of the object asked about, once per env that has it ("; " between)."""
+    """The value of the object asked about, once per env that has it ("; " between); a
+    ranking asked for is its value."""
+    if context.ranking is not None:
+        return ranking_sentence(context.ranking, indexed, language)
     if context.asked is None or context.scope.time.mode != "now":
         return None  # the state read is today's: it is no answer for a past moment
     said: dict[str | None, str] = {}

@@ -262,6 +262,14 @@ def _scope_values(b: _Binding, now: datetime) -> Arguments:
         "terms": b.context.terms or None,
         "fronts": b.context.fronts or None,
     }
+    ranking = b.context.ranking
+    if ranking is not None:  # only a ranking asked binds what it ranks, by what, how many
+        values |= {
+            "subject": ranking.subject.value,
+            "measure": ranking.measure.value,
+            "limit": ranking.count,
+            "order": ranking.order,
+        }
     if ids.http_codes and b.takes("status"):
         values["status"] = ids.http_codes[0]
     if b.takes("service"):

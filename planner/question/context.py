@@ -49,6 +49,7 @@ from planner.question.objects import (
     routed,
     terms_in,
 )
+from planner.question.ranking import Ranking, ranking_asked
 from planner.question.timeparse import parse_time
 from policy.scope import Scope, TimeSpec, shifted
 
@@ -119,6 +120,9 @@ class ContextState(BaseModel):
     )
     asked: AskedValue | None = Field(
         default=None, description="a value of the object's state the question asks for"
+    )
+    ranking: Ranking | None = Field(
+        default=None, description="pods or nodes ranked by a measure, when that is asked"
     )
     asks_cause: bool = Field(default=False, description="the question asks why")
     asks_count: bool = Field(default=False, description="the question asks how many")
@@ -353,9 +357,14 @@ def _remembered(picked: _ObjectPick, msg: _Message, setting: _Setting) -> _Objec
     return picked
 
 
-def _intent(msg: _Message, nodes: list[str], obj: str | None) -> Intent | None:
-    """The kind of question: a node named with no object asks about the node ("compare TCP
-    retransmits on worker-17 with its peers"); a follow-up that does not say asks again."""
+def _intent(
+    msg: _Message, nodes: list[str], obj: str | None, ranking: Ranking | None
+) -> Intent | None:
+    """The kind of question: a ranking asked is answered with the ranking; a node named
+    with no object asks about the node ("compare TCP retransmits on worker-17 with its
+    peers"); a follow-up that does not say asks again."""
+    if ranking is not None:
+        return "ranking"
     intent = msg.intent
     if nodes and intent != "raw_query" and obj is None:
         intent = "node_health"
@@ -430,7 +439,8 @@ def build_context(
     named = _pick_object(msg, env_pick.env, setting)
     nodes = nodes_in(msg.norm, inventory, named.env)
     picked = _remembered(named, msg, setting)
-    intent = _intent(msg, nodes, picked.obj)
+    ranking = ranking_asked(message)
+    intent = _intent(msg, nodes, picked.obj, ranking)
     restated = bool({ScopeField.OBJECT, ScopeField.ENV} & (env_pick.explicit | picked.explicit))
     when = _pick_time(msg, intent, now, tz)
     env, read_envs, all_envs = _read_envs(msg, env_pick, picked, envs)
@@ -453,6 +463,7 @@ def build_context(
         terms=terms_in(message, picked.obj, read_envs, setting.aliases),
         onset=when.onset,
         asked=asked_value(message) or (previous.asked if follow_up and previous else None),
+        ranking=ranking,
         asks_cause=asks_cause(message),
         asks_count=asks_count(message),
         change=change_asked(message),

@@ -23,6 +23,7 @@ Intent = Literal[
     "latency",
     "capacity",
     "network_check",
+    "ranking",  # pods or nodes ranked by a measure (planner.question.ranking)
 ]
 
 _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {

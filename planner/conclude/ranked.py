@@ -1,0 +1,111 @@
+"""The ranking asked for, as the answer's first line: "Top 3 pods by memory in dc-a (of
+14): a 1.3 GiB, b 1.2 GiB, c 901 MiB". Written from the MetricsRank facts a ranking read
+returned, in their order, once per env; the unit is the measure's (RankMeasure.unit)."""
+
+from __future__ import annotations
+
+from planner.conclude.rule import IndexedFact
+from planner.question.ranking import Ranking
+from policy.facts import MetricsRank
+from policy.language import Bilingual, Language, phrase, pick
+from policy.vocabulary import RankMeasure, RankSubject
+
+# "Top 3 pods by memory in dc-a (of 14): ..." / "Топ-3 pod'ов в dc-a, память (из 14): ..."
+_HEAD: dict[str, Bilingual] = {
+    "top": (
+        "Top {count} {subjects} by {measure}{where}",
+        "Топ-{count} {subjects}{where}, {measure}",
+    ),
+    "bottom": (
+        "Lowest {count} {subjects} by {measure}{where}",
+        "Последние {count} {subjects}{where}, {measure}",
+    ),
+}
+_FIRST: dict[str, Bilingual] = {
+    "top": ("The {subject} with the most {measure}{where}", "Первый {subject}{where}, {measure}"),
+    "bottom": (
+        "The {subject} with the least {measure}{where}",
+        "Последний {subject}{where}, {measure}",
+    ),
+}
+_SUBJECTS: dict[RankSubject, tuple[Bilingual, Bilingual]] = {
+    # (one, several)
+    RankSubject.POD: (("pod", "pod"), ("pods", "pod'ов")),
+    RankSubject.NODE: (("node", "узел"), ("nodes", "узлов")),
+}
+_MEASURES: dict[RankMeasure, Bilingual] = {
+    RankMeasure.MEMORY: ("memory (working set)", "память (working set)"),
+    RankMeasure.CPU: ("CPU", "CPU"),
+    RankMeasure.RESTARTS: ("container restarts", "перезапуски контейнеров"),
+    RankMeasure.MEMORY_OF_LIMIT: ("memory against its limit", "память относительно лимита"),
+    RankMeasure.CPU_OF_REQUEST: ("CPU against its request", "CPU относительно request"),
+    RankMeasure.RETRANSMITS: ("TCP retransmits", "TCP-ретрансмиты"),
+}
+_IN: Bilingual = (" in {env}", " в {env}")
+_OF: Bilingual = (" (of {total})", " (из {total})")
+_CORES: Bilingual = ("{value} cores", "{value} ядра")
+_PER_S: Bilingual = ("{value}/s", "{value}/с")
+
+
+def ranking_sentence(
+    ranking: Ranking, indexed: list[IndexedFact], language: Language
+) -> str | None:
+    """The ranking, one clause per env that returned one; None when no read did."""
+    by_env: dict[str | None, list[MetricsRank]] = {}
+    for item in indexed:
+        attrs = item.fact.attrs
+        if isinstance(attrs, MetricsRank) and attrs.measure is ranking.measure:
+            by_env.setdefault(item.env, []).append(attrs)
+    said = [
+        _clause(ranking, env, sorted(rows, key=lambda r: r.position), language)
+        for env, rows in by_env.items()
+    ]
+    return "; ".join(said) or None
+
+
+def _clause(ranking: Ranking, env: str | None, rows: list[MetricsRank], language: Language) -> str:
+    where = phrase(_IN, language, env=env) if env else ""
+    measure = pick(_MEASURES[ranking.measure], language)
+    one, several = (pick(s, language) for s in _SUBJECTS[ranking.subject])
+    total = max((r.of for r in rows), default=len(rows))
+    listed = ", ".join(f"{r.name} {_value(r, language)}" for r in rows)
+    if len(rows) == 1 and ranking.count == 1:
+        head = phrase(_FIRST[ranking.order], language, subject=one, measure=measure, where=where)
+        return f"{head}{phrase(_OF, language, total=total)}: {listed}"
+    head = phrase(
+        _HEAD[ranking.order],
+        language,
+        count=len(rows),
+        subjects=several,
+        measure=measure,
+        where=where,
+    )
+    return f"{head}{phrase(_OF, language, total=total)}: {listed}"
+
+
+def _value(row: MetricsRank, language: Language) -> str:
+    v = row.value
+    match row.measure.unit:
+        case "bytes":
+            return _bytes(v)
+        case "cores":
+            return phrase(_CORES, language, value=_num(v))
+        case "share":
+            return f"{v:.0%}"
+        case "per_second":
+            return phrase(_PER_S, language, value=_num(v))
+        case _:
+            return _num(v)
+
+
+def _num(v: float) -> str:
+    if v == int(v):
+        return str(int(v))
+    return f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
+
+
+def _bytes(v: float) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(v) >= size:
+            return f"{v / size:.1f} {unit}"
+    return f"{v:.0f} B"
