@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from planner.conclude.diagnosis import diagnose, within_normal
 from planner.conclude.evidence import EvidencePacket, fact_rank
 from planner.conclude.guard import EnvOutcome, why_failed
+from planner.conclude.listed import listing_sentence
 from planner.conclude.ranked import ranking_sentence
 from planner.conclude.rule import Finding, IndexedFact
 from planner.conclude.settle import reported
@@ -327,6 +328,8 @@ def _value_asked(
     ranking asked for is its value."""
     if context.ranking is not None:
         return ranking_sentence(context.ranking, indexed, language)
+    if context.listing is not None:
+        return listing_sentence(context.listing, indexed, language)
     if context.asked is None or context.scope.time.mode != "now":
         return None  # the state read is today's: it is no answer for a past moment
     said: dict[str | None, str] = {}
@@ -408,7 +411,10 @@ def _summary(
     the value the question asks for, said first."""
     where = context.scope.object or say(Phrase.THE_QUESTION, language)
     env = context.scope.env or ", ".join(context.envs)
-    if value and findings:
+    if value and findings and (context.ranking or context.listing):
+        # what else the reads found is a second part, said as such, after what was asked
+        head = f"{value}. {say(Phrase.ALSO_FOUND, language)}{findings[0].summary}"
+    elif value and findings:
         head = f"{value}. {findings[0].summary}"
     elif value:
         head = f"{value}."

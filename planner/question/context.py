@@ -32,6 +32,7 @@ from planner.question.envs import (
 )
 from planner.question.extract import Identifiers, extract_identifiers
 from planner.question.intent import Intent, classify_all
+from planner.question.listing import Listing, listing_asked
 from planner.question.names import normalise
 from planner.question.objects import (
     InventoryItem,
@@ -123,6 +124,9 @@ class ContextState(BaseModel):
     )
     ranking: Ranking | None = Field(
         default=None, description="pods or nodes ranked by a measure, when that is asked"
+    )
+    listing: Listing | None = Field(
+        default=None, description="pods or nodes in a state, when a list of them is asked"
     )
     asks_cause: bool = Field(default=False, description="the question asks why")
     asks_count: bool = Field(default=False, description="the question asks how many")
@@ -358,13 +362,19 @@ def _remembered(picked: _ObjectPick, msg: _Message, setting: _Setting) -> _Objec
 
 
 def _intent(
-    msg: _Message, nodes: list[str], obj: str | None, ranking: Ranking | None
+    msg: _Message,
+    nodes: list[str],
+    obj: str | None,
+    ranking: Ranking | None,
+    listing: Listing | None,
 ) -> Intent | None:
-    """The kind of question: a ranking asked is answered with the ranking; a node named
+    """The kind of question: a ranking or a list asked is answered with it; a node named
     with no object asks about the node ("compare TCP retransmits on worker-17 with its
     peers"); a follow-up that does not say asks again."""
     if ranking is not None:
         return "ranking"
+    if listing is not None and obj is None:
+        return "listing"
     intent = msg.intent
     if nodes and intent != "raw_query" and obj is None:
         intent = "node_health"
@@ -440,7 +450,8 @@ def build_context(
     nodes = nodes_in(msg.norm, inventory, named.env)
     picked = _remembered(named, msg, setting)
     ranking = ranking_asked(message)
-    intent = _intent(msg, nodes, picked.obj, ranking)
+    listing = None if ranking is not None else listing_asked(message)
+    intent = _intent(msg, nodes, picked.obj, ranking, listing)
     restated = bool({ScopeField.OBJECT, ScopeField.ENV} & (env_pick.explicit | picked.explicit))
     when = _pick_time(msg, intent, now, tz)
     env, read_envs, all_envs = _read_envs(msg, env_pick, picked, envs)
@@ -464,6 +475,7 @@ def build_context(
         onset=when.onset,
         asked=asked_value(message) or (previous.asked if follow_up and previous else None),
         ranking=ranking,
+        listing=listing if intent == "listing" else None,
         asks_cause=asks_cause(message),
         asks_count=asks_count(message),
         change=change_asked(message),

@@ -24,6 +24,7 @@ Intent = Literal[
     "capacity",
     "network_check",
     "ranking",  # pods or nodes ranked by a measure (planner.question.ranking)
+    "listing",  # pods or nodes in a state (planner.question.listing)
 ]
 
 _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {

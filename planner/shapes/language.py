@@ -51,6 +51,7 @@ class Phrase(StrEnum):
     NO_CAUSE = "no_cause"
     NOTHING_ESTABLISHED = "nothing_established"
     MORE_BELOW = "more_below"
+    ALSO_FOUND = "also_found"
     FUTURE = "future"
     TOO_LONG = "too_long"
     UNKNOWN_ENV = "unknown_env"
@@ -129,6 +130,7 @@ _TEXT: dict[Phrase, tuple[str, str]] = {
         "Nothing about {where} in {env} could be established.",
         "Ничего о {where} в {env} установить не удалось.",
     ),
+    Phrase.ALSO_FOUND: ("Also found (not asked): ", "Также найдено (не спрашивалось): "),
     Phrase.MORE_BELOW: (
         " ({count} more observation(s) below.)",
         " (ещё наблюдений ниже: {count}.)",

@@ -25,7 +25,6 @@ def plan(question: str):
     "question",
     [
         "что не так в dc-b прямо сейчас?",
-        "which pods are not ready in dc-b?",
         "почему в dc-b всё падает?",
         "anything broken in dc-b?",
     ],
@@ -35,6 +34,16 @@ def test_no_object_named_sweeps_the_environment(question: str) -> None:
     assert p.intent == "triage"
     required = [o for o in p.objectives if o.required]
     assert [o.id for o in required] == ["env.health"] and required[0].needs == []
+
+
+@pytest.mark.parametrize(
+    "question", ["which pods are not ready in dc-b?", "какие ноды в dc-b под disk pressure?"]
+)
+def test_a_list_asked_sweeps_the_environment_and_reads_nothing_else(question: str) -> None:
+    """The list is the answer: the sweep alone, not the triage around it."""
+    p = plan(question)
+    assert p.intent == "listing"
+    assert [o.id for o in p.objectives] == ["env.health"]
 
 
 @pytest.mark.parametrize(

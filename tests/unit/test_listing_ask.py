@@ -1,0 +1,80 @@
+"""A list of pods or nodes in a state is read as asked, and said from what a sweep read:
+the ones in the state, or that none of the N read is."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.conclude.listed import listing_sentence
+from planner.conclude.rule import IndexedFact
+from planner.question.listing import Listing, ListState, listing_asked
+from planner.shapes.language import Language
+from policy.facts import FactAttrs, K8sNodeCondition, K8sPod, K8sSweep
+from policy.results import ResultFact
+from policy.vocabulary import RankSubject
+
+NODE, POD = RankSubject.NODE, RankSubject.POD
+S = ListState
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "state"),
+    [
+        ("which nodes in dc-a are under memory pressure?", NODE, S.MEMORY_PRESSURE),
+        ("на каких нодах в eu-north сейчас disk pressure?", NODE, S.DISK_PRESSURE),
+        ("какие ноды в stage сейчас cordoned?", NODE, S.CORDONED),
+        ("перечисли поды в dc-b, которые сейчас не Ready", POD, S.NOT_READY),
+        ("which pods in prod are pending?", POD, S.PENDING),
+        ("list the pods in CrashLoopBackOff in dc-b", POD, S.CRASH_LOOP),
+        ("any nodes not ready in dc-a?", NODE, S.NOT_READY),
+    ],
+)
+def test_a_list_asked_is_read_with_what_and_which_state(
+    question: str, subject: RankSubject, state: ListState
+) -> None:
+    assert listing_asked(question) == Listing(subject, state)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "why is service-b not ready in dc-a?",  # a cause
+        "the node is under memory pressure",  # no list asked
+        "which pods use the most memory?",  # a ranking, not a state
+    ],
+)
+def test_no_list_is_read_where_none_is_asked(question: str) -> None:
+    assert listing_asked(question) is None
+
+
+def _fact(attrs: FactAttrs, n: int = 0) -> IndexedFact:
+    return IndexedFact(n, ResultFact(text="x", attrs=attrs, source="kubernetes"), "dc-a")
+
+
+def test_the_nodes_in_the_state_are_listed_with_how_many_were_read() -> None:
+    facts = [
+        _fact(K8sSweep(nodes=4, pods=30)),
+        _fact(K8sNodeCondition(node="n3", condition="MemoryPressure", status="True")),
+        _fact(K8sNodeCondition(node="n1", condition="DiskPressure", status="True")),
+    ]
+    said = listing_sentence(Listing(NODE, S.MEMORY_PRESSURE), facts, Language.EN)
+    assert said == "Nodes under memory pressure in dc-a: n3 (1 of 4 nodes read)"
+
+
+def test_none_in_the_state_is_said_with_what_was_read_and_never_without_a_sweep() -> None:
+    sweep = _fact(K8sSweep(nodes=6, pods=40))
+    said = listing_sentence(Listing(NODE, S.MEMORY_PRESSURE), [sweep], Language.RU)
+    assert said == "Ни один узел в dc-a не под MemoryPressure (прочитано узлов: 6)"
+    assert listing_sentence(Listing(NODE, S.MEMORY_PRESSURE), [], Language.EN) is None
+
+
+def test_pods_not_ready_are_the_running_unready_and_the_not_running() -> None:
+    facts = [
+        _fact(K8sSweep(nodes=3, pods=21)),
+        _fact(K8sPod(pod="a", phase="Running", ready=False)),
+        _fact(K8sPod(pod="b", phase="Pending", ready=False)),
+        _fact(K8sPod(pod="c", phase="Running", ready=True)),
+        _fact(K8sPod(pod="d", phase="Succeeded", ready=False)),
+    ]
+    said = listing_sentence(Listing(POD, S.NOT_READY), facts, Language.EN)
+    assert said == "Pods not Ready in dc-a: a, b (2 of 21 pods read)"
