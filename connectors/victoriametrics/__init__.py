@@ -52,6 +52,7 @@ from connectors.victoriametrics._http_tools import (
 from connectors.victoriametrics._node_tools import NodeNetworkArgs, node_network
 from connectors.victoriametrics._probe import probe
 from connectors.victoriametrics._promql_tool import PromqlArgs, promql
+from connectors.victoriametrics._rank_tool import RankArgs, rank
 from connectors.victoriametrics._settings import MetricsTarget
 from connectors.victoriametrics._workload_tools import PodScopeArgs, resource_usage, restarts
 from policy.errors import ConfigError
@@ -123,6 +124,15 @@ _SPECS = (
         NodeNetworkArgs,
         agent(["node.network"], "none"),
         node_network,
+    ),
+    (
+        "metrics.top",
+        "The pods (of a namespace, or all) or the nodes of an environment ranked by one "
+        "measure, highest or lowest first, each place with how many were ranked: pods by "
+        "memory, cpu, restarts, memory_of_limit or cpu_of_request; nodes by retransmits.",
+        RankArgs,
+        agent(["metrics.ranking"], "none", output_kind="table"),
+        rank,
     ),
     (
         "metrics.discover",

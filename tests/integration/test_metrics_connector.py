@@ -621,11 +621,11 @@ async def test_contracts_are_closed_and_declare_evidence() -> None:
     gate = _mock_gate(lambda request: httpx.Response(500))
     ctx = _ctx(INCIDENT_NOW)
     contracts = {c.name: c for c in gate.contracts(ctx)}
-    assert len(contracts) == 9 and "metrics.promql" not in contracts  # admin-only, hidden
+    assert len(contracts) == 10 and "metrics.promql" not in contracts  # admin-only, hidden
     # discovery reads only series whose labels name what the question names: engineers too
     assert contracts["metrics.discover"].agent.admin_only is False
     admin = {c.name for c in gate.contracts(_ctx(INCIDENT_NOW, role="admin"))}
-    assert "metrics.promql" in admin and len(admin) == 10
+    assert "metrics.promql" in admin and len(admin) == 11
     terms = contracts["metrics.discover"].input_schema()["properties"]["terms"]
     assert terms["maxItems"] == 5 and terms["items"]["pattern"]
     assert contracts["metrics.endpoints_ready"].agent.evidence == ["k8s.ready_endpoints"]
