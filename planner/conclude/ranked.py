@@ -22,10 +22,13 @@ _HEAD: dict[str, Bilingual] = {
     ),
 }
 _FIRST: dict[str, Bilingual] = {
-    "top": ("The {subject} with the most {measure}{where}", "Первый {subject}{where}, {measure}"),
+    "top": (
+        "The {subject} with the most {measure}{where}",
+        "Наибольшее значение ({measure}) среди {subjects}{where}",
+    ),
     "bottom": (
         "The {subject} with the least {measure}{where}",
-        "Последний {subject}{where}, {measure}",
+        "Наименьшее значение ({measure}) среди {subjects}{where}",
     ),
 }
 _SUBJECTS: dict[RankSubject, tuple[Bilingual, Bilingual]] = {
@@ -70,7 +73,14 @@ def _clause(ranking: Ranking, env: str | None, rows: list[MetricsRank], language
     total = max((r.of for r in rows), default=len(rows))
     listed = ", ".join(f"{r.name} {_value(r, language)}" for r in rows)
     if len(rows) == 1 and ranking.count == 1:
-        head = phrase(_FIRST[ranking.order], language, subject=one, measure=measure, where=where)
+        head = phrase(
+            _FIRST[ranking.order],
+            language,
+            subject=one,
+            subjects=several,
+            measure=measure,
+            where=where,
+        )
         return f"{head}{phrase(_OF, language, total=total)}: {listed}"
     head = phrase(
         _HEAD[ranking.order],
