@@ -262,6 +262,8 @@ def _scope_values(b: _Binding, now: datetime) -> Arguments:
         "terms": b.context.terms or None,
         "fronts": b.context.fronts or None,
     }
+    if b.context.quantile is not None:  # the quantile asked, not the tool's default
+        values["quantile"] = b.context.quantile
     ranking = b.context.ranking
     if ranking is not None:  # only a ranking asked binds what it ranks, by what, how many
         values |= {

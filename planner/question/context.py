@@ -50,6 +50,7 @@ from planner.question.objects import (
     routed,
     terms_in,
 )
+from planner.question.quantile import quantile_asked
 from planner.question.ranking import Ranking, ranking_asked
 from planner.question.timeparse import parse_time
 from policy.scope import Scope, TimeSpec, shifted
@@ -124,6 +125,9 @@ class ContextState(BaseModel):
     )
     ranking: Ranking | None = Field(
         default=None, description="pods or nodes ranked by a measure, when that is asked"
+    )
+    quantile: float | None = Field(
+        default=None, description="the latency quantile the question asks for (0.95 for p95)"
     )
     listing: Listing | None = Field(
         default=None, description="pods or nodes in a state, when a list of them is asked"
@@ -475,6 +479,7 @@ def build_context(
         onset=when.onset,
         asked=asked_value(message) or (previous.asked if follow_up and previous else None),
         ranking=ranking,
+        quantile=quantile_asked(message) or (previous.quantile if follow_up and previous else None),
         listing=listing if intent == "listing" else None,
         asks_cause=asks_cause(message),
         asks_count=asks_count(message),
