@@ -117,10 +117,16 @@ def _restarts(value: float) -> str:
     return f"{fmt_num(value)} restart{'' if value == 1 else 's'}"
 
 
+def _matchers(args: RankArgs) -> tuple[list[Matcher], list[Matcher]]:
+    """(the namespace's, a container's usage series'): cAdvisor's pause container and the
+    pod's own cgroup (container="") would count the pod twice."""
+    ns: list[Matcher] = [("namespace", "=", args.namespace)] if args.namespace else []
+    return ns, [*ns, ("container", "!=", ""), ("container", "!=", "POD")]
+
+
 def _ranking(args: RankArgs, rate_s: int) -> Ranking:
     """The PromQL of each measure: one value per pod (or node instance)."""
-    ns: list[Matcher] = [("namespace", "=", args.namespace)] if args.namespace else []
-    usage = [*ns, ("container", "!=", ""), ("container", "!=", "POD")]
+    ns, usage = _matchers(args)
     cpu = f"rate({selector(CPU, usage)}[{rate_s}s])"
     match args.measure:
         case RankMeasure.MEMORY:
@@ -163,8 +169,7 @@ def _of_bound(used: str, bound: str) -> str:
 
 def _unbounded(args: RankArgs, rate_s: int) -> str | None:
     """For share measures, the containers left out because they have no bound."""
-    ns: list[Matcher] = [("namespace", "=", args.namespace)] if args.namespace else []
-    usage = [*ns, ("container", "!=", ""), ("container", "!=", "POD")]
+    ns, usage = _matchers(args)
     if args.measure == RankMeasure.MEMORY_OF_LIMIT:
         used, bound = selector(MEMORY, usage), _bound(LIMITS, "memory", ns)
     elif args.measure == RankMeasure.CPU_OF_REQUEST:
