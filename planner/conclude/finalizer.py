@@ -21,6 +21,7 @@ from planner.conclude.listed import listing_sentence
 from planner.conclude.ranked import ranking_sentence
 from planner.conclude.rule import Finding, IndexedFact
 from planner.conclude.settle import reported
+from planner.conclude.tailed import tail_sentence
 from planner.plan.objectives import Objective, QuestionPlan
 from planner.question.asked import value_sentence
 from planner.question.change import ChangeAction, human_step, version_asked
@@ -330,6 +331,8 @@ def _value_asked(
         return ranking_sentence(context.ranking, indexed, language)
     if context.listing is not None:
         return listing_sentence(context.listing, indexed, language)
+    if context.log_tail is not None:
+        return tail_sentence(context.log_tail, indexed, language)
     if context.asked is None or context.scope.time.mode != "now":
         return None  # the state read is today's: it is no answer for a past moment
     said: dict[str | None, str] = {}
@@ -411,7 +414,7 @@ def _summary(
     the value the question asks for, said first."""
     where = context.scope.object or say(Phrase.THE_QUESTION, language)
     env = context.scope.env or ", ".join(context.envs)
-    if value and findings and (context.ranking or context.listing):
+    if value and findings and (context.ranking or context.listing or context.log_tail):
         # what else the reads found is a second part, said as such, after what was asked
         head = f"{value}. {say(Phrase.ALSO_FOUND, language)}{findings[0].summary}"
     elif value and findings:

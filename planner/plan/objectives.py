@@ -99,6 +99,9 @@ class Variant(BaseModel):
 
 
 TRIAGE: Final = "triage"
+# questions answered by exactly what they ask (a ranking, a list, log lines): their plan is
+# that read alone, with no other kind of question's objectives and no baseline
+EXACT: Final = frozenset({"ranking", "listing", "log_lines"})
 GENERAL: Final = "general"
 PlanIntent = Intent | Literal["triage", "general"]
 """The kind of plan: a kind of question the catalogue knows, a triage of the environment
@@ -156,6 +159,8 @@ def plan_for(
     with their facets, from which the baseline is drawn."""
     cat = catalogue or load_catalogue()
     plan = _plan_for(context, cat)
+    if plan.intent in EXACT:
+        return plan
     if plan.intent != TRIAGE:
         plan.objectives += _also(plan, cat, context)
     if served and context.scope.object is not None and context.asks_cause:

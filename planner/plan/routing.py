@@ -262,6 +262,11 @@ def _scope_values(b: _Binding, now: datetime) -> Arguments:
         "terms": b.context.terms or None,
         "fronts": b.context.fronts or None,
     }
+    tail = b.context.log_tail
+    if tail is not None:  # the latest lines asked for, of the pod named, of the run asked
+        values |= {"limit": tail.lines, "previous": tail.previous}
+        if b.context.pods:
+            values["pod"] = b.context.pods[0]
     if b.context.quantile is not None:  # the quantile asked, not the tool's default
         values["quantile"] = b.context.quantile
     ranking = b.context.ranking

@@ -33,6 +33,7 @@ from planner.question.envs import (
 from planner.question.extract import Identifiers, extract_identifiers
 from planner.question.intent import Intent, classify_all
 from planner.question.listing import Listing, listing_asked
+from planner.question.logtail import LogTail, log_tail_asked, pods_named
 from planner.question.names import normalise
 from planner.question.objects import (
     InventoryItem,
@@ -66,7 +67,10 @@ __all__ = [
 
 DEFAULT_TIME = TimeSpec(mode="now", window=timedelta(hours=1))
 # "who deployed X?" with no time: releases are rarer than errors, look back a week
-DEFAULT_WINDOWS: dict[str, timedelta] = {"release_timeline": timedelta(days=7)}
+DEFAULT_WINDOWS: dict[str, timedelta] = {
+    "release_timeline": timedelta(days=7),
+    "log_lines": timedelta(days=1),  # the latest lines, whenever they were written
+}
 
 RX_SAME = re.compile(
     r"то же (?:самое)?|тоже самое|то же для|the same|same (?:for|in|thing)|same question|"
@@ -128,6 +132,12 @@ class ContextState(BaseModel):
     )
     quantile: float | None = Field(
         default=None, description="the latency quantile the question asks for (0.95 for p95)"
+    )
+    log_tail: LogTail | None = Field(
+        default=None, description="the latest log lines asked for, and of which run"
+    )
+    pods: list[str] = Field(
+        default_factory=list, description="pods of the object the message names in full"
     )
     listing: Listing | None = Field(
         default=None, description="pods or nodes in a state, when a list of them is asked"
@@ -371,6 +381,7 @@ def _intent(
     obj: str | None,
     ranking: Ranking | None,
     listing: Listing | None,
+    tail: LogTail | None,
 ) -> Intent | None:
     """The kind of question: a ranking or a list asked is answered with it; a node named
     with no object asks about the node ("compare TCP retransmits on worker-17 with its
@@ -379,6 +390,8 @@ def _intent(
         return "ranking"
     if listing is not None and obj is None:
         return "listing"
+    if tail is not None and obj is not None:
+        return "log_lines"
     intent = msg.intent
     if nodes and intent != "raw_query" and obj is None:
         intent = "node_health"
@@ -455,7 +468,8 @@ def build_context(
     picked = _remembered(named, msg, setting)
     ranking = ranking_asked(message)
     listing = None if ranking is not None else listing_asked(message)
-    intent = _intent(msg, nodes, picked.obj, ranking, listing)
+    tail = log_tail_asked(message)
+    intent = _intent(msg, nodes, picked.obj, ranking, listing, tail)
     restated = bool({ScopeField.OBJECT, ScopeField.ENV} & (env_pick.explicit | picked.explicit))
     when = _pick_time(msg, intent, now, tz)
     env, read_envs, all_envs = _read_envs(msg, env_pick, picked, envs)
@@ -481,6 +495,8 @@ def build_context(
         ranking=ranking,
         quantile=quantile_asked(message) or (previous.quantile if follow_up and previous else None),
         listing=listing if intent == "listing" else None,
+        log_tail=tail if intent == "log_lines" else None,
+        pods=pods_named(message, picked.obj),
         asks_cause=asks_cause(message),
         asks_count=asks_count(message),
         change=change_asked(message),

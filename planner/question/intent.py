@@ -25,6 +25,7 @@ Intent = Literal[
     "network_check",
     "ranking",  # pods or nodes ranked by a measure (planner.question.ranking)
     "listing",  # pods or nodes in a state (planner.question.listing)
+    "log_lines",  # the latest lines of a container's log (planner.question.logtail)
 ]
 
 _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {

@@ -1,0 +1,65 @@
+"""A question that asks for log lines themselves: "show the last 20 log lines of
+<pod>", "покажи последние 10 строк лога <pod>", "the log of the previous (killed)
+container of <pod>".
+
+Class "log lines asked, a diagnosis given": the answer is a bounded tail of the container
+asked about (its previous run when the question says so), not the story around it.
+
+Read by a grammar of three slots, in English and Russian: a request to show the log, how
+many lines (when it says), and which run (the previous one: "previous", "killed",
+"crashed", "предыдущ", "упавш"). The pod is a name in the message that extends the
+object's name with a pod suffix (a ReplicaSet hash and a pod hash, or an ordinal).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+DEFAULT_LINES = 20
+MAX_LINES = 500
+
+_SHOW_LOG = re.compile(
+    r"(?:show|print|give|get|tail|paste|list)\b[^.?!\n]{0,40}\blogs?\b|"
+    r"\blog\s+lines\b|\blines?\s+of\s+(?:the\s+)?log|"
+    r"(?:покажи|выведи|дай|скинь|пришли)\b[^.?!\n]{0,40}(?:лог\w{0,3}|строк\w{0,2})|"
+    r"строк\w{0,2}\s+лог\w{0,2}",
+    re.I,
+)
+_COUNT = re.compile(
+    r"(?:last|latest|final|tail)\s+(\d{1,3})\b|(\d{1,3})\s+(?:last\s+)?(?:log\s+)?lines\b|"
+    r"последни\w{0,2}\s+(\d{1,3})\b|(\d{1,3})\s+(?:последни\w{0,2}\s+)?строк",
+    re.I,
+)
+_PREVIOUS = re.compile(
+    r"\bprevious\b|\bkilled\b|\bcrashed\b|\bbefore (?:the|its) restart|\blast run\b|"
+    r"предыдущ\w{0,3}|упавш\w{0,3}|убит\w{0,3}|до\s+рестарт\w{0,2}|прошл\w{0,3}\s+запуск",
+    re.I,
+)
+_POD_SUFFIX = r"(?:-[a-z0-9]{6,10})?-[a-z0-9]{5}|-\d{1,3}"
+
+
+@dataclass(frozen=True)
+class LogTail:
+    """How many of the latest lines are asked for, and of which run."""
+
+    lines: int
+    previous: bool = False
+
+
+def log_tail_asked(message: str) -> LogTail | None:
+    """The tail the message asks for, or None when it asks for no log lines."""
+    if _SHOW_LOG.search(message) is None:
+        return None
+    count = _COUNT.search(message)
+    given = next((g for g in (count.groups() if count else ()) if g), None)
+    lines = max(1, min(int(given), MAX_LINES)) if given else DEFAULT_LINES
+    return LogTail(lines, previous=_PREVIOUS.search(message) is not None)
+
+
+def pods_named(message: str, workload: str | None) -> list[str]:
+    """The pods of `workload` the message names by their full name."""
+    if not workload:
+        return []
+    rx = re.compile(rf"(?<![\w.-]){re.escape(workload)}(?:{_POD_SUFFIX})(?![\w.-])", re.I)
+    return list(dict.fromkeys(m.group(0).lower() for m in rx.finditer(message)))

@@ -1,0 +1,44 @@
+"""Log lines asked for are read as a tail: how many, which run, which pod; a count of a
+phrase or a cause is no tail."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.question.logtail import DEFAULT_LINES, LogTail, log_tail_asked, pods_named
+
+
+@pytest.mark.parametrize(
+    ("question", "tail"),
+    [
+        ("show the last 3 log lines of service-a-5d8f7c9b4-x2k9p in dc-a", LogTail(3)),
+        ("покажи последние 10 строк лога service-d-7b6c9f5d84-t8mzq в dc-b", LogTail(10)),
+        (
+            "show me the log of the previous (killed) container of service-b in dc-a",
+            LogTail(DEFAULT_LINES, previous=True),
+        ),
+        ("покажи логи упавших подов ledger-backup", LogTail(DEFAULT_LINES, previous=True)),
+        ("tail 50 lines of the checkout-web log", LogTail(50)),
+    ],
+)
+def test_a_tail_asked_is_read_with_its_length_and_run(question: str, tail: LogTail) -> None:
+    assert log_tail_asked(question) == tail
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "why does service-b keep restarting?",
+        "сколько раз ledger-writer написал в лог 'deadlock detected' за час?",
+        "were there errors in service-a's logs in the last 30 minutes?",
+    ],
+)
+def test_no_tail_is_read_where_no_lines_are_asked(question: str) -> None:
+    assert log_tail_asked(question) is None
+
+
+def test_a_pod_is_the_object_name_with_a_pod_suffix_and_nothing_longer() -> None:
+    message = "logs of service-a-5d8f7c9b4-x2k9p, kafka-0 and service-a-canary-5d8f7c9b4-x2k9p"
+    assert pods_named(message, "service-a") == ["service-a-5d8f7c9b4-x2k9p"]
+    assert pods_named(message, "kafka") == ["kafka-0"]
+    assert pods_named(message, None) == []
