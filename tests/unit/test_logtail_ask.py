@@ -3,9 +3,16 @@ phrase or a cause is no tail."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
+from planner.conclude.rule import IndexedFact
+from planner.conclude.tailed import tail_sentence
 from planner.question.logtail import DEFAULT_LINES, LogTail, log_tail_asked, pods_named
+from planner.shapes.language import Language
+from policy.facts import K8sLog
+from policy.results import ResultFact
 
 
 @pytest.mark.parametrize(
@@ -42,3 +49,23 @@ def test_a_pod_is_the_object_name_with_a_pod_suffix_and_nothing_longer() -> None
     assert pods_named(message, "service-a") == ["service-a-5d8f7c9b4-x2k9p"]
     assert pods_named(message, "kafka") == ["kafka-0"]
     assert pods_named(message, None) == []
+
+
+def _line(n: int, at_s: int, level: str, text: str) -> IndexedFact:
+    at = datetime(2026, 7, 20, 11, 33, at_s, tzinfo=UTC)
+    attrs = K8sLog(pod="p-1", container="app", level=level, line=text, message=text)
+    return IndexedFact(n, ResultFact(text=text, attrs=attrs, source="k", observed_at=at), "dc-b")
+
+
+def test_the_tail_says_whose_lines_the_latest_by_time_and_the_error_before_it() -> None:
+    # ranked, not in time order: the latest line is the one observed last
+    facts = [
+        _line(0, 2, "FATAL", "exiting with code 1"),
+        _line(1, 0, "INFO", "starting"),
+        _line(2, 1, "ERROR", "missing required env DATABASE_URL"),
+    ]
+    said = tail_sentence(LogTail(3, previous=True), facts, Language.EN)
+    assert said == (
+        "The last 3 log line(s) of p-1 (app) in dc-b, previous run are below, oldest first; "
+        "the latest: exiting with code 1; the error before it: missing required env DATABASE_URL"
+    )
