@@ -84,8 +84,11 @@ class Findings(BaseFindings):
         limit: int | None = None,
         raw: Any = None,
         observed_at: datetime | None = None,
+        total: int | None = None,
     ) -> ToolResult:
-        """`data_in_entities`: the call's answer is the objects it lists (an inventory)."""
+        """`data_in_entities`: the call's answer is the objects it lists (an inventory);
+        `total`: how many there were in all, exactly, when more were read than returned."""
+        exact = total is not None or self.complete
         return self.result(
             tool,
             scope_of(args, ctx),
@@ -94,7 +97,7 @@ class Findings(BaseFindings):
             proves_absence=proves_absence,
             observed_at=observed_at or ctx.now,
             limit=limit,
-            total=returned if self.complete else None,
-            total_is_exact=self.complete,
+            total=total if total is not None else returned if self.complete else None,
+            total_is_exact=exact,
             raw=raw,
         )

@@ -140,6 +140,9 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
         )
     lines.sort(key=lambda line: line[0])
     matched = len(lines)
+    # every line of the window was read and matched: how many there were is exact, however
+    # few of them are shown (a count of a phrase is that total)
+    exact = matched if found.complete else None
     if matched > args.limit:
         found.truncated = True
         found.gap(f"{matched} lines matched; only the latest {args.limit} are shown")
@@ -172,6 +175,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
         returned=len(lines),
         limit=args.limit,
         raw={"pods": [name_of(p) for p in pods], "matched": matched},
+        total=exact,
     )
 
 

@@ -14,6 +14,7 @@ from functools import cached_property
 
 from pydantic import BaseModel
 
+from planner.conclude.counted import count_sentence
 from planner.conclude.diagnosis import diagnose, within_normal
 from planner.conclude.evidence import EvidencePacket, fact_rank
 from planner.conclude.guard import EnvOutcome, why_failed
@@ -305,7 +306,7 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> str:
         leading.sort(key=lambda f: f.hypothesis is not None)
     # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
     # ready. Pod … is in CrashLoopBackOff …")
-    value = _value_asked(collected.indexed, context, t.language)
+    value = _count_asked(t) or _value_asked(collected.indexed, context, t.language)
     return _summary(leading, collected.facts, context, t.language, min(lead, default=0), value)
 
 
@@ -320,6 +321,15 @@ def _human_step(t: _Turn, change: ChangeAction) -> str:
         version=version_asked(t.turn.question),
     )
     return say(Phrase.HUMAN_STEP, t.language, action=change.value, step=step)
+
+
+def _count_asked(t: _Turn) -> str | None:
+    """The count of a phrase in the object's log, when that is what was asked."""
+    phrase_ = t.context.count_phrase
+    obj = t.context.scope.object
+    if phrase_ is None or obj is None:
+        return None
+    return count_sentence(phrase_, obj, "logs.count", t.records, t.language)
 
 
 def _value_asked(
@@ -414,7 +424,11 @@ def _summary(
     the value the question asks for, said first."""
     where = context.scope.object or say(Phrase.THE_QUESTION, language)
     env = context.scope.env or ", ".join(context.envs)
-    if value and findings and (context.ranking or context.listing or context.log_tail):
+    if (
+        value
+        and findings
+        and (context.ranking or context.listing or context.log_tail or context.count_phrase)
+    ):
         # what else the reads found is a second part, said as such, after what was asked
         head = f"{value}. {say(Phrase.ALSO_FOUND, language)}{findings[0].summary}"
     elif value and findings:

@@ -101,7 +101,7 @@ class Variant(BaseModel):
 TRIAGE: Final = "triage"
 # questions answered by exactly what they ask (a ranking, a list, log lines): their plan is
 # that read alone, with no other kind of question's objectives and no baseline
-EXACT: Final = frozenset({"ranking", "listing", "log_lines"})
+EXACT: Final = frozenset({"ranking", "listing", "log_lines", "phrase_count"})
 GENERAL: Final = "general"
 PlanIntent = Intent | Literal["triage", "general"]
 """The kind of plan: a kind of question the catalogue knows, a triage of the environment

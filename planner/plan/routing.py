@@ -262,6 +262,8 @@ def _scope_values(b: _Binding, now: datetime) -> Arguments:
         "terms": b.context.terms or None,
         "fronts": b.context.fronts or None,
     }
+    if b.context.count_phrase is not None:  # the lines that hold the phrase, counted
+        values |= {"text": b.context.count_phrase, "grep": re.escape(b.context.count_phrase)}
     tail = b.context.log_tail
     if tail is not None:  # the latest lines asked for, of the pod named, of the run asked
         values |= {"limit": tail.lines, "previous": tail.previous}

@@ -51,6 +51,7 @@ from planner.question.objects import (
     routed,
     terms_in,
 )
+from planner.question.phrase import phrase_count_asked
 from planner.question.quantile import quantile_asked
 from planner.question.ranking import Ranking, ranking_asked
 from planner.question.timeparse import parse_time
@@ -132,6 +133,9 @@ class ContextState(BaseModel):
     )
     quantile: float | None = Field(
         default=None, description="the latency quantile the question asks for (0.95 for p95)"
+    )
+    count_phrase: str | None = Field(
+        default=None, description="the phrase whose log lines the question asks to count"
     )
     log_tail: LogTail | None = Field(
         default=None, description="the latest log lines asked for, and of which run"
@@ -382,6 +386,7 @@ def _intent(
     ranking: Ranking | None,
     listing: Listing | None,
     tail: LogTail | None,
+    counted: str | None,
 ) -> Intent | None:
     """The kind of question: a ranking or a list asked is answered with it; a node named
     with no object asks about the node ("compare TCP retransmits on worker-17 with its
@@ -392,6 +397,8 @@ def _intent(
         return "listing"
     if tail is not None and obj is not None:
         return "log_lines"
+    if counted is not None and obj is not None:
+        return "phrase_count"
     intent = msg.intent
     if nodes and intent != "raw_query" and obj is None:
         intent = "node_health"
@@ -469,7 +476,8 @@ def build_context(
     ranking = ranking_asked(message)
     listing = None if ranking is not None else listing_asked(message)
     tail = log_tail_asked(message)
-    intent = _intent(msg, nodes, picked.obj, ranking, listing, tail)
+    counted = phrase_count_asked(message)
+    intent = _intent(msg, nodes, picked.obj, ranking, listing, tail, counted)
     restated = bool({ScopeField.OBJECT, ScopeField.ENV} & (env_pick.explicit | picked.explicit))
     when = _pick_time(msg, intent, now, tz)
     env, read_envs, all_envs = _read_envs(msg, env_pick, picked, envs)
@@ -496,6 +504,7 @@ def build_context(
         quantile=quantile_asked(message) or (previous.quantile if follow_up and previous else None),
         listing=listing if intent == "listing" else None,
         log_tail=tail if intent == "log_lines" else None,
+        count_phrase=counted if intent == "phrase_count" else None,
         pods=pods_named(message, picked.obj),
         asks_cause=asks_cause(message),
         asks_count=asks_count(message),

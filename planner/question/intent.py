@@ -26,6 +26,7 @@ Intent = Literal[
     "ranking",  # pods or nodes ranked by a measure (planner.question.ranking)
     "listing",  # pods or nodes in a state (planner.question.listing)
     "log_lines",  # the latest lines of a container's log (planner.question.logtail)
+    "phrase_count",  # how many times a phrase was logged (planner.question.phrase)
 ]
 
 _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {

@@ -1,0 +1,47 @@
+"""The count asked for, as the answer's first line: "service-d logged “missing required
+env DATABASE_URL” 28 times in dc-b (elasticsearch/app-*)". The number is the total the
+source counted for the phrase in the window, not the lines shown; a read cut short says
+"at least", an empty complete read says 0, a failed read says nothing (its gap does)."""
+
+from __future__ import annotations
+
+from planner.read.executor import CallRecord
+from policy.language import Bilingual, Language, phrase
+
+_COUNTED: Bilingual = (
+    "{obj} logged “{text}” {count} time(s){where} ({source})",
+    "{obj} записал «{text}» {count} раз(а){where} ({source})",
+)
+_AT_LEAST: Bilingual = ("at least {n}", "не меньше {n}")
+_IN: Bilingual = (" in {env}", " в {env}")
+
+
+def count_sentence(
+    text: str, obj: str, objective: str, records: list[CallRecord], language: Language
+) -> str | None:
+    """One clause per read that served `objective` and did not fail; None when none did."""
+    said: list[str] = []
+    for rec in records:
+        result = rec.result
+        if objective not in rec.objectives or result.failed:
+            continue
+        cov = result.coverage
+        if cov.total is not None and cov.total_is_exact:
+            count = str(cov.total)
+        elif result.status == "empty" and cov.complete_for_negative:
+            count = "0"
+        else:
+            count = phrase(_AT_LEAST, language, n=cov.total or cov.returned)
+        env = result.scope.env or rec.call.env
+        said.append(
+            phrase(
+                _COUNTED,
+                language,
+                obj=obj,
+                text=text,
+                count=count,
+                where=phrase(_IN, language, env=env) if env else "",
+                source=cov.source,
+            )
+        )
+    return "; ".join(said) or None
