@@ -306,7 +306,7 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> str:
         leading.sort(key=lambda f: f.hypothesis is not None)
     # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
     # ready. Pod … is in CrashLoopBackOff …")
-    value = _count_asked(t) or _value_asked(collected.indexed, context, t.language)
+    value = _exact_asked(t) or _value_asked(collected.indexed, context, t.language)
     return _summary(leading, collected.facts, context, t.language, min(lead, default=0), value)
 
 
@@ -323,26 +323,26 @@ def _human_step(t: _Turn, change: ChangeAction) -> str:
     return say(Phrase.HUMAN_STEP, t.language, action=change.value, step=step)
 
 
-def _count_asked(t: _Turn) -> str | None:
-    """The count of a phrase in the object's log, when that is what was asked."""
-    phrase_ = t.context.count_phrase
-    obj = t.context.scope.object
-    if phrase_ is None or obj is None:
-        return None
-    return count_sentence(phrase_, obj, "logs.count", t.records, t.language)
+def _exact_asked(t: _Turn) -> str | None:
+    """The ranking, list, tail or count asked for, said from everything the reads
+    returned (not the packet a short answer is cut to)."""
+    context, records, language = t.context, t.records, t.language
+    if context.ranking is not None:
+        return ranking_sentence(context.ranking, records, language)
+    if context.listing is not None:
+        return listing_sentence(context.listing, records, language)
+    if context.log_tail is not None:
+        return tail_sentence(context.log_tail, records, language)
+    if context.count_phrase is not None and context.scope.object is not None:
+        obj = context.scope.object
+        return count_sentence(context.count_phrase, obj, "logs.count", records, language)
+    return None
 
 
 def _value_asked(
     indexed: list[IndexedFact], context: ContextState, language: Language
 ) -> str | None:
-    """The value of the object asked about, once per env that has it ("; " between); a
-    ranking asked for is its value."""
-    if context.ranking is not None:
-        return ranking_sentence(context.ranking, indexed, language)
-    if context.listing is not None:
-        return listing_sentence(context.listing, indexed, language)
-    if context.log_tail is not None:
-        return tail_sentence(context.log_tail, indexed, language)
+    """The value of the object asked about, once per env that has it ("; " between)."""
     if context.asked is None or context.scope.time.mode != "now":
         return None  # the state read is today's: it is no answer for a past moment
     said: dict[str | None, str] = {}

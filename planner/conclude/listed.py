@@ -6,8 +6,9 @@ count nothing is said, and the gaps say why."""
 
 from __future__ import annotations
 
-from planner.conclude.rule import IndexedFact
+from planner.conclude.reads import every_fact
 from planner.question.listing import Listing, ListState
+from planner.read.executor import CallRecord
 from policy.facts import K8sNodeCondition, K8sPod, K8sSweep, K8sWaiting
 from policy.language import Bilingual, Language, phrase, pick
 from policy.vocabulary import RankSubject
@@ -49,29 +50,50 @@ _NONE: dict[RankSubject, Bilingual] = {
         "Ни один pod{where} не {state} (прочитано pod'ов: {total})",
     ),
 }
+_NONE_CUT: dict[RankSubject, Bilingual] = {
+    RankSubject.NODE: (
+        "None of the {total} nodes read{where} is {state}, but the read was cut short: others "
+        "may be",
+        "Среди {total} прочитанных узлов{where} нет {state}, но чтение было неполным: другие "
+        "могут быть",
+    ),
+    RankSubject.POD: (
+        "None of the {total} pods read{where} is {state}, but the read was cut short: others "
+        "may be",
+        "Среди {total} прочитанных pod'ов{where} нет {state}, но чтение было неполным: другие "
+        "могут быть",
+    ),
+}
 _IN: Bilingual = (" in {env}", " в {env}")
 MAX_NAMES = 12
 
 
-def listing_sentence(
-    listing: Listing, indexed: list[IndexedFact], language: Language
-) -> str | None:
+def listing_sentence(listing: Listing, records: list[CallRecord], language: Language) -> str | None:
     """The list, one clause per env a sweep read; None when no sweep said what it read."""
     totals: dict[str | None, int] = {}
     names: dict[str | None, list[str]] = {}
-    for item in indexed:
-        attrs = item.fact.attrs
+    for env, fact in every_fact(records):
+        attrs = fact.attrs
         if isinstance(attrs, K8sSweep):
             count = attrs.nodes if listing.subject is RankSubject.NODE else attrs.pods
             if count is not None:
-                totals[item.env] = totals.get(item.env, 0) + count
+                totals[env] = totals.get(env, 0) + count
         elif (name := _in_state(listing, attrs)) is not None:
-            found = names.setdefault(item.env, [])
+            found = names.setdefault(env, [])
             if name not in found:
                 found.append(name)
+    # a sweep cut short proves no "none": it says what it read and that others may be
+    cut = {
+        rec.result.scope.env or rec.call.env
+        for rec in records
+        if not rec.result.coverage.complete_for_negative
+        and any(isinstance(f.attrs, K8sSweep) for f in rec.result.facts)
+    }
     said = [
-        _clause(listing, env, total, names.get(env, []), language) for env, total in totals.items()
+        _clause(listing, env, total, names.get(env, []), language, cut=env in cut)
+        for env, total in totals.items()
     ]
+
     return "; ".join(said) or None
 
 
@@ -99,12 +121,19 @@ def _in_state(listing: Listing, attrs: object) -> str | None:
 
 
 def _clause(
-    listing: Listing, env: str | None, total: int, names: list[str], language: Language
+    listing: Listing,
+    env: str | None,
+    total: int,
+    names: list[str],
+    language: Language,
+    *,
+    cut: bool,
 ) -> str:
     where = phrase(_IN, language, env=env) if env else ""
     state = pick(_STATE[listing.state], language)
     if not names:
-        return phrase(_NONE[listing.subject], language, where=where, state=state, total=total)
+        none = _NONE_CUT if cut else _NONE
+        return phrase(none[listing.subject], language, where=where, state=state, total=total)
     shown = ", ".join(names[:MAX_NAMES]) + (" …" if len(names) > MAX_NAMES else "")
     return phrase(
         _SOME[listing.subject],

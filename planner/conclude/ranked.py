@@ -4,8 +4,9 @@ returned, in their order, once per env; the unit is the measure's (RankMeasure.u
 
 from __future__ import annotations
 
-from planner.conclude.rule import IndexedFact
+from planner.conclude.reads import every_fact
 from planner.question.ranking import Ranking
+from planner.read.executor import CallRecord
 from policy.facts import MetricsRank
 from policy.language import Bilingual, Language, phrase, pick
 from policy.vocabulary import RankMeasure, RankSubject
@@ -50,15 +51,13 @@ _CORES: Bilingual = ("{value} cores", "{value} ядра")
 _PER_S: Bilingual = ("{value}/s", "{value}/с")
 
 
-def ranking_sentence(
-    ranking: Ranking, indexed: list[IndexedFact], language: Language
-) -> str | None:
+def ranking_sentence(ranking: Ranking, records: list[CallRecord], language: Language) -> str | None:
     """The ranking, one clause per env that returned one; None when no read did."""
     by_env: dict[str | None, list[MetricsRank]] = {}
-    for item in indexed:
-        attrs = item.fact.attrs
+    for env, fact in every_fact(records):
+        attrs = fact.attrs
         if isinstance(attrs, MetricsRank) and attrs.measure is ranking.measure:
-            by_env.setdefault(item.env, []).append(attrs)
+            by_env.setdefault(env, []).append(attrs)
     said = [
         _clause(ranking, env, sorted(rows, key=lambda r: r.position), language)
         for env, rows in by_env.items()

@@ -4,8 +4,9 @@ below, oldest first (the read returns the latest lines the question asked for)."
 
 from __future__ import annotations
 
-from planner.conclude.rule import IndexedFact
+from planner.conclude.reads import every_fact
 from planner.question.logtail import LogTail
+from planner.read.executor import CallRecord
 from policy.facts import K8sLog
 from policy.language import Bilingual, Language, phrase, pick
 
@@ -22,18 +23,18 @@ _ERROR_LEVELS = frozenset({"ERROR", "FATAL", "CRITICAL", "PANIC", "EMERGENCY", "
 _IN: Bilingual = (" in {env}", " в {env}")
 
 
-def tail_sentence(tail: LogTail, indexed: list[IndexedFact], language: Language) -> str | None:
+def tail_sentence(tail: LogTail, records: list[CallRecord], language: Language) -> str | None:
     """One clause per pod whose lines were read; None when no line was."""
     by_pod: dict[tuple[str | None, str], list[K8sLog]] = {}
-    # the facts come ranked, not in time: the latest line is the one observed last
+    # the latest line is the one observed last, whatever order the reads returned
     timed = sorted(
-        (i for i in indexed if isinstance(i.fact.attrs, K8sLog)),
-        key=lambda i: (i.fact.observed_at is not None, i.fact.observed_at or 0),
+        ((env, f) for env, f in every_fact(records) if isinstance(f.attrs, K8sLog)),
+        key=lambda ef: (ef[1].observed_at is not None, ef[1].observed_at or 0),
     )
-    for item in timed:
-        attrs = item.fact.attrs
+    for env, fact in timed:
+        attrs = fact.attrs
         if isinstance(attrs, K8sLog) and attrs.pod:
-            by_pod.setdefault((item.env, attrs.pod), []).append(attrs)
+            by_pod.setdefault((env, attrs.pod), []).append(attrs)
     said = []
     for (env, pod), lines in by_pod.items():
         containers = ", ".join(dict.fromkeys(str(line.container) for line in lines))

@@ -19,16 +19,28 @@ _COUNT = re.compile(
     r"\bcount\b|сколько\s+раз|как\s+часто|скольк\w{0,2}\s+(?:строк|записей|сообщени)",
     re.I,
 )
-_QUOTED = re.compile(
-    r"'([^'\n]{2,200})'|\"([^\"\n]{2,200})\"|«([^»\n]{2,200})»|“([^”\n]{2,200})”|`([^`\n]{2,200})`"
-)
+# the quotes people type, opening and closing; a phrase is 2 to 200 characters on one line
+_QUOTES: tuple[tuple[str, str], ...] = (("'", "'"), ('"', '"'), ("«", "»"), ("“", "”"), ("`", "`"))
+_SHORTEST, _LONGEST = 2, 200
 
 
 def phrase_count_asked(message: str) -> str | None:
     """The phrase whose lines the message asks to count, or None."""
     if _COUNT.search(message) is None:
         return None
-    quoted = _QUOTED.search(message)
-    if quoted is None:
-        return None
-    return next(g for g in quoted.groups() if g).strip() or None
+    found = [q for q in (_quoted(message, o, c) for o, c in _QUOTES) if q is not None]
+    return min(found)[1] if found else None
+
+
+def _quoted(message: str, opening: str, closing: str) -> tuple[int, str] | None:
+    """The first phrase in these quotes, with where it starts; one pass over the text."""
+    start = message.find(opening)
+    end = message.find(closing, start + 1) if start >= 0 else -1
+    while start >= 0 and end >= 0:
+        inside = message[start + 1 : end]
+        if _SHORTEST <= len(inside) <= _LONGEST and "\n" not in inside and inside.strip():
+            return start, inside.strip()
+        start = message.find(opening, start + 1 if opening != closing else end + 1)
+        if 0 <= start >= end:
+            end = message.find(closing, start + 1)
+    return None

@@ -3,15 +3,17 @@ the ones in the state, or that none of the N read is."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from planner.conclude.listed import listing_sentence
-from planner.conclude.rule import IndexedFact
 from planner.question.listing import Listing, ListState, listing_asked
 from planner.shapes.language import Language
 from policy.facts import FactAttrs, K8sNodeCondition, K8sPod, K8sSweep
 from policy.results import ResultFact
 from policy.vocabulary import RankSubject
+from tests.unit.toolkit import read_of
 
 NODE, POD = RankSubject.NODE, RankSubject.POD
 S = ListState
@@ -47,8 +49,8 @@ def test_no_list_is_read_where_none_is_asked(question: str) -> None:
     assert listing_asked(question) is None
 
 
-def _fact(attrs: FactAttrs, n: int = 0) -> IndexedFact:
-    return IndexedFact(n, ResultFact(text="x", attrs=attrs, source="kubernetes"), "dc-a")
+def _fact(attrs: FactAttrs) -> Any:
+    return read_of("dc-a", [ResultFact(text="x", attrs=attrs, source="kubernetes")])
 
 
 def test_the_nodes_in_the_state_are_listed_with_how_many_were_read() -> None:
@@ -78,3 +80,14 @@ def test_pods_not_ready_are_the_running_unready_and_the_not_running() -> None:
     ]
     said = listing_sentence(Listing(POD, S.NOT_READY), facts, Language.EN)
     assert said == "Pods not Ready in dc-a: a, b (2 of 21 pods read)"
+
+
+def test_a_sweep_cut_short_says_what_it_read_and_never_none() -> None:
+    sweep = ResultFact(text="x", attrs=K8sSweep(nodes=6, pods=40), source="kubernetes")
+    said = listing_sentence(
+        Listing(NODE, S.MEMORY_PRESSURE), [read_of("dc-a", [sweep], complete=False)], Language.EN
+    )
+    assert said == (
+        "None of the 6 nodes read in dc-a is under memory pressure, but the read was cut "
+        "short: others may be"
+    )

@@ -4,15 +4,16 @@ phrase or a cause is no tail."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
-from planner.conclude.rule import IndexedFact
 from planner.conclude.tailed import tail_sentence
 from planner.question.logtail import DEFAULT_LINES, LogTail, log_tail_asked, pods_named
 from planner.shapes.language import Language
 from policy.facts import K8sLog
 from policy.results import ResultFact
+from tests.unit.toolkit import read_of
 
 
 @pytest.mark.parametrize(
@@ -51,10 +52,10 @@ def test_a_pod_is_the_object_name_with_a_pod_suffix_and_nothing_longer() -> None
     assert pods_named(message, None) == []
 
 
-def _line(n: int, at_s: int, level: str, text: str) -> IndexedFact:
+def _line(n: int, at_s: int, level: str, text: str) -> Any:
     at = datetime(2026, 7, 20, 11, 33, at_s, tzinfo=UTC)
     attrs = K8sLog(pod="p-1", container="app", level=level, line=text, message=text)
-    return IndexedFact(n, ResultFact(text=text, attrs=attrs, source="k", observed_at=at), "dc-b")
+    return read_of("dc-b", [ResultFact(text=text, attrs=attrs, source="k", observed_at=at)])
 
 
 def test_the_tail_says_whose_lines_the_latest_by_time_and_the_error_before_it() -> None:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from planner.conclude.ranked import ranking_sentence
-from planner.conclude.rule import IndexedFact
 from planner.question.ranking import DEFAULT_COUNT, Ranking, ranking_asked
 from planner.shapes.language import Language
 from policy.facts import MetricsRank
 from policy.results import ResultFact
 from policy.vocabulary import RankMeasure, RankSubject
+from tests.unit.toolkit import read_of
 
 POD, NODE = RankSubject.POD, RankSubject.NODE
 M = RankMeasure
@@ -56,13 +58,11 @@ def test_a_count_past_the_cap_is_capped() -> None:
     assert asked is not None and asked.count == 20
 
 
-def _rank(position: int, name: str, value: float, measure: RankMeasure = M.MEMORY) -> IndexedFact:
+def _rank(position: int, name: str, value: float, measure: RankMeasure = M.MEMORY) -> Any:
     attrs = MetricsRank(
         subject=POD, measure=measure, position=position, of=14, name=name, value=value
     )
-    return IndexedFact(
-        position, ResultFact(text=name, attrs=attrs, source="victoriametrics"), "dc-a"
-    )
+    return read_of("dc-a", [ResultFact(text=name, attrs=attrs, source="victoriametrics")])
 
 
 def test_the_ranking_sentence_lists_the_places_in_order_with_units_and_the_total() -> None:

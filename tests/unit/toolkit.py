@@ -160,3 +160,21 @@ def status_and_logs(envs: list[str], status_text: str, log_text: str) -> list[Fu
             facts_result("logs.app_logs", "logs", [(log_text, "app.log", {})]),
         ),
     ]
+
+
+def read_of(env: str, facts: list[ResultFact], *, complete: bool = True) -> Any:
+    """One made call in `env` that returned `facts` (an executor's CallRecord), for the
+    code that says what was asked from everything the reads returned."""
+    from planner.plan.routing import PlannedCall
+    from planner.read.executor import CallRecord
+    from policy.scope import Scope
+
+    result = ToolResult(
+        tool="t",
+        status="ok" if complete else "partial",
+        scope=Scope(env=env),
+        coverage=Coverage(source="s", complete_for_negative=complete),
+        facts=facts,
+    )
+    call = PlannedCall("t", "{}", env, "s", ("o",))
+    return CallRecord(call_id="c", call=call, result=result, duration_ms=1, attempts=1)
