@@ -23,7 +23,7 @@ from planner.conclude.ranked import ranking_sentence
 from planner.conclude.rule import Finding, IndexedFact
 from planner.conclude.settle import reported
 from planner.conclude.tailed import tail_sentence
-from planner.plan.objectives import Objective, QuestionPlan
+from planner.plan.objectives import EXACT, Objective, QuestionPlan
 from planner.question.asked import value_sentence
 from planner.question.change import ChangeAction, human_step, version_asked
 from planner.question.context import ContextState
@@ -40,6 +40,7 @@ from planner.shapes.language import Language, Phrase, say
 from planner.shapes.turn import Turn
 from policy.facts import K8sWorkload, Negative
 from policy.gaps import GapNote, GapReason
+from policy.language import Bilingual, phrase
 from policy.results import ResultFact
 
 MAX_RECOMMENDATIONS = 4
@@ -306,7 +307,7 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> str:
         leading.sort(key=lambda f: f.hypothesis is not None)
     # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
     # ready. Pod … is in CrashLoopBackOff …")
-    value = _exact_asked(t) or _value_asked(collected.indexed, context, t.language)
+    value = _absent(t) or _exact_asked(t) or _value_asked(collected.indexed, context, t.language)
     return _summary(leading, collected.facts, context, t.language, min(lead, default=0), value)
 
 
@@ -321,6 +322,21 @@ def _human_step(t: _Turn, change: ChangeAction) -> str:
         version=version_asked(t.turn.question),
     )
     return say(Phrase.HUMAN_STEP, t.language, action=change.value, step=step)
+
+
+_ABSENT: Bilingual = (
+    "{names}: not found in {envs}, whose lists of workloads and services were read in full",
+    "{names}: не найдено в {envs}: списки workload'ов и сервисов прочитаны полностью",
+)
+
+
+def _absent(t: _Turn) -> str | None:
+    """An object the question names that the envs read do not have: said first, with
+    where it was looked for, never replaced by another."""
+    if not t.context.absent:
+        return None
+    names = ", ".join(t.context.absent)
+    return phrase(_ABSENT, t.language, names=names, envs=", ".join(t.context.envs))
 
 
 def _exact_asked(t: _Turn) -> str | None:
@@ -424,11 +440,7 @@ def _summary(
     the value the question asks for, said first."""
     where = context.scope.object or say(Phrase.THE_QUESTION, language)
     env = context.scope.env or ", ".join(context.envs)
-    if (
-        value
-        and findings
-        and (context.ranking or context.listing or context.log_tail or context.count_phrase)
-    ):
+    if value and findings and (context.intent in EXACT or context.absent):
         # what else the reads found is a second part, said as such, after what was asked
         head = f"{value}. {say(Phrase.ALSO_FOUND, language)}{findings[0].summary}"
     elif value and findings:

@@ -134,6 +134,11 @@ class ContextState(BaseModel):
     quantile: float | None = Field(
         default=None, description="the latency quantile the question asks for (0.95 for p95)"
     )
+    absent: list[str] = Field(
+        default_factory=list,
+        description="workload-like names the message gives as its object that no complete "
+        "list of the envs read carries: reported absent, never replaced by another object",
+    )
     count_phrase: str | None = Field(
         default=None, description="the phrase whose log lines the question asks to count"
     )
@@ -455,6 +460,38 @@ def _read_envs(
     return None, obj_envs or list(envs), frozenset()
 
 
+def _absent(message: str, obj: str | None, envs: list[str], setting: _Setting) -> list[str]:
+    """The names the message gives as its object that no list has, when the lists of the
+    envs read are complete (with lists that failed or were cut, a name is taken as the
+    object instead, never called absent); none once an object was found (a name listed
+    in another env is found, and its reads there say so)."""
+    if obj is not None or setting.guess_names:
+        return []
+    if not any(i.env in envs for i in setting.inventory):
+        return []
+    return names_not_listed(
+        _asking_sentence(message),
+        inventory=setting.inventory,
+        envs=setting.envs,
+        env_aliases=setting.aliases,
+    )
+
+
+# a word written as a header ("content-type:"), a path or query part ("/v2/monthly-usage",
+# "a=b-c") or quoted is pasted material, not the object the question is about
+_PASTED_MARKS = frozenset("/=\"'`«»")
+
+
+def _asking_sentence(message: str) -> str:
+    """The question's own words: its first line, without the words that look pasted."""
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    return " ".join(
+        word
+        for word in first.split()
+        if not _PASTED_MARKS.intersection(word) and not word.rstrip(",.").endswith(":")
+    )
+
+
 def build_context(
     message: str,
     *,
@@ -497,6 +534,7 @@ def build_context(
         unknown_envs=env_pick.unknown,
         ambiguous_objects=list(picked.ambiguous),
         notes=[*env_pick.notes, *picked.notes],
+        absent=_absent(message, picked.obj, read_envs, setting),
         terms=terms_in(message, picked.obj, read_envs, setting.aliases),
         onset=when.onset,
         asked=asked_value(message) or (previous.asked if follow_up and previous else None),

@@ -197,3 +197,25 @@ def test_unknown_workload_name_is_kept_when_the_inventory_failed() -> None:
     )
     assert c.scope.object == "checkout-web-canary" and c.scope.env == "dc-a"
     assert ctx("канарейка checkout-web-canary в dc-a сейчас запущена?").scope.object is None
+
+
+def test_an_object_no_complete_list_has_is_reported_absent() -> None:
+    """Class "an object the environment lacks is replaced by another": it is reported
+    absent where it was looked for."""
+    assert ctx("why is payment-gateway in dc-a returning 503?").absent == ["payment-gateway"]
+    assert ctx("что с billing-api в dc-b?").absent == ["billing-api"]
+
+
+def test_no_absent_object_from_pasted_words_a_found_object_or_lists_that_were_cut() -> None:
+    pasted = 'curl -H "content-type: json" https://shop/v2/monthly-usage gives 403 in dc-a'
+    assert ctx(pasted).absent == []
+    assert ctx("why does service-a in dc-a return 502?").absent == []
+    guessed = build_context(
+        "why is payment-gateway in dc-a slow?",
+        envs=["dc-a", "dc-b"],
+        inventory=INV,
+        now=NOW,
+        tz=TZ,
+        guess_names=True,
+    )
+    assert guessed.absent == []
