@@ -3,9 +3,10 @@ only configured environments, tolerant names, Russian and English."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -219,3 +220,21 @@ def test_no_absent_object_from_pasted_words_a_found_object_or_lists_that_were_cu
         guess_names=True,
     )
     assert guessed.absent == []
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "hours"),
+    [
+        ("and an hour earlier?", -1),
+        ("а часом раньше?", -1),
+        ("two hours later?", 2),
+        ("на 2 часа раньше", -2),
+    ],
+)
+def test_a_follow_up_moves_the_threads_moment_by_what_it_says(follow_up: str, hours: int) -> None:
+    """Class "a time relative to the previous turn": not the thread's time again."""
+    first = ctx("сколько рестартов у service-a в dc-a в 14:00?")
+    again = ctx(follow_up, previous=first)
+    assert first.scope.time.at is not None and again.scope.time.at is not None
+    assert again.scope.time.at - first.scope.time.at == timedelta(hours=hours)
+    assert again.scope.time.mode == "historical" and again.scope.object == "service-a"
