@@ -1,7 +1,7 @@
 """The world: a simulated infrastructure, written the way the real systems return data.
 
 The scenario file format: the README, "Evaluation". `load_world` validates a file and
-reports every problem with its path in the file (`metrics.dc-a[3].values: ...`).
+reports every problem with its path in the file (`metrics.<env>[3].values: ...`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The count asked for, as the answer's first line: "service-d logged “missing required
-env DATABASE_URL” 28 times in dc-b (elasticsearch/app-*)". The number is the total the
+"""The count asked for, as the answer's first line: "<service> logged “<phrase>” 28
+times in <env> (elasticsearch/app-*)". The number is the total the
 source counted for the phrase in the window, not the lines shown; a read cut short says
 "at least", an empty complete read says 0, a failed read says nothing (its gap does)."""
 

@@ -101,7 +101,7 @@ def within_normal(attrs: object) -> bool:
 
 
 def _workload_of(pod: str, owner: str | None) -> str:
-    """service-a-5d8f7c9b4-x2k9p -> service-a (from the ReplicaSet owner when known)."""
+    """<workload>-<hash>-<hash> -> <workload> (from the ReplicaSet owner when known)."""
     if owner:
         parts = owner.rsplit("-", 1)
         return parts[0] if len(parts) == 2 and len(parts[1]) >= 8 else owner

@@ -1,5 +1,5 @@
-"""The list asked for, as the answer's first line: "Nodes under memory pressure in dc-a:
-fra-node-3 (1 of 4 nodes read)", or that none of those read is in that state. Written from
+"""The list asked for, as the answer's first line: "Nodes under memory pressure in <env>:
+<node> (1 of 4 nodes read)", or that none of those read is in that state. Written from
 a sweep of the environment (k8s.sweep says how many pods and nodes it read; the pods and
 node conditions it found say which are in the state), once per env; without a sweep's
 count nothing is said, and the gaps say why."""

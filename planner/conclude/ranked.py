@@ -1,4 +1,4 @@
-"""The ranking asked for, as the answer's first line: "Top 3 pods by memory in dc-a (of
+"""The ranking asked for, as the answer's first line: "Top 3 pods by memory in <env> (of
 14): a 1.3 GiB, b 1.2 GiB, c 901 MiB". Written from the MetricsRank facts a ranking read
 returned, in their order, once per env; the unit is the measure's (RankMeasure.unit)."""
 
@@ -11,7 +11,7 @@ from policy.facts import MetricsRank
 from policy.language import Bilingual, Language, phrase, pick
 from policy.vocabulary import RankMeasure, RankSubject
 
-# "Top 3 pods by memory in dc-a (of 14): ..." / "Топ-3 pod'ов в dc-a, память (из 14): ..."
+# "Top 3 pods by memory in <env> (of 14): ..." / "Топ-3 pod'ов в <env>, память (из 14): ..."
 _HEAD: dict[str, Bilingual] = {
     "top": (
         "Top {count} {subjects} by {measure}{where}",

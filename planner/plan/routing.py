@@ -323,7 +323,7 @@ def _fan_subjects(b: _Binding, base: Arguments) -> list[Arguments]:
 def _fan_objects(
     b: _Binding, base: Arguments, other: Arguments, fan: list[Arguments]
 ) -> list[Arguments]:
-    """ "search-api and auth-api": the same read for every object named."""
+    """ "<service> and <other service>": the same read for every object named."""
     if not b.takes("service") or len(b.context.objects) <= 1:
         return fan
     return [

@@ -2,7 +2,7 @@
 
 Precedence for every field: an explicit value in the current message > working memory
 (the previous turn of this thread) > defaults. "now"/"сейчас" drops a remembered `at`.
-"то же самое в dc-b" keeps subject, object and identifiers and switches env. Only
+"то же самое в <env>" keeps subject, object and identifiers and switches env. Only
 configured environments are ever produced; an env-like word that is not configured is
 reported in `unknown_envs` so the answer can name the configured ones.
 
@@ -181,7 +181,7 @@ class _Message:
     norm: str
     ids: Identifiers
     intents: list[Intent]
-    same: bool  # "the same in dc-b", "а в dc-b?"
+    same: bool  # "the same in <env>", "а в <env>?"
     mentioned: Mentioned
     blanked: str  # `norm` with the objects' mentions blanked
     previous: ContextState | None
@@ -248,7 +248,7 @@ def _read_message(message: str, previous: ContextState | None, setting: _Setting
     """Identifiers, the kinds of question, and the objects named, read once."""
     ids = extract_identifiers(message)
     if ids.log_query:
-        # "найди в логах dc-a X": the env is scope, not search text
+        # "найди в логах <env> X": the env is scope, not search text
         names = env_words(setting.envs, setting.aliases)
         words = [w for w in ids.log_query.split() if normalise(w) not in names]
         ids = ids.model_copy(update={"log_query": " ".join(words) or None})
@@ -395,7 +395,7 @@ def _intent(
     counted: str | None,
 ) -> Intent | None:
     """The kind of question: a ranking or a list asked is answered with it; a node named
-    with no object asks about the node ("compare TCP retransmits on worker-17 with its
+    with no object asks about the node ("compare TCP retransmits on <node> with its
     peers"); a follow-up that does not say asks again."""
     if ranking is not None:
         return "ranking"
@@ -414,7 +414,7 @@ def _intent(
 
 
 def _identifiers(msg: _Message, restated: bool) -> Identifiers:
-    """ "the same for dc-b": a follow-up keeps the thread's HTTP codes and, when it restates
+    """ "the same for <env>": a follow-up keeps the thread's HTTP codes and, when it restates
     neither env nor object, its request ids."""
     ids, previous = msg.ids, msg.previous
     if previous is None or not msg.follow_up:

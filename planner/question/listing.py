@@ -1,5 +1,5 @@
-"""A question that asks for a list of pods or nodes in a state: "which nodes in dc-a are
-under memory pressure?", "перечисли поды в dc-b, которые сейчас не Ready", "какие ноды
+"""A question that asks for a list of pods or nodes in a state: "which nodes in <env> are
+under memory pressure?", "перечисли поды в <env>, которые сейчас не Ready", "какие ноды
 в stage cordoned?", "на каких нодах disk pressure?".
 
 Class "a list asked, an environment triage given": the answer's first line is the list

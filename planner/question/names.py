@@ -1,4 +1,5 @@
-"""Tolerant matching of names in chat text: "сервис а", "service-a", "svc a", "Service A".
+"""Tolerant matching of names in chat text: a name written with spaces, in Cyrillic letters,
+abbreviated or capitalised.
 
 Cyrillic is transliterated letter by letter (so "сервис а" reads "servis a"), then common
 words for a service are folded to "service". A name matches when its parts appear in order

@@ -98,8 +98,8 @@ def mentions(
     text_norm: str, inventory: list[InventoryItem], env_names: set[str]
 ) -> tuple[Mentioned, str]:
     """Objects named in the text, in order, without overlaps (the longest mention wins:
-    "service-ab" over "service-a"); and the text with those mentions blanked, so that a
-    namespace is not read out of an object's name ("auth" in "auth-api")."""
+    "<name>-b" over "<name>"); and the text with those mentions blanked, so that a
+    namespace is not read out of an object's name ("<ns>" in "<ns>-api")."""
     hits: list[tuple[int, int, str]] = []
     by_name: dict[str, list[InventoryItem]] = {}
     for item in inventory:

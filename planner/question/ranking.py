@@ -1,4 +1,4 @@
-"""A question that asks for a ranking: "top 5 pods by memory in dc-a", "какой под в dc-b
+"""A question that asks for a ranking: "top 5 pods by memory in <env>", "какой под в <env>
 ест больше всего CPU?", "топ-3 ноды по ретрансмитам", "which pod is closest to its memory
 limit?".
 
