@@ -17,13 +17,14 @@ _IN: Bilingual = (" in {env}", " в {env}")
 
 
 def count_sentence(
-    text: str, obj: str, objective: str, records: list[CallRecord], language: Language
+    text: str, obj: str, objectives: set[str], records: list[CallRecord], language: Language
 ) -> str | None:
-    """One clause per read that served `objective` and did not fail; None when none did."""
+    """One clause per read that served one of `objectives` and did not fail; None when
+    none did."""
     said: list[str] = []
     for rec in records:
         result = rec.result
-        if objective not in rec.objectives or result.failed:
+        if not objectives & rec.objectives or result.failed:
             continue
         cov = result.coverage
         if cov.total is not None and cov.total_is_exact:

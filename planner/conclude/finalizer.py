@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import assert_never
 
 from pydantic import BaseModel
 
@@ -27,6 +28,10 @@ from planner.plan.objectives import EXACT, Objective, QuestionPlan
 from planner.question.asked import value_sentence
 from planner.question.change import ChangeAction, human_step, version_asked
 from planner.question.context import ContextState
+from planner.question.listing import Listing
+from planner.question.logtail import LogTail
+from planner.question.phrase import PhraseCount
+from planner.question.ranking import Ranking
 from planner.read.executor import CallRecord
 from planner.shapes.answer import (
     AnswerFact,
@@ -342,17 +347,23 @@ def _absent(t: _Turn) -> str | None:
 def _exact_asked(t: _Turn) -> str | None:
     """The ranking, list, tail or count asked for, said from everything the reads
     returned (not the packet a short answer is cut to)."""
-    context, records, language = t.context, t.records, t.language
-    if context.ranking is not None:
-        return ranking_sentence(context.ranking, records, language)
-    if context.listing is not None:
-        return listing_sentence(context.listing, records, language)
-    if context.log_tail is not None:
-        return tail_sentence(context.log_tail, records, language)
-    if context.count_phrase is not None and context.scope.object is not None:
-        obj = context.scope.object
-        return count_sentence(context.count_phrase, obj, "logs.count", records, language)
-    return None
+    ask, records, language = t.context.ask, t.records, t.language
+    match ask:
+        case Ranking():
+            return ranking_sentence(ask, records, language)
+        case Listing():
+            return listing_sentence(ask, records, language)
+        case LogTail():
+            return tail_sentence(ask, records, language)
+        case PhraseCount():
+            # the reads of what the plan requires: the lines that hold the phrase
+            required = {o.id for o in t.plan.objectives if o.required}
+            obj = t.context.scope.object or ""
+            return count_sentence(ask.text, obj, required, records, language)
+        case None:
+            return None
+        case _:
+            assert_never(ask)
 
 
 def _value_asked(

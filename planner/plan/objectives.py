@@ -16,7 +16,7 @@ from typing import Final, Literal, assert_never
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.question.context import ContextState
+from planner.question.context import ASK_INTENTS, ContextState
 from planner.question.extract import Identifiers
 from planner.question.intent import Intent
 from policy.gaps import Need
@@ -101,7 +101,7 @@ class Variant(BaseModel):
 TRIAGE: Final = "triage"
 # questions answered by exactly what they ask (a ranking, a list, log lines): their plan is
 # that read alone, with no other kind of question's objectives and no baseline
-EXACT: Final = frozenset({"ranking", "listing", "log_lines", "phrase_count"})
+EXACT: Final = frozenset(ASK_INTENTS.values())
 GENERAL: Final = "general"
 PlanIntent = Intent | Literal["triage", "general"]
 """The kind of plan: a kind of question the catalogue knows, a triage of the environment

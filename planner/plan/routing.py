@@ -19,6 +19,9 @@ from typing import Any
 
 from planner.plan.objectives import Objective
 from planner.question.context import ContextState
+from planner.question.logtail import LogTail
+from planner.question.phrase import PhraseCount
+from planner.question.ranking import Ranking
 from policy.contracts import ToolContract
 from policy.gaps import GapNote, GapReason, Need
 from policy.scope import shifted
@@ -238,6 +241,27 @@ def _query_for(objective: Objective, context: ContextState) -> str | None:
     return ids.log_query if Need.LOG_QUERY in objective.needs else None
 
 
+def _ask_values(context: ContextState) -> Arguments:
+    """The arguments an exact ask binds: what a ranking ranks, by what and how many; the
+    latest lines of the pod named, of the run asked; the phrase to count."""
+    ask = context.ask
+    match ask:
+        case Ranking():
+            return {
+                "subject": ask.subject.value,
+                "measure": ask.measure.value,
+                "limit": ask.count,
+                "order": ask.order,
+            }
+        case LogTail():
+            pod = {"pod": context.pods[0]} if context.pods else {}
+            return {"limit": ask.lines, "previous": ask.previous, **pod}
+        case PhraseCount():
+            return {"text": ask.text, "grep": re.escape(ask.text)}
+        case _:
+            return {}
+
+
 def _scope_values(b: _Binding, now: datetime) -> Arguments:
     """Every argument the question's scope and identifiers give, by argument name."""
     scope = b.context.scope
@@ -262,23 +286,9 @@ def _scope_values(b: _Binding, now: datetime) -> Arguments:
         "terms": b.context.terms or None,
         "fronts": b.context.fronts or None,
     }
-    if b.context.count_phrase is not None:  # the lines that hold the phrase, counted
-        values |= {"text": b.context.count_phrase, "grep": re.escape(b.context.count_phrase)}
-    tail = b.context.log_tail
-    if tail is not None:  # the latest lines asked for, of the pod named, of the run asked
-        values |= {"limit": tail.lines, "previous": tail.previous}
-        if b.context.pods:
-            values["pod"] = b.context.pods[0]
+    values |= _ask_values(b.context)
     if b.context.quantile is not None:  # the quantile asked, not the tool's default
         values["quantile"] = b.context.quantile
-    ranking = b.context.ranking
-    if ranking is not None:  # only a ranking asked binds what it ranks, by what, how many
-        values |= {
-            "subject": ranking.subject.value,
-            "measure": ranking.measure.value,
-            "limit": ranking.count,
-            "order": ranking.order,
-        }
     if ids.http_codes and b.takes("status"):
         values["status"] = ids.http_codes[0]
     if b.takes("service"):

@@ -51,7 +51,7 @@ from planner.question.objects import (
     routed,
     terms_in,
 )
-from planner.question.phrase import phrase_count_asked
+from planner.question.phrase import PhraseCount, phrase_count_asked
 from planner.question.quantile import quantile_asked
 from planner.question.ranking import Ranking, ranking_asked
 from planner.question.timeparse import parse_time
@@ -95,6 +95,10 @@ class ScopeField(StrEnum):
     TIME = "time"
 
 
+Ask = Ranking | Listing | LogTail | PhraseCount
+"""What a question asks for exactly (planner.question.ranking, listing, logtail, phrase)."""
+
+
 class ContextState(BaseModel):
     """The decided scope of one turn, and why."""
 
@@ -129,8 +133,10 @@ class ContextState(BaseModel):
     asked: AskedValue | None = Field(
         default=None, description="a value of the object's state the question asks for"
     )
-    ranking: Ranking | None = Field(
-        default=None, description="pods or nodes ranked by a measure, when that is asked"
+    ask: Ask | None = Field(
+        default=None,
+        description="what the question asks for exactly, when a grammar read it: a ranking, a "
+        "list, log lines or a count of a phrase (the plan reads that alone)",
     )
     quantile: float | None = Field(
         default=None, description="the latency quantile the question asks for (0.95 for p95)"
@@ -140,17 +146,8 @@ class ContextState(BaseModel):
         description="workload-like names the message gives as its object that no complete "
         "list of the envs read carries: reported absent, never replaced by another object",
     )
-    count_phrase: str | None = Field(
-        default=None, description="the phrase whose log lines the question asks to count"
-    )
-    log_tail: LogTail | None = Field(
-        default=None, description="the latest log lines asked for, and of which run"
-    )
     pods: list[str] = Field(
         default_factory=list, description="pods of the object the message names in full"
-    )
-    listing: Listing | None = Field(
-        default=None, description="pods or nodes in a state, when a list of them is asked"
     )
     asks_cause: bool = Field(default=False, description="the question asks why")
     asks_count: bool = Field(default=False, description="the question asks how many")
@@ -385,26 +382,38 @@ def _remembered(picked: _ObjectPick, msg: _Message, setting: _Setting) -> _Objec
     return picked
 
 
-def _intent(
-    msg: _Message,
-    nodes: list[str],
-    obj: str | None,
-    ranking: Ranking | None,
-    listing: Listing | None,
-    tail: LogTail | None,
-    counted: str | None,
-) -> Intent | None:
-    """The kind of question: a ranking or a list asked is answered with it; a node named
-    with no object asks about the node ("compare TCP retransmits on <node> with its
-    peers"); a follow-up that does not say asks again."""
+def _read_ask(message: str, obj: str | None) -> Ask | None:
+    """What the message asks for exactly: a ranking; a list of pods or nodes in a state
+    (none of one object); the log lines or the count of a phrase of the object named."""
+    ranking = ranking_asked(message)
     if ranking is not None:
-        return "ranking"
-    if listing is not None and obj is None:
-        return "listing"
-    if tail is not None and obj is not None:
-        return "log_lines"
-    if counted is not None and obj is not None:
-        return "phrase_count"
+        return ranking
+    listing = listing_asked(message) if obj is None else None
+    if listing is not None:
+        return listing
+    if obj is None:
+        return None
+    tail = log_tail_asked(message)
+    if tail is not None:
+        return tail
+    counted = phrase_count_asked(message)
+    return PhraseCount(counted) if counted is not None else None
+
+
+ASK_INTENTS: dict[type, Intent] = {
+    Ranking: "ranking",
+    Listing: "listing",
+    LogTail: "log_lines",
+    PhraseCount: "phrase_count",
+}
+
+
+def _intent(msg: _Message, nodes: list[str], obj: str | None, ask: Ask | None) -> Intent | None:
+    """The kind of question: an exact ask is answered with it; a node named with no object
+    asks about the node ("compare TCP retransmits on <node> with its peers"); a follow-up
+    that does not say asks again."""
+    if ask is not None:
+        return ASK_INTENTS[type(ask)]
     intent = msg.intent
     if nodes and intent != "raw_query" and obj is None:
         intent = "node_health"
@@ -521,11 +530,8 @@ def build_context(
     named = _pick_object(msg, env_pick.env, setting)
     nodes = nodes_in(msg.norm, inventory, named.env)
     picked = _remembered(named, msg, setting)
-    ranking = ranking_asked(message)
-    listing = None if ranking is not None else listing_asked(message)
-    tail = log_tail_asked(message)
-    counted = phrase_count_asked(message)
-    intent = _intent(msg, nodes, picked.obj, ranking, listing, tail, counted)
+    ask = _read_ask(message, picked.obj)
+    intent = _intent(msg, nodes, picked.obj, ask)
     restated = bool({ScopeField.OBJECT, ScopeField.ENV} & (env_pick.explicit | picked.explicit))
     when = _pick_time(msg, intent, now, tz)
     env, read_envs, all_envs = _read_envs(msg, env_pick, picked, envs)
@@ -549,11 +555,8 @@ def build_context(
         terms=terms_in(message, picked.obj, read_envs, setting.aliases),
         onset=when.onset,
         asked=asked_value(message) or (previous.asked if follow_up and previous else None),
-        ranking=ranking,
+        ask=ask,
         quantile=quantile_asked(message) or (previous.quantile if follow_up and previous else None),
-        listing=listing if intent == "listing" else None,
-        log_tail=tail if intent == "log_lines" else None,
-        count_phrase=counted if intent == "phrase_count" else None,
         pods=pods_named(message, picked.obj),
         asks_cause=asks_cause(message),
         asks_count=asks_count(message),

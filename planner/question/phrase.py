@@ -13,6 +13,7 @@ question (how many pods, how many restarts), left to the other readers.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _COUNT = re.compile(
     r"\bhow\s+(?:many\s+times|often)\b|\bnumber\s+of\s+(?:times|lines|occurrences)\b|"
@@ -22,6 +23,13 @@ _COUNT = re.compile(
 # the quotes people type, opening and closing; a phrase is 2 to 200 characters on one line
 _QUOTES: tuple[tuple[str, str], ...] = (("'", "'"), ('"', '"'), ("«", "»"), ("“", "”"), ("`", "`"))
 _SHORTEST, _LONGEST = 2, 200
+
+
+@dataclass(frozen=True)
+class PhraseCount:
+    """The phrase whose log lines are to be counted."""
+
+    text: str
 
 
 def phrase_count_asked(message: str) -> str | None:
@@ -40,7 +48,8 @@ def _quoted(message: str, opening: str, closing: str) -> tuple[int, str] | None:
         inside = message[start + 1 : end]
         if _SHORTEST <= len(inside) <= _LONGEST and "\n" not in inside and inside.strip():
             return start, inside.strip()
+        # the next opening quote; where quotes open and close alike, after this pair
         start = message.find(opening, start + 1 if opening != closing else end + 1)
-        if 0 <= start >= end:
-            end = message.find(closing, start + 1)
+        if start >= end:  # past the closing quote found: find the one after it
+            end = message.find(closing, start + 1) if start >= 0 else -1
     return None
