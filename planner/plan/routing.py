@@ -254,7 +254,7 @@ def _ask_values(context: ContextState) -> Arguments:
                 "order": ask.order,
             }
         case LogTail():
-            pod = {"pod": context.pods[0]} if context.pods else {}
+            pod = {"pod": ask.pods[0]} if ask.pods else {}
             return {"limit": ask.lines, "previous": ask.previous, **pod}
         case PhraseCount():
             return {"text": ask.text, "grep": re.escape(ask.text)}

@@ -146,9 +146,6 @@ class ContextState(BaseModel):
         description="workload-like names the message gives as its object that no complete "
         "list of the envs read carries: reported absent, never replaced by another object",
     )
-    pods: list[str] = Field(
-        default_factory=list, description="pods of the object the message names in full"
-    )
     asks_cause: bool = Field(default=False, description="the question asks why")
     asks_count: bool = Field(default=False, description="the question asks how many")
     change: ChangeAction | None = Field(
@@ -395,7 +392,7 @@ def _read_ask(message: str, obj: str | None) -> Ask | None:
         return None
     tail = log_tail_asked(message)
     if tail is not None:
-        return tail
+        return replace(tail, pods=tuple(pods_named(message, obj)))
     counted = phrase_count_asked(message)
     return PhraseCount(counted) if counted is not None else None
 
@@ -557,7 +554,6 @@ def build_context(
         asked=asked_value(message) or (previous.asked if follow_up and previous else None),
         ask=ask,
         quantile=quantile_asked(message) or (previous.quantile if follow_up and previous else None),
-        pods=pods_named(message, picked.obj),
         asks_cause=asks_cause(message),
         asks_count=asks_count(message),
         change=change_asked(message),

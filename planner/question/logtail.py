@@ -45,6 +45,7 @@ class LogTail:
 
     lines: int
     previous: bool = False
+    pods: tuple[str, ...] = ()  # the pods of the object the message names in full
 
 
 def log_tail_asked(message: str) -> LogTail | None:

@@ -49,7 +49,7 @@ from policy.wrappers import RedactingToolset
 KnowledgeLookup = Callable[[str, Scope], list[AnswerFact]]
 """Confirmed knowledge for a question and its scope (bot.knowledge provides it)."""
 
-__all__ = ["MAX_QUESTION_CHARS", "TurnOutcome", "TurnSettings", "answer_turn", "needs_scope"]
+__all__ = ["MAX_QUESTION_CHARS", "TurnOutcome", "TurnSettings", "answer_turn"]
 
 
 @dataclass
