@@ -34,7 +34,12 @@ from policy.window import WindowArgs
 
 NAME = "logs.app_logs"
 Level = Literal["debug", "info", "warn", "warning", "error", "fatal", "critical"]
-_LEVELS: dict[str, list[str]] = {"warn": ["warn", "warning"], "warning": ["warn", "warning"]}
+# "error" keeps what is worse too: a question for the errors wants the fatal lines as well
+_LEVELS: dict[str, list[str]] = {
+    "warn": ["warn", "warning"],
+    "warning": ["warn", "warning"],
+    "error": ["error", "err", "fatal", "critical", "crit", "panic", "emerg", "alert"],
+}
 # pino's and bunyan's numeric levels
 _PINO = {"trace": 10, "debug": 20, "info": 30, "warn": 40, "warning": 40, "error": 50,
          "fatal": 60, "critical": 60}  # fmt: skip
@@ -52,7 +57,9 @@ class AppLogsArgs(WindowArgs):
         pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$",
         description=ARGUMENT_NAMES["request_id"],
     )
-    level: Level | None = Field(default=None, description="log level to keep")
+    level: Level | None = Field(
+        default=None, description="log level to keep (error keeps fatal and critical too)"
+    )
     text: str | None = Field(
         default=None, min_length=2, max_length=200, description="a phrase the message must contain"
     )
@@ -95,7 +102,14 @@ def app_filters(
     if args.request_id:
         filters.append(term_on(layout, LogField.REQUEST_ID, args.request_id))
         lucene.append(f'request_id:"{args.request_id}"')
-    if args.level:
+    if args.level and not layout.has(LogField.LEVEL) and layout.has(LogField.MESSAGE):
+        # no level field (logfmt or plain text shipped raw): the level's words in the line
+        names = _LEVELS.get(args.level, [args.level])
+        filters.append(
+            any_of(*({"match": {n: " ".join(names)}} for n in layout.names(LogField.MESSAGE)))
+        )
+        lucene.append(f"message:({' OR '.join(names)})")
+    elif args.level:
         names = _LEVELS.get(args.level, [args.level])
         spelled = sorted({v for n in names for v in (n, n.upper(), n.capitalize())})
         numbers = sorted({_PINO[n] for n in names if n in _PINO})
@@ -108,7 +122,7 @@ def app_filters(
                 )
             )
         )
-        lucene.append(f"level:{args.level}")
+        lucene.append(f"level:({' OR '.join(names)})" if len(names) > 1 else f"level:{args.level}")
     if args.text:
         text = args.text
         filters.append(

@@ -16,6 +16,7 @@ from typing import assert_never
 from pydantic import BaseModel
 
 from planner.conclude.counted import count_sentence
+from planner.conclude.deployed import change_sentence
 from planner.conclude.diagnosis import diagnose, within_normal
 from planner.conclude.evidence import EvidencePacket, fact_rank
 from planner.conclude.guard import EnvOutcome, why_failed
@@ -24,10 +25,11 @@ from planner.conclude.ranked import ranking_sentence
 from planner.conclude.rule import Finding, IndexedFact
 from planner.conclude.settle import reported
 from planner.conclude.tailed import tail_sentence
-from planner.plan.objectives import EXACT, Objective, QuestionPlan
+from planner.plan.objectives import Objective, QuestionPlan
 from planner.question.asked import value_sentence
 from planner.question.change import ChangeAction, human_step, version_asked
 from planner.question.context import ContextState
+from planner.question.deployer import ChangeAuthor
 from planner.question.listing import Listing
 from planner.question.logtail import LogTail
 from planner.question.phrase import PhraseCount
@@ -306,7 +308,10 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> str:
         for f in findings
         if (f.hypothesis and diagnostic) or not lead or set(f.supported_by) & lead
     ]
-    if not diagnostic:
+    if context.ask is not None:
+        # the exact sentence says what was asked: a digest of the same reads repeats it
+        leading = [f for f in leading if f.hypothesis]
+    elif not diagnostic:
         # a digest of what was asked ("who deployed": the release) before a cause that
         # only cites it
         leading.sort(key=lambda f: f.hypothesis is not None)
@@ -330,8 +335,9 @@ def _human_step(t: _Turn, change: ChangeAction) -> str:
 
 
 _ABSENT: Bilingual = (
-    "{names}: not found in {envs}, whose lists of workloads and services were read in full",
-    "{names}: не найдено в {envs}: списки workload'ов и сервисов прочитаны полностью",
+    # no "<name>: <text>" shape: a name ending in a secret's word would read as a secret
+    "{names} not found in {envs}, whose lists of workloads and services were read in full",
+    "{names} не найдено в {envs}: списки workload'ов и сервисов прочитаны полностью",
 )
 
 
@@ -348,18 +354,21 @@ def _exact_asked(t: _Turn) -> str | None:
     """The ranking, list, tail or count asked for, said from everything the reads
     returned (not the packet a short answer is cut to)."""
     ask, records, language = t.context.ask, t.records, t.language
+    # the reads of what the plan requires (the lines that hold the phrase, the releases)
+    required = {o.id for o in t.plan.objectives if o.required}
+    window = t.context.scope.time.bounds(t.turn.now)
+    obj = t.context.scope.object
     match ask:
         case Ranking():
             return ranking_sentence(ask, records, language)
         case Listing():
             return listing_sentence(ask, records, language)
         case LogTail():
-            return tail_sentence(ask, records, language)
+            return tail_sentence(ask, records, language, obj or "", window)
+        case ChangeAuthor():
+            return change_sentence(ask, obj, t.context.envs, required, records, window, language)
         case PhraseCount():
-            # the reads of what the plan requires: the lines that hold the phrase
-            required = {o.id for o in t.plan.objectives if o.required}
-            obj = t.context.scope.object or ""
-            return count_sentence(ask.text, obj, required, records, language)
+            return count_sentence(ask.text, obj or "", required, records, language)
         case None:
             return None
         case _:
@@ -451,7 +460,7 @@ def _summary(
     the value the question asks for, said first."""
     where = context.scope.object or say(Phrase.THE_QUESTION, language)
     env = context.scope.env or ", ".join(context.envs)
-    if value and findings and (context.intent in EXACT or context.absent):
+    if value and findings and (context.ask is not None or context.absent):
         # what else the reads found is a second part, said as such, after what was asked
         head = f"{value}. {say(Phrase.ALSO_FOUND, language)}{findings[0].summary}"
     elif value and findings:

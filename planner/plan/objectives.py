@@ -16,7 +16,7 @@ from typing import Final, Literal, assert_never
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.question.context import ASK_INTENTS, ContextState
+from planner.question.context import ContextState
 from planner.question.extract import Identifiers
 from planner.question.intent import Intent
 from policy.gaps import Need
@@ -99,9 +99,6 @@ class Variant(BaseModel):
 
 
 TRIAGE: Final = "triage"
-# questions answered by exactly what they ask (a ranking, a list, log lines): their plan is
-# that read alone, with no other kind of question's objectives and no baseline
-EXACT: Final = frozenset(ASK_INTENTS.values())
 GENERAL: Final = "general"
 PlanIntent = Intent | Literal["triage", "general"]
 """The kind of plan: a kind of question the catalogue knows, a triage of the environment
@@ -159,7 +156,9 @@ def plan_for(
     with their facets, from which the baseline is drawn."""
     cat = catalogue or load_catalogue()
     plan = _plan_for(context, cat)
-    if plan.intent in EXACT:
+    if context.ask is not None:
+        # answered by exactly what it asks (a ranking, a list, log lines, who deployed):
+        # that read alone, with no other kind of question's objectives and no baseline
         return plan
     if plan.intent != TRIAGE:
         plan.objectives += _also(plan, cat, context)

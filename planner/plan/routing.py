@@ -19,7 +19,7 @@ from typing import Any
 
 from planner.plan.objectives import Objective
 from planner.question.context import ContextState
-from planner.question.logtail import LogTail
+from planner.question.logtail import ERROR_LINES, LogTail
 from planner.question.phrase import PhraseCount
 from planner.question.ranking import Ranking
 from policy.contracts import ToolContract
@@ -255,7 +255,9 @@ def _ask_values(context: ContextState) -> Arguments:
             }
         case LogTail():
             pod = {"pod": ask.pods[0]} if ask.pods else {}
-            return {"limit": ask.lines, "previous": ask.previous, **pod}
+            # a container's log is grepped; a log index is filtered by level
+            errors = {"grep": ERROR_LINES, "level": "error"} if ask.errors else {}
+            return {"limit": ask.lines, "previous": ask.previous, **pod, **errors}
         case PhraseCount():
             return {"text": ask.text, "grep": re.escape(ask.text)}
         case _:

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.question.asked import AskedValue, asked_value, asks_cause, asks_count
 from planner.question.change import ChangeAction, change_asked
+from planner.question.deployer import ChangeAuthor, change_author_asked
 from planner.question.envs import (
     asks_all_envs,
     data_centres,
@@ -73,6 +74,8 @@ DEFAULT_WINDOWS: dict[str, timedelta] = {
     "release_timeline": timedelta(days=7),
     "log_lines": timedelta(days=1),  # the latest lines, whenever they were written
 }
+# "who deployed it last?" with no time: the last change may be weeks old
+LATEST_CHANGE_LOOKBACK = timedelta(days=30)
 
 RX_SAME = re.compile(
     r"то же (?:самое)?|тоже самое|то же для|the same|same (?:for|in|thing)|same question|"
@@ -95,8 +98,9 @@ class ScopeField(StrEnum):
     TIME = "time"
 
 
-Ask = Ranking | Listing | LogTail | PhraseCount
-"""What a question asks for exactly (planner.question.ranking, listing, logtail, phrase)."""
+Ask = Ranking | Listing | LogTail | PhraseCount | ChangeAuthor
+"""What a question asks for exactly (planner.question.ranking, listing, logtail, phrase,
+deployer)."""
 
 
 class ContextState(BaseModel):
@@ -335,7 +339,10 @@ def _routed_object(msg: _Message, env: str | None, setting: _Setting) -> _Object
 def _guessed_object(msg: _Message, env: str | None, setting: _Setting) -> _ObjectPick | None:
     """The inventory could not be read: a workload-like name in the text is taken as the
     object (its namespace stays unknown) rather than dropped."""
-    if not (setting.guess_names or msg.intent == "release_timeline"):
+    # a release question reads GitLab, where a project may be named what no cluster runs;
+    # with a cluster's lists read, a name they lack is absent from it, and said so
+    releases = msg.intent == "release_timeline" and not setting.inventory
+    if not (setting.guess_names or releases):
         return None
     guessed = names_in(msg.text, setting.envs, setting.aliases)
     if not guessed:
@@ -379,15 +386,25 @@ def _remembered(picked: _ObjectPick, msg: _Message, setting: _Setting) -> _Objec
     return picked
 
 
-def _read_ask(message: str, obj: str | None) -> Ask | None:
+def _read_ask(msg: _Message, names: frozenset[str], obj: str | None) -> Ask | None:
     """What the message asks for exactly: a ranking; a list of pods or nodes in a state
-    (none of one object); the log lines or the count of a phrase of the object named."""
+    (none of one object); who changed it and when (`names`, the objects named, are no
+    words of change); the log lines or the count of a phrase of the object named."""
+    message = msg.text
     ranking = ranking_asked(message)
     if ranking is not None:
         return ranking
     listing = listing_asked(message) if obj is None else None
     if listing is not None:
         return listing
+    # who and when alone: a question that asks why or names a symptom too is a cause's
+    author = (
+        None
+        if asks_cause(message) or set(msg.intents) - {"release_timeline"}
+        else change_author_asked(message, names)
+    )
+    if author is not None:
+        return author
     if obj is None:
         return None
     tail = log_tail_asked(message)
@@ -402,6 +419,7 @@ ASK_INTENTS: dict[type, Intent] = {
     Listing: "listing",
     LogTail: "log_lines",
     PhraseCount: "phrase_count",
+    ChangeAuthor: "release_timeline",
 }
 
 
@@ -527,11 +545,20 @@ def build_context(
     named = _pick_object(msg, env_pick.env, setting)
     nodes = nodes_in(msg.norm, inventory, named.env)
     picked = _remembered(named, msg, setting)
-    ask = _read_ask(message, picked.obj)
+    names = frozenset(ref.name.lower() for ref in picked.objects)
+    ask = _read_ask(msg, names, picked.obj)
     intent = _intent(msg, nodes, picked.obj, ask)
     restated = bool({ScopeField.OBJECT, ScopeField.ENV} & (env_pick.explicit | picked.explicit))
     when = _pick_time(msg, intent, now, tz)
+    if isinstance(ask, ChangeAuthor) and ask.latest and ScopeField.TIME not in when.explicit:
+        when = _TimePick(TimeSpec(mode="now", window=LATEST_CHANGE_LOOKBACK))
     env, read_envs, all_envs = _read_envs(msg, env_pick, picked, envs)
+    absent = _absent(message, picked.obj, read_envs, setting)
+    if isinstance(ask, ChangeAuthor) and absent:
+        # the lists hold workloads and services; who changed a Secret or a ConfigMap is in
+        # the audit log, which every kind of object reaches: the name is the object
+        ref = ObjectRef(name=absent[0])
+        picked, absent = replace(picked, obj=ref.name, objects=(ref,)), []
     follow_up = msg.follow_up
     return ContextState(
         scope=Scope(
@@ -548,7 +575,7 @@ def build_context(
         unknown_envs=env_pick.unknown,
         ambiguous_objects=list(picked.ambiguous),
         notes=[*env_pick.notes, *picked.notes],
-        absent=_absent(message, picked.obj, read_envs, setting),
+        absent=absent,
         terms=terms_in(message, picked.obj, read_envs, setting.aliases),
         onset=when.onset,
         asked=asked_value(message) or (previous.asked if follow_up and previous else None),

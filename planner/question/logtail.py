@@ -21,6 +21,8 @@ MAX_LINES = 500
 
 _SHOW_LOG = re.compile(
     r"(?:show|print|give|get|tail|paste|list)\b[^.?!\n]{0,40}\blogs?\b|"
+    r"\b(?:errors?|exceptions?)\b[^.?!\n]{0,30}\blogs?\b|"
+    r"(?:ошибк|исключени)\w{0,3}[^.?!\n]{0,30}(?<![а-яё])лог|"
     r"\blog\s+lines\b|\blines?\s+of\s+(?:the\s+)?log|"
     r"(?:покажи|выведи|дай|скинь|пришли)\b[^.?!\n]{0,40}(?:лог\w{0,3}|строк\w{0,2})|"
     r"строк\w{0,2}\s+лог\w{0,2}",
@@ -36,6 +38,19 @@ _PREVIOUS = re.compile(
     r"предыдущ\w{0,3}|упавш\w{0,3}|убит\w{0,3}|до\s+рестарт\w{0,2}|прошл\w{0,3}\s+запуск",
     re.I,
 )
+# the question asks for the error lines alone: "errors in the logs", "ошибки в логах"
+_ERRORS = re.compile(
+    r"\berrors?\b|\bexceptions?\b|\btracebacks?\b|\bpanics?\b|"
+    r"(?<![а-яё])(?:ошибк|исключени|эксепшн|трейсбек|паник)\w{0,3}",
+    re.I,
+)
+ERROR_LINES = (
+    r"(?i)(?:^|[^a-z])(?:error|fatal|critical|crit|panic|severe|emerg|alert|exception|"
+    r"traceback|warn|warning)(?:[^a-z]|$)"
+)
+"""A line at a warning or error level or carrying an exception (RE2: the log tools' grep
+syntax); its words are the levels of syslog, log4j, Go, Python and JSON loggers. The
+warnings come along so that "no errors" can say what the log did complain about."""
 _POD_SUFFIX = r"(?:-[a-z0-9]{6,10})?-[a-z0-9]{5}|-\d{1,3}"
 
 
@@ -46,6 +61,7 @@ class LogTail:
     lines: int
     previous: bool = False
     pods: tuple[str, ...] = ()  # the pods of the object the message names in full
+    errors: bool = False  # the error lines of the window alone
 
 
 def log_tail_asked(message: str) -> LogTail | None:
@@ -55,7 +71,11 @@ def log_tail_asked(message: str) -> LogTail | None:
     count = _COUNT.search(message)
     given = next((g for g in (count.groups() if count else ()) if g), None)
     lines = max(1, min(int(given), MAX_LINES)) if given else DEFAULT_LINES
-    return LogTail(lines, previous=_PREVIOUS.search(message) is not None)
+    return LogTail(
+        lines,
+        previous=_PREVIOUS.search(message) is not None,
+        errors=_ERRORS.search(message) is not None,
+    )
 
 
 def pods_named(message: str, workload: str | None) -> list[str]:

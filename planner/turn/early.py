@@ -66,6 +66,8 @@ def needs_scope(context: ContextState) -> bool:
         or ids.promql
         or ids.log_query
         or context.nodes  # a node is in one env ("retransmits on <node>")
+        # a name no env lists: that it is absent everywhere is the answer, not a question
+        or context.absent
     )
     return (
         len(context.envs) > 1

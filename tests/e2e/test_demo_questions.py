@@ -101,14 +101,29 @@ def test_a_502_at_a_clock_time_is_the_edge_buffer_not_the_app(
 def test_who_deployed_names_the_job_user_and_the_author_apart_before_the_crash_it_caused(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """A release question is answered with the release; the crash it caused follows, and the
-    CI identity's patch during the job is that job's change, not a second one."""
+    """A release question is answered with the release: who started the job, when, and who
+    wrote the commit; the crash it caused follows as a second part, and the CI identity's
+    patch during the job is that job's change, not a second one."""
     answer = ask("who deployed service-d in dc-b today?", capsys)
-    assert answer.summary.startswith("Job deploy:dc-b #5531195 (pipeline 90402) was started by ")
-    assert "k.smirnova" in answer.summary and "authored by d.ivanov" in answer.summary
+    first, also = answer.summary.split(" Also found (not asked): ")
+    assert first.startswith("Changes to service-d in dc-b between ")
+    assert "deploy job deploy:dc-b #5531195 started by k.smirnova at 2026-07-20T10:51:58Z" in first
+    assert "commit 9b1e4f27 by d.ivanov" in first and "svc-deployer" not in first
+    assert "CrashLoopBackOff" in also
     crash = next(h.text for h in answer.hypotheses if "CrashLoopBackOff" in h.text)
     assert "after release job deploy:dc-b #5531195" in crash
     assert "svc-deployer did patch" not in crash
+
+
+def test_who_and_when_last_deployed_leads_with_the_deploy_not_the_crash_loop(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """It led with the crash loop; the deployer and job were facts 14 and 17."""
+    answer = ask("кто и когда последний раз деплоил service-d в dc-b?", capsys)
+    assert answer.summary.startswith(
+        "Последнее изменение service-d в dc-b: задание деплоя deploy:dc-b #5531195 запустил "
+        "k.smirnova в 2026-07-20T10:51:58Z"
+    )
 
 
 def test_502s_only_through_one_node_name_that_node_against_its_peers(

@@ -36,7 +36,10 @@ def test_an_env_with_only_logs_knows_its_workloads_from_them(
     assert answer["scope"]["object"] == "notifier"
     calls = {c["tool"]: c["arguments"] for c in answer["tool_calls"]}
     assert calls["logs.inventory"] == {"env": "dc-a"}
-    assert calls["logs.app_errors"]["service"] == "notifier"
+    # the error lines of the window, read by level from the lines themselves (no level field)
+    assert calls["logs.app_logs"]["service"] == "notifier"
+    assert calls["logs.app_logs"]["level"] == "error"
+    assert answer["summary"].startswith("3 error line(s) in the log of notifier-5f7c8d9b6-kq2wz")
     assert any("TrackingURL" in f["text"] for f in answer["facts"])
 
 

@@ -38,11 +38,23 @@ def test_a_tail_asked_is_read_with_its_length_and_run(question: str, tail: LogTa
     [
         "why does service-b keep restarting?",
         "сколько раз ledger-writer написал в лог 'deadlock detected' за час?",
-        "were there errors in service-a's logs in the last 30 minutes?",
     ],
 )
 def test_no_tail_is_read_where_no_lines_are_asked(question: str) -> None:
     assert log_tail_asked(question) is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "were there errors in service-a's logs in the last 30 minutes?",
+        "покажи ошибки в логах service-b за 30 минут",
+        "any exceptions in the checkout-web log today?",
+    ],
+)
+def test_errors_in_the_logs_are_the_error_lines_of_the_window(question: str) -> None:
+    tail = log_tail_asked(question)
+    assert tail is not None and tail.errors
 
 
 def test_a_pod_is_the_object_name_with_a_pod_suffix_and_nothing_longer() -> None:
@@ -70,3 +82,32 @@ def test_the_tail_says_whose_lines_the_latest_by_time_and_the_error_before_it() 
         "The last 3 log line(s) of p-1 (app) in dc-b, previous run are below, oldest first; "
         "the latest: exiting with code 1; the error before it: missing required env DATABASE_URL"
     )
+
+
+WINDOW = (datetime(2026, 7, 20, 11, 10, tzinfo=UTC), datetime(2026, 7, 20, 11, 40, tzinfo=UTC))
+
+
+def test_the_error_lines_asked_leave_the_warnings_and_read_levels_in_the_text() -> None:
+    facts = [
+        _line(0, 1, "", 'level=warn msg="retrying" err="dial tcp: refused"'),
+        _line(1, 2, "", 'level=error msg="publish failed" err="no brokers"'),
+        _line(2, 3, "INFO", "served 200"),
+    ]
+    said = tail_sentence(LogTail(20, errors=True), facts, Language.EN, "svc", WINDOW)
+    assert said is not None
+    assert said.startswith("1 error line(s) in the log of p-1 (app) in dc-b between ")
+    assert said.endswith('the latest: level=error msg="publish failed" err="no brokers"')
+
+
+def test_no_error_line_is_said_with_the_read_and_the_warnings_and_a_cut_read_is_no_no() -> None:
+    warn = _line(0, 1, "WARN", "slow upstream")
+    said = tail_sentence(LogTail(20, errors=True), [warn], Language.EN, "svc", WINDOW)
+    assert said == (
+        "No error lines in the log of svc in dc-b between 2026-07-20T11:10:00Z and "
+        "2026-07-20T11:40:00Z (s, read in full); 1 warning line(s), the latest: slow upstream"
+    )
+    cut = read_of("dc-b", [], complete=False)
+    said = tail_sentence(LogTail(20, errors=True), [cut], Language.EN, "svc", WINDOW)
+    assert said is not None
+    assert said.startswith("No error lines in what was read of the log of svc in dc-b")
+    assert "but not all of it was read" in said
