@@ -58,6 +58,7 @@ class Conversation:
         self.turn_settings = TurnSettings(
             investigation=InvestigationSettings(
                 timezone=ZoneInfo(config.timezone),
+                planning=config.models.planning,
                 source_timeouts=self._timeouts(config),
                 max_rounds=config.limits.max_rounds,
                 turn_deadline_s=config.limits.turn_deadline_s,

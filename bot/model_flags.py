@@ -1,6 +1,7 @@
-"""`--model-url URL --model NAME [--finalizer-model NAME]`: model mode from the command line.
+"""`--model-url URL --model NAME [--finalizer-model NAME] [--planning free]`: model mode
+from the command line.
 
-The same three flags on `ask`, `demo` and `eval`. They need no configuration file: on the
+The same flags on `ask`, `demo` and `eval`. They need no configuration file: on the
 demo world (or any world file) they become the `models` section of the generated
 configuration; with `--config` they replace that file's `models.planner` and
 `models.finalizer`. The key, when the server wants one, is read from
@@ -13,6 +14,7 @@ import argparse
 from typing import Any
 
 from bot.settings import InfrabotConfig, ModelSettings
+from planner import Planning
 
 API_KEY_ENV = "INFRABOT_LLM_API_KEY"
 
@@ -32,6 +34,14 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--model-timeout", type=float, default=None, help="seconds for one model call (default 30)"
     )
+    group.add_argument(
+        "--planning",
+        choices=[p.value for p in Planning],
+        default=None,
+        help="auto (default): deterministic plans first, the model plans what they leave "
+        "open or do not cover; free: the model plans every objective, the deterministic "
+        "plan is its todo list (measures model mode on any scenario)",
+    )
 
 
 def _flags(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -40,11 +50,12 @@ def _flags(args: argparse.Namespace) -> dict[str, Any] | None:
     name = getattr(args, "model", None)
     final = getattr(args, "finalizer_model", None)
     timeout = getattr(args, "model_timeout", None)
-    if not url and not name and not final and timeout is None:
+    planning = getattr(args, "planning", None)
+    if not url and not name and not final and timeout is None and planning is None:
         return None
     if not url or not name:
         raise ValueError(
-            "model mode needs both --model-url URL and --model NAME "
+            "model mode (and --planning) needs both --model-url URL and --model NAME "
             "(e.g. --model-url http://127.0.0.1:8000/v1 --model qwen2.5-7b-instruct)"
         )
     role: dict[str, Any] = {"base_url": url, "model": name, "api_key_env": API_KEY_ENV}
@@ -53,6 +64,8 @@ def _flags(args: argparse.Namespace) -> dict[str, Any] | None:
     section: dict[str, Any] = {"planner": role}
     if final:
         section["finalizer"] = {**role, "model": final}
+    if planning is not None:
+        section["planning"] = planning
     return section
 
 
@@ -71,6 +84,7 @@ def with_models(config: InfrabotConfig, args: argparse.Namespace) -> InfrabotCon
             "finalizer": ModelSettings.model_validate(section["finalizer"])
             if "finalizer" in section
             else None,
+            "planning": Planning(section.get("planning", config.models.planning)),
         }
     )
     return config.model_copy(update={"models": models})

@@ -33,6 +33,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from bot.config_errors import ConfigFileError, config_error, dotted, key_lines, nearest_line
 from bot.strict_yaml import DuplicateKeyError, load_strict
 from connectors.elasticsearch import LayoutOverride
+from planner import Planning
 from policy.contracts import name_part
 from policy.toolset import Role
 
@@ -256,6 +257,11 @@ class ModelsSettings(_Strict):
         default=8, ge=2, le=64, description="tool schemas in one request, at most"
     )
     rerank: bool = Field(default=True, description="the model orders the prefiltered tools")
+    planning: Planning = Field(
+        default=Planning.AUTO,
+        description="auto: deterministic plans first, the model plans what they leave open "
+        "or do not cover; free: the model plans every objective (the plan is its todo list)",
+    )
     synthesis_reserve_s: float = Field(
         default=10.0,
         ge=0,

@@ -6,6 +6,10 @@
 # --only-required --runs 1 --report reports/model). Fails when eval fails, and when any
 # model call failed: against this server every one must succeed, or the run proved
 # nothing about model mode (a dead model still leaves the deterministic answers).
+# MODEL_POLICY names another policy of that module: `diligent` (a planner that reads every
+# tool it is offered) is the one for `--planning free`, where the model plans every
+# objective: `MODEL_POLICY=diligent dev/model-eval.sh --only-required --runs 1
+# --report reports/model-free --planning free`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -20,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 $PY -m evals.simulators.model_server --port 0 --model evidence-echo \
-  --policy evals.simulators.model_policy:evidence_echo >"$log" 2>&1 &
+  --policy "evals.simulators.model_policy:${MODEL_POLICY:-evidence_echo}" >"$log" 2>&1 &
 server=$!
 url=""
 for _ in $(seq 1 100); do

@@ -389,7 +389,10 @@ def main(args: argparse.Namespace) -> int:
         print(f"infrabot eval: {exc}", file=err)
         return 2
     models = extra["models"] if extra else None
-    model_name = " + ".join(dict.fromkeys(m["model"] for m in models.values())) if models else None
+    roles = [m for m in (models or {}).values() if isinstance(m, dict)]
+    model_name = " + ".join(dict.fromkeys(m["model"] for m in roles)) if roles else None
+    if model_name and models and models.get("planning"):
+        model_name += f" (planning {models['planning']})"
     started = perf_counter()
     with _quiet_stall_cancellations():
         results = asyncio.run(run_suite(selected, runs, err, extra))

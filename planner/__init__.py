@@ -21,7 +21,7 @@ from planner.shapes.language import Language, Phrase, language_of, say
 from planner.shapes.progress import CallState, ProgressEvent, ProgressSink
 from planner.shapes.turn import ThreadMessage, Turn
 from planner.turn.conduct import MAX_QUESTION_CHARS, TurnOutcome, TurnSettings, answer_turn
-from planner.turn.investigation import InvestigationSettings
+from planner.turn.investigation import InvestigationSettings, Planning
 
 __all__ = [
     "MAX_QUESTION_CHARS",
@@ -37,6 +37,7 @@ __all__ = [
     "ObjectiveStatus",
     "OpenAICompatibleModel",
     "Phrase",
+    "Planning",
     "ProgressEvent",
     "ProgressSink",
     "ProviderSettings",

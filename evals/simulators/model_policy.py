@@ -6,7 +6,8 @@ does, plus one thing a careless one does:
 
 - planner (a request with tools): on its first step it calls the first offered tool whose
   required arguments it can fill from the `Scope:` line of the prompt (an enum's first
-  value where the scope says nothing), then closes with a short note;
+  value where the scope says nothing), then closes with a short note (`diligent`, the
+  policy of `--planning free` runs, calls every such tool not called yet, each step);
 - rerank (a request asking for a JSON array of tool names): the names in the order given;
 - finalizer (a request with `Items:`): the conclusion `[C]` sentence by sentence, the first
   two facts, each with its citation, and sentences that cite an item for what it does not
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from evals.simulators.model_server import ModelReply, Script, WireCall
@@ -80,6 +82,54 @@ def _plan(body: dict[str, Any]) -> ModelReply:
     return ModelReply(content="No offered tool fits the scope.")
 
 
+def _scope_of_conversation(body: dict[str, Any]) -> dict[str, Any]:
+    """The `Scope:` line of whichever user message holds it (the first one, once the
+    conversation has a history)."""
+    for m in body.get("messages") or []:
+        if m.get("role") == "user" and isinstance(m.get("content"), str):
+            scope = _scope(m["content"])
+            if scope:
+                return scope
+    return {}
+
+
+def _called(body: dict[str, Any]) -> set[str]:
+    return {
+        str((c.get("function") or {}).get("name"))
+        for m in body.get("messages") or []
+        if m.get("role") == "assistant"
+        for c in m.get("tool_calls") or []
+    }
+
+
+# at most this many calls in one step, as a model's parallel tool calls
+_DILIGENT_CALLS = 6
+
+
+def _plan_diligently(body: dict[str, Any]) -> ModelReply:
+    """Every offered tool it can fill from the scope and has not called yet, each step;
+    a short note once none is left."""
+    scope, called = _scope_of_conversation(body), _called(body)
+    calls = []
+    for tool in body.get("tools") or []:
+        fn = tool.get("function") or {}
+        name = str(fn.get("name", ""))
+        if name in called or name.startswith("workspace"):
+            continue
+        params = fn.get("parameters") or {}
+        args = _arguments(params, scope)
+        if args is not None:
+            # a careful model names the object too where the tool takes it (a tool may
+            # need one of several optional arguments: "give a pod or a service")
+            props = params.get("properties") or {}
+            known = {"namespace": scope.get("namespace"), "service": scope.get("object")}
+            args |= {k: v for k, v in known.items() if v and k in props and k not in args}
+            calls.append(WireCall(name, json.dumps(args)))
+    if not calls:
+        return ModelReply(content="I read what the offered tools could show.")
+    return ModelReply(tool_calls=tuple(calls[:_DILIGENT_CALLS]))
+
+
 def _finalize(prompt: str) -> ModelReply:
     items = dict(_ITEM.findall(prompt))
     sentences = [f"{s.rstrip('.')} [C]." for s in _SENTENCE.split(items.get("C", "")) if s.strip()]
@@ -100,13 +150,23 @@ def _rerank(prompt: str) -> ModelReply:
     return ModelReply(content=json.dumps(names))
 
 
-def evidence_echo() -> Script:
+def _script(plan: Callable[[dict[str, Any]], ModelReply]) -> Script:
     def script(body: dict[str, Any]) -> ModelReply:
         if body.get("tools"):
-            return _plan(body)
+            return plan(body)
         prompt = _last_user(body)
         if "\nItems:\n" in prompt:
             return _finalize(prompt)
         return _rerank(prompt)
 
     return script
+
+
+def evidence_echo() -> Script:
+    return _script(_plan)
+
+
+def diligent() -> Script:
+    """`evidence_echo` with a planner that reads every tool it is offered and can fill:
+    the scripted stand-in for a model that plans every objective (`--planning free`)."""
+    return _script(_plan_diligently)

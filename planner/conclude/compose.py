@@ -54,7 +54,9 @@ def compose(
         for note in (model.notes if model else [])
     ]
     gaps = [*conclusions.gaps, *model_gaps]
-    head = (model.summary if model else None) or conclusions.conclusion
+    prose = model.summary if model else None
+    # the model's prose follows what the code states of the asked thing, never replaces it
+    head = f"{conclusions.lead}{prose}" if prose else conclusions.conclusion
     # the frame counts what the investigation left open; a cut list of names is a gap of
     # the turn's first read, said after them
     summary = frame_summary(head, len(gaps), conclusions.final, language)

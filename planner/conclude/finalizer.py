@@ -100,6 +100,9 @@ class Conclusions:
     tool_calls: list[ToolCallRecord]
     final: bool  # every required objective settled within the turn
     language: Language
+    # what the conclusion opens with that no model's prose replaces: the asked thing (a
+    # value, a ranking, who deployed, an absent name), or the check that stood in for it
+    lead: str = ""
 
 
 def finalize(
@@ -126,14 +129,16 @@ def finalize(
     recommendations = _recommendations(findings)
     gaps = _gaps(t)
     reports = _reports(t)
-    head = _head(t, findings, collected)
+    head, lead = _head(t, findings, collected)
     if context.change is not None:
         # asked to act: the answer says first that nothing was changed, and the step a
         # person would take comes first among the next steps
-        head = say(Phrase.READ_ONLY, t.language, action=context.change.value) + head
+        read_only = say(Phrase.READ_ONLY, t.language, action=context.change.value)
+        head, lead = read_only + head, read_only + lead
         recommendations.insert(0, _human_step(t, context.change))
     return Conclusions(
         conclusion=head,
+        lead=lead,
         facts=collected.facts,
         hypotheses=hypotheses,
         gaps=gaps,
@@ -294,8 +299,9 @@ def _reports(t: _Turn) -> list[ObjectiveReport]:
     return reports
 
 
-def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> str:
-    """The summary's conclusion: the value asked for first, then what leads."""
+def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> tuple[str, str]:
+    """The summary's conclusion: the value asked for first, then what leads; and its lead,
+    what no model's prose replaces (the asked thing, or the check said as standing in)."""
     context = t.context
     lead = collected.lead
     # a digest of observations (no hypothesis) leads only when it digests what the question
@@ -318,7 +324,9 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> str:
     # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
     # ready. Pod … is in CrashLoopBackOff …")
     value = _absent(t) or _exact_asked(t) or _value_asked(collected.indexed, context, t.language)
-    return _summary(leading, collected.facts, context, t.language, min(lead, default=0), value)
+    head = _summary(leading, collected.facts, context, t.language, min(lead, default=0), value)
+    frame = _uncovered(context, t.language)
+    return frame + head, frame + (f"{value}. " if value else "")
 
 
 def _human_step(t: _Turn, change: ChangeAction) -> str:
@@ -339,6 +347,20 @@ _ABSENT: Bilingual = (
     "{names} not found in {envs}, whose lists of workloads and services were read in full",
     "{names} не найдено в {envs}: списки workload'ов и сервисов прочитаны полностью",
 )
+
+
+_UNCOVERED: Bilingual = (
+    "Health check of {envs} (nothing more specific in the question could be read): ",
+    "Проверка здоровья {envs} (ничего конкретнее в вопросе прочитать не удалось): ",
+)
+
+
+def _uncovered(context: ContextState, language: Language) -> str:
+    """The environment check that stood in for the question, said as such (never passed
+    off as the answer to what was asked)."""
+    if not context.uncovered:
+        return ""
+    return phrase(_UNCOVERED, language, envs=", ".join(context.envs))
 
 
 def _absent(t: _Turn) -> str | None:

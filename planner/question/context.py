@@ -160,6 +160,19 @@ class ContextState(BaseModel):
         description="the object's Services and Ingresses, named otherwise than it",
     )
 
+    @property
+    def uncovered(self) -> bool:
+        """No kind of plan reads the question: it names no object, node or absent name,
+        and asks nothing the intents or the grammars of an exact ask read. An environment
+        check stands in for it, said as such; a model, when there is one, plans it."""
+        return (
+            self.intent is None
+            and self.ask is None
+            and self.scope.object is None
+            and not self.absent
+            and not self.nodes
+        )
+
 
 @dataclass(frozen=True)
 class _Setting:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
+from enum import StrEnum
 
 import structlog
 
@@ -49,9 +50,21 @@ from policy.toolset import CallContext, Toolset
 log = structlog.get_logger(__name__)
 
 
+class Planning(StrEnum):
+    """Who plans the reads when a model is configured. AUTO: the deterministic plans read
+    first, and the model plans what they leave open or do not cover (a question no kind
+    of plan reads, answered with an environment check). FREE: the model plans every
+    objective, the deterministic plan is its todo list; it makes model mode measurable on
+    any scenario (`--planning free`)."""
+
+    AUTO = "auto"
+    FREE = "free"
+
+
 @dataclass(frozen=True)
 class InvestigationSettings:
     timezone: tzinfo
+    planning: Planning = Planning.AUTO
     source_timeouts: dict[str, float] = field(default_factory=dict)
     default_timeout: float = 20.0
     max_rounds: int = 4
@@ -269,8 +282,10 @@ async def _read_until_deadline(
 
     async def plan_and_read() -> None:
         nonlocal model_phase
-        await reading.rounds()
-        if desk is not None and _model_plans(reading):
+        free_only = desk is not None and settings.planning is Planning.FREE
+        if not free_only:
+            await reading.rounds()
+        if desk is not None and (free_only or _model_plans(reading)):
             model_phase = True
             await free_planning(
                 question=turn.question,
@@ -301,12 +316,14 @@ async def _read_until_deadline(
 
 
 def _model_plans(reading: _Reading) -> bool:
-    """A model plans when the question has no known intent, or a required objective is
-    still open after the rounds."""
+    """A model plans when the question has no known intent, when no kind of plan read it
+    (the environment check stood in for a question with no kind and no object: "what is
+    up with the queue in <env>?"), or when a required objective is still open after the
+    rounds."""
     plan = reading.inputs.plan
     status = reading.progress()
     open_required = any(o.required and status[o.id] == "open" for o in plan.objectives)
-    return plan.intent == "general" or open_required
+    return plan.intent == "general" or open_required or reading.inputs.context.uncovered
 
 
 async def _model_part(

@@ -101,6 +101,38 @@ def test_ask_in_model_mode_on_the_demo_world_reports_the_models_use(
     assert all(len(b.get("tools") or []) <= 8 for b in bodies)
 
 
+def test_planning_free_has_the_model_make_every_read_on_the_demo_world(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--planning free`: the model plans every objective; each read is one it asked for
+    (a diligent scripted planner: every tool it is offered and can fill)."""
+    from evals.simulators.model_policy import diligent
+    from evals.simulators.model_server import ModelServer
+
+    question = "why is service-b restarting in dc-a?"
+    with ModelServer(diligent(), model="echo") as server:
+        argv = ["ask", "--json", "--model-url", server.url, "--model", "echo"]
+        code = main([*argv, "--planning", "free", question])
+        bodies = server.requests
+    assert code == 0
+    answer = json.loads(capsys.readouterr().out)
+    asked = {
+        c["function"]["name"]
+        for b in bodies
+        for m in b["messages"]
+        if m["role"] == "assistant"
+        for c in m.get("tool_calls") or []
+    }
+    read = [c["tool"] for c in answer["tool_calls"] if c["tool"] != "k8s.inventory"]
+    assert read and {t.replace(".", "__") for t in read} <= asked
+    assert "OOMKilled" in answer["summary"]
+
+
+def test_planning_free_without_a_model_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "--planning", "free", "why?"]) == 2
+    assert "--model-url URL and --model NAME" in capsys.readouterr().err
+
+
 def test_model_flags_need_both_url_and_name(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ask", "--model", "qwen", "why?"]) == 2
     assert "--model-url URL and --model NAME" in capsys.readouterr().err

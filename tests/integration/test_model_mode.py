@@ -19,7 +19,7 @@ from planner.model.roles import ModelRole, ModelSet, RoleLimits
 from planner.question.context import InventoryItem, build_context
 from planner.shapes.language import Language, Phrase, say
 from planner.shapes.turn import Turn
-from planner.turn.investigation import InvestigationSettings, investigate
+from planner.turn.investigation import InvestigationSettings, Planning, investigate
 from policy.gate import PolicyGate
 from policy.toolset import ToolSet
 from tests.unit.toolkit import ServiceArgs, agent, facts_result, make_tool, status_and_logs
@@ -64,15 +64,22 @@ def models(url: str, *, fallback: bool = False, timeout_s: float = 5.0) -> Model
     )
 
 
-async def investigate_with(ms: ModelSet, *, extra_tools: int = 0, deadline_s: float = 30.0):
-    context = build_context(QUESTION, envs=ENVS, inventory=INV, now=NOW, tz=TZ)
-    turn = Turn(question=QUESTION, user="alice", now=NOW)
+async def investigate_with(
+    ms: ModelSet,
+    *,
+    extra_tools: int = 0,
+    deadline_s: float = 30.0,
+    question: str = QUESTION,
+    planning: Planning = Planning.AUTO,
+):
+    context = build_context(question, envs=ENVS, inventory=INV, now=NOW, tz=TZ)
+    turn = Turn(question=question, user="alice", now=NOW)
     try:
         return await investigate(
             turn,
             context,
             PolicyGate(ToolSet(tools(extra_tools))),
-            InvestigationSettings(timezone=TZ, turn_deadline_s=deadline_s),
+            InvestigationSettings(timezone=TZ, turn_deadline_s=deadline_s, planning=planning),
             models=ms,
         )
     finally:
@@ -133,6 +140,30 @@ async def test_a_planned_turn_reads_through_the_gate_and_answers_in_guarded_pros
     final_prompt = bodies[-1]["messages"][-1]["content"]
     assert "closing notes" in final_prompt and "The logs show a reset." in final_prompt
     assert "The logs show a reset" not in answer.summary
+
+
+async def test_a_question_no_plan_covers_reaches_the_model_with_tools() -> None:
+    """No object and no kind of question the code reads: the environment check stands in,
+    said as such, and the model is offered tools to plan the rest (it was offered none)."""
+    question = "что там с очередью уведомлений в east?"
+    with ModelServer(script_of(lambda step, _b: read_logs(step))) as server:
+        inv = await investigate_with(models(server.url), question=question)
+        bodies = server.requests
+    assert inv.context.uncovered
+    assert any(planner_step(b) == 0 for b in bodies)  # a planning request, with tools
+    assert "logs.app_logs" in [c.tool for c in inv.answer.tool_calls]
+    assert inv.answer.summary.startswith("Проверка здоровья east")
+
+
+async def test_free_planning_has_the_model_plan_every_objective() -> None:
+    """`--planning free`: no deterministic read before the model's; the plan is its todo
+    list (the workload's status, read first in auto mode, is left to it)."""
+    with ModelServer(script_of(lambda step, _b: read_logs(step))) as server:
+        inv = await investigate_with(models(server.url), planning=Planning.FREE)
+        bodies = server.requests
+    assert [c.tool for c in inv.answer.tool_calls] == ["logs.app_logs"]
+    todo = bodies[0]["messages"][-1]["content"]
+    assert "k8s.workload_status" in todo or "state of the workload" in todo
 
 
 async def test_at_most_eight_schemas_go_in_a_request_in_a_stable_order() -> None:
