@@ -20,6 +20,7 @@ from policy.results import ResultFact
 class AskedValue(StrEnum):
     IMAGE = "image"  # image, version, tag: what runs
     REPLICAS = "replicas"  # how many replicas / pods, how many ready
+    USAGE = "usage"  # what is really used (CPU, memory), against requests and limits
 
 
 _ASKED: dict[AskedValue, re.Pattern[str]] = {
@@ -33,6 +34,19 @@ _ASKED: dict[AskedValue, re.Pattern[str]] = {
         r"\breplicas?\b|реплик\w*|how many (?:pods|instances)|сколько (?:подов|инстанс\w*)",
         re.I,
     ),
+    # usage, not the quota's bookkeeping of requests: "реально потребляет", "actually uses"
+    AskedValue.USAGE: re.compile(
+        r"(?:really|actually) (?:uses?|using|used|consumes?|consuming)\b|\bconsum\w*|"
+        r"\busage\b|(?<![а-яё])(?:реально|фактически|на самом деле)\s+(?:потребл|использ|ест)\w*|"
+        r"(?<![а-яё])потребл\w*",
+        re.I,
+    ),
+}
+# the kind of fact that carries each value: it is kept first in the evidence
+_CARRIER: dict[AskedValue, FactKind] = {
+    AskedValue.IMAGE: FactKind.K8S_WORKLOAD,
+    AskedValue.REPLICAS: FactKind.K8S_WORKLOAD,
+    AskedValue.USAGE: FactKind.METRICS_USAGE,
 }
 
 
@@ -73,7 +87,7 @@ def value_priority(asked: AskedValue | None, order: dict[str, int]) -> dict[str,
     a busy source (a crash's events and log lines) never leaves the value out."""
     if asked is None:
         return order
-    return {**order, FactKind.K8S_WORKLOAD: -1}
+    return {**order, _CARRIER[asked]: -1}
 
 
 # the value sentence's parts, (English, Russian)
@@ -138,3 +152,5 @@ def value_sentence(
             if counts is None:
                 return None
             return f"{where}: {counts}"
+        case AskedValue.USAGE:
+            return None  # the usage read against requests is the leading fact itself

@@ -83,6 +83,15 @@ def test_the_image_version_asked_for_leads_and_a_stuck_rollout_shows_both(
     assert answer.facts[0].kind == "k8s.workload"
 
 
+def test_usage_against_requests_asked_leads_with_the_usage_not_the_quota(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """It led with the quota's bookkeeping of requests (requests.cpu used 1 of 24)."""
+    answer = ask("сколько CPU реально потребляет namespace payments против requests?", capsys)
+    assert answer.summary.startswith("namespace payments in dc-a, 2 containers between ")
+    assert "CPU used 1.00 cores on average vs 1 cores requested" in answer.summary
+
+
 def test_a_replica_count_asked_for_is_the_first_line(capsys: pytest.CaptureFixture[str]) -> None:
     answer = ask("how many replicas does service-a have in dc-a?", capsys)
     assert answer.summary.startswith("Deployment service-a in dc-a: 2 of 2 replica(s) ready.")

@@ -17,6 +17,8 @@ from policy.results import ResultFact
         ("сколько реплик у api?", AskedValue.REPLICAS),
         ("how many pods does api have, and which version?", AskedValue.REPLICAS),
         ("why does api return 502?", None),
+        ("сколько CPU реально потребляет namespace payments против requests?", AskedValue.USAGE),
+        ("how much memory does api actually use vs its limit?", AskedValue.USAGE),
     ],
 )
 def test_the_value_asked_for_is_the_first_one_named(
