@@ -36,7 +36,7 @@ _ASKED: dict[AskedValue, re.Pattern[str]] = {
     ),
     # usage, not the quota's bookkeeping of requests: "реально потребляет", "actually uses"
     AskedValue.USAGE: re.compile(
-        r"(?:really|actually) (?:uses?|using|used|consumes?|consuming)\b|\bconsum\w*|"
+        r"\b(?:really|actually) (?:uses?|using|used|consumes?|consuming)\b|\bconsum\w*|"
         r"\busage\b|(?<![а-яё])(?:реально|фактически|на самом деле)\s+(?:потребл|использ|ест)\w*|"
         r"(?<![а-яё])потребл\w*",
         re.I,

@@ -32,7 +32,9 @@ def test_what_is_wrong_in_an_environment_sweeps_it_and_names_the_failing_workloa
     """No object named: the whole environment is swept, and the crash-looping service is
     found with the log line that explains it (it was six gaps saying "no service named")."""
     answer = ask("что не так в dc-b прямо сейчас?", capsys)
-    assert answer.summary.startswith("Pod service-d-")
+    # the environment check is said as what stood in for the question
+    head = "Проверка здоровья dc-b (ничего конкретнее в вопросе прочитать не удалось): "
+    assert answer.summary.startswith(head + "Pod service-d-")
     assert "CrashLoopBackOff" in answer.summary and "DATABASE_URL" in answer.summary
     sweep = next(f for f in answer.facts if f.kind == "k8s.sweep")
     assert sweep.text.startswith("Swept dc-b: ") and "2 pod(s) not healthy" in sweep.text
