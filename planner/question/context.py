@@ -444,7 +444,8 @@ def _identifiers(msg: _Message, restated: bool) -> Identifiers:
 
 def _pick_time(msg: _Message, intent: Intent | None, now: datetime, tz: tzinfo) -> _TimePick:
     """A time the message moves the thread's by ("an hour earlier?"); else one it
-    states; else the thread's on a follow-up; else the default."""
+    states; else a pasted alert's start; else the thread's on a follow-up; else the
+    default."""
     delta = shift_asked(msg.text) if msg.previous is not None else None
     if msg.previous is not None and delta is not None:
         before = msg.previous.scope.time
@@ -462,8 +463,7 @@ def _pick_time(msg: _Message, intent: Intent | None, now: datetime, tz: tzinfo) 
             at = shifted(time.at, -BEFORE_SPAN / 2)
             time = TimeSpec(at=at, window=BEFORE_SPAN, mode=time.mode)
         return _TimePick(time, tm.onset, frozenset({ScopeField.TIME}))
-    alerted = alert_time(msg.alert, now) if msg.alert is not None else None
-    if alerted is not None and msg.alert is not None:
+    if msg.alert is not None and (alerted := alert_time(msg.alert, now)) is not None:
         return _TimePick(alerted, msg.alert.starts_at, frozenset({ScopeField.TIME}))
     if msg.previous is not None and msg.follow_up:
         return _TimePick(msg.previous.scope.time)

@@ -15,6 +15,7 @@ from planner.question.alert import (
     alert_time,
     asker_words,
     pasted_alert,
+    scope_words,
     subject_of,
 )
 from planner.question.context import InventoryItem, ScopeField, build_context
@@ -261,3 +262,10 @@ def test_hostile_text_is_read_quickly_and_never_raises(text: str) -> None:
 def test_a_title_pasted_alone_names_its_subject_by_its_values() -> None:
     c = ctx("[FIRING:1] KubePodCrashLooping (dc-b shop pay-worker warning)\nчто с ним?")
     assert (c.scope.env, c.scope.object, c.intent) == ("dc-b", "pay-worker", "workload_startup")
+
+
+def test_the_envs_to_list_and_names_to_find_leave_the_exporter_out() -> None:
+    words = scope_words(SLACK)
+    assert "pay-worker" in words and "dc-b" in words and "почему?" in words
+    assert "kube-state-metrics" not in words and "monitoring" not in words
+    assert "10.42.7.31" not in words
