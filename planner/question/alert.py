@@ -5,8 +5,9 @@ nothing at all). Its scope is the alert's *subject* (the object its labels descr
 whatever names its text carries: a crash-looping pod's alert, scraped from
 kube-state-metrics, also carries the exporter's own `pod`, `instance` and `service`.
 
-The lines are read by planner.question.alertlines (Alertmanager's and Grafana's
-notifications, label sets, alert links). Here: which labels are the subject's, one rule
+The text is read by planner.question.alertjson (Alertmanager's JSON) or
+planner.question.alertlines (Alertmanager's and Grafana's notifications, label sets,
+alert links). Here: which labels are the subject's, one rule
 (`subject_of`); which question the alert asks, one table (`ALERT_ASKS`, then the name's
 words, then the labels); which time it points at (`alert_time`). The lines that are not
 the alert's are the asker's own words (`PastedAlert.own_words`): the question's language
@@ -22,6 +23,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planner.question.alertjson import json_alert_lines
 from planner.question.alertlines import MAX_VALUE, AlertStatus, read_alert_lines
 from planner.question.intent import Intent
 from planner.question.timeparse import DEFAULT_WINDOW
@@ -329,7 +331,7 @@ def pasted_alert(text: str) -> PastedAlert | None:
 
 
 def _pasted_alert(text: str) -> PastedAlert | None:
-    read = read_alert_lines(text)
+    read = json_alert_lines(text) or read_alert_lines(text)
     labels = read.labels
     name = labels.get("alertname") or read.title_name
     if not name and not (read.marked and labels):

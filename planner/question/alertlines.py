@@ -28,7 +28,14 @@ from enum import StrEnum
 from typing import Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
-__all__ = ["MAX_ALERT_CHARS", "MAX_VALUE", "AlertLines", "AlertStatus", "read_alert_lines"]
+__all__ = [
+    "MAX_ALERT_CHARS",
+    "MAX_VALUE",
+    "AlertLines",
+    "AlertStatus",
+    "parse_stamp",
+    "read_alert_lines",
+]
 
 MAX_ALERT_CHARS = 20_000  # more than a question may be (planner.turn.early); the rest is not read
 MAX_LINE = 2_000
@@ -98,7 +105,7 @@ _SEVERITY = re.compile(r"\s[-–]\s`?(?P<sev>[a-z]{2,12})`?$", re.I)
 _ALERTNAME = re.compile(r"[A-Z][A-Za-z0-9_]{2,80}")
 
 
-def _stamp(value: str) -> datetime | None:
+def parse_stamp(value: str) -> datetime | None:
     """A time with its zone, as Alertmanager writes it (ISO, or Go's
     "2006-01-02 15:04:05.999 +0000 UTC"); None without a zone."""
     m = _STAMP.search(value[:80])
@@ -265,7 +272,7 @@ def _field(key: str, value: str, r: _Reading) -> None:
     elif key == "severity":
         r.severity = r.severity or value.strip("`* ").lower()[:20] or None
     elif key in ("started", "starts at", "startsat", "started at"):
-        r.starts_at = r.starts_at or _stamp(value)
+        r.starts_at = r.starts_at or parse_stamp(value)
     elif key in ("summary", "description", "message"):
         r.annotation(key, value)
     elif key in ("runbook", "runbook url", "runbook_url"):

@@ -269,3 +269,28 @@ def test_the_envs_to_list_and_names_to_find_leave_the_exporter_out() -> None:
     assert "pay-worker" in words and "dc-b" in words and "почему?" in words
     assert "kube-state-metrics" not in words and "monitoring" not in words
     assert "10.42.7.31" not in words
+
+
+WEBHOOK = """what broke here?
+{"receiver": "team", "status": "firing", "alerts": [{"status": "firing",
+  "labels": {"alertname": "KubePodCrashLooping", "cluster": "dc-b", "container": "app",
+             "job": "kube-state-metrics", "namespace": "shop",
+             "pod": "pay-worker-7b6c9f5d84-r2vxk", "severity": "warning"},
+  "annotations": {"description": "Pod shop/pay-worker-7b6c9f5d84-r2vxk (app) is restarting."},
+  "startsAt": "2026-07-20T11:18:10.123456789Z", "endsAt": "0001-01-01T00:00:00Z"}],
+ "commonLabels": {"alertname": "KubePodCrashLooping"}, "version": "4"}"""
+
+
+def test_alertmanager_webhook_json_is_read() -> None:
+    alert = pasted_alert(WEBHOOK)
+    assert alert is not None and alert.status is AlertStatus.FIRING
+    assert alert.starts_at == datetime(2026, 7, 20, 11, 18, 10, tzinfo=UTC)
+    assert alert.own_words == "what broke here?"
+    c = ctx(WEBHOOK)
+    assert (c.scope.env, c.scope.object, c.intent) == ("dc-b", "pay-worker", "workload_startup")
+    api = '[{"labels": {"alertname": "KubeNodeNotReady", "node": "node-b-07"}, '
+    api += '"status": {"state": "active"}, "startsAt": "2026-07-20T11:00:00Z"}]'
+    listed = pasted_alert(api)
+    assert listed is not None and listed.subject.node == "node-b-07"
+    assert listed.status is AlertStatus.FIRING and listed.ask == "node_health"
+    assert pasted_alert('{"a": [[[[' * 10_000) is None
