@@ -22,6 +22,7 @@ text (planner.question.alert catches what a stamp or a link may raise).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -64,9 +65,12 @@ class AlertLines:
     marked: bool  # a notification's status, title, field or link was seen
 
 
+# searched in a line: what precedes it is markup or an emoji (":fire: [FIRING:1] ...")
 _TITLE = re.compile(
-    r"[*_\s]*\[(?P<status>FIRING|RESOLVED)(?::(?P<n>\d{1,4}))?[^\]]{0,80}\]\s*(?P<rest>.*)", re.I
+    r"\[(?P<status>FIRING|RESOLVED)(?::(?P<n>\d{1,4}))?[^\]\[]{0,80}\]\s*(?P<rest>.*)", re.I
 )
+# an emoji's shortcode (":rotating_light:") before a notification's line
+_SHORTCODE = re.compile(r":[a-z0-9_+-]{1,40}:")
 _STATUS_LINE = re.compile(
     r"[*_#\s]*(?:alerts?\s+)?(?P<status>firing|resolved)(?:\s+alerts?)?[*_:\s]*", re.I
 )
@@ -186,6 +190,20 @@ class _Reading:
             self.annotations.setdefault(key.lower(), value.strip()[: MAX_VALUE * 4])
 
 
+def _unmarked(text: str) -> str:
+    """The line without the emoji (symbols, or their shortcodes) a template puts first
+    ("📢 *Alert:* ...", ":fire: [FIRING:1] ...")."""
+    at = 0
+    while at < len(text):
+        if unicodedata.category(text[at]) in ("So", "Cf", "Mn", "Zs"):
+            at += 1
+        elif (m := _SHORTCODE.match(text, at)) is not None:
+            at = m.end()
+        else:
+            break
+    return text[at:]
+
+
 def _read_line(line: str, r: _Reading) -> None:
     """One line: a part of the alert (recorded in `r`) or the asker's (kept)."""
     text = line.strip()
@@ -196,11 +214,11 @@ def _read_line(line: str, r: _Reading) -> None:
             for k, v in found.items():
                 r.url_labels.setdefault(k, v)
             text = text.replace(url, " ")
-    text = text.strip(" <>|")
+    text = _unmarked(text.strip(" <>|"))
     if not text:
         r.section = None if not line.strip() else r.section
         return
-    if (m := _TITLE.fullmatch(text)) is not None:
+    if (m := _TITLE.search(text)) is not None:
         r.marked = True
         r.status = AlertStatus(m["status"].lower())
         r.titled = int(m["n"] or 1)

@@ -294,3 +294,14 @@ def test_alertmanager_webhook_json_is_read() -> None:
     assert listed is not None and listed.subject.node == "node-b-07"
     assert listed.status is AlertStatus.FIRING and listed.ask == "node_health"
     assert pasted_alert('{"a": [[[[' * 10_000) is None
+
+
+def test_emoji_before_a_notifications_lines_is_markup() -> None:
+    text = ":rotating_light: [FIRING:1] KubePodCrashLooping (dc-b shop)\n"
+    text += "📢 *Alert:* Pod is crash looping. - `critical`\n"
+    text += "  • *exported_pod:* `pay-worker-7b6c9f5d84-r2vxk`\n"
+    text += "что с ним?"
+    alert = pasted_alert(text)
+    assert alert is not None and alert.alertname == "KubePodCrashLooping"
+    assert alert.severity == "critical" and alert.own_words == "что с ним?"
+    assert alert.annotations["summary"] == "Pod is crash looping."
