@@ -25,7 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.question.alertjson import json_alert_lines
 from planner.question.alertlines import MAX_VALUE, AlertStatus, read_alert_lines
-from planner.question.intent import Intent
+from planner.question.extract import Identifiers
+from planner.question.intent import Intent, classify_all, classify_strong
 from planner.question.timeparse import DEFAULT_WINDOW
 from policy.scope import TimeSpec
 
@@ -37,6 +38,7 @@ __all__ = [
     "EnvLabel",
     "PastedAlert",
     "alert_time",
+    "asked_intents",
     "asker_words",
     "pasted_alert",
     "scope_words",
@@ -350,6 +352,16 @@ def _pasted_alert(text: str) -> PastedAlert | None:
         alerts=read.alerts,
         title_values=read.title_values,
     )
+
+
+def asked_intents(alert: PastedAlert, ids: Identifiers) -> list[Intent]:
+    """What a paste asks: the asker's words when they ask a kind of question strongly (a
+    symptom, "who deployed it?"); else the alert's ask (a "what happened?" or a bare
+    "why?" under a crash-looping alert asks why it crash-loops); else what the words ask."""
+    strong = classify_strong(alert.own_words, ids)
+    if strong or alert.ask is None:
+        return strong or classify_all(alert.own_words, ids)
+    return [alert.ask]
 
 
 def asker_words(text: str) -> str:

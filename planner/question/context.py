@@ -21,7 +21,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.question.alert import PastedAlert, alert_time, pasted_alert
+from planner.question.alert import PastedAlert, alert_time, asked_intents, pasted_alert
 from planner.question.asked import AskedValue, asked_value, asks_cause, asks_count
 from planner.question.change import ChangeAction, change_asked
 from planner.question.envs import (
@@ -256,7 +256,7 @@ def _read_message(message: str, previous: ContextState | None, setting: _Setting
         ids = ids.model_copy(update={"log_query": " ".join(words) or None})
     norm = normalise(message)
     mentioned, blanked = mentions(norm, setting.inventory, set(setting.envs))
-    intents = classify_all(own, ids) or ([alert.ask] if alert and alert.ask else [])
+    intents = classify_all(own, ids) if alert is None else asked_intents(alert, ids)
     return _Message(
         message,
         norm,

@@ -175,6 +175,9 @@ def test_label_set_in_braces_after_the_alert_name() -> None:
 def test_the_askers_own_words_choose_the_ask() -> None:
     c = ctx(SLACK.replace("почему?", "who deployed it last?"))
     assert c.intent == "release_timeline" and c.scope.object == "pay-worker"
+    # a generic "what's wrong?" asks nothing else: the alert's ask stands
+    assert ctx(GRAFANA + "what's wrong?").intent == "http_errors"
+    assert ctx(GRAFANA + "is it slow too? what is the p99 latency").intent == "latency"
     assert language_of(asker_words(SLACK.replace("почему?", "who deployed it?"))) is Language.EN
 
 
