@@ -272,16 +272,18 @@ ALERT_ASKS: dict[str, Intent] = {
     "NodeSystemSaturation": "node_health",
 }
 # the words of an alert name not in the table (split at its capitals, "Http5xx" ->
-# "http", "5xx"), by what they ask; the first rule with a word in the name decides
+# "http", "5xx"), by what they ask (kubernetes-mixin's, node-exporter's and
+# awesome-prometheus-alerts' wording); the first rule with a word in the name decides
 _NAME_WORDS: tuple[tuple[frozenset[str], Intent], ...] = (
     (frozenset({"5xx", "5xxs", "500s", "502s", "503s", "http5xx", "error", "errors", "5xxerror"}),
      "http_errors"),
     (frozenset({"latency", "slow", "duration", "p99", "p95", "response"}), "latency"),
+    # a host's alert ("HostOomKillDetected", "NodeDown") is about the host first
+    (frozenset({"node", "host", "disk", "filesystem", "conntrack", "network"}), "node_health"),
     (frozenset({"crash", "crashing", "crashloop", "crashlooping", "oom", "oomkilled", "restart",
                 "restarts", "restarting", "imagepull", "pending", "waiting", "down",
                 "notready", "unavailable", "rollout", "replicas", "failed"}),
      "workload_startup"),
-    (frozenset({"node", "host", "disk", "filesystem", "conntrack", "network"}), "node_health"),
     (frozenset({"quota", "overcommit", "throttling", "memory", "cpu", "hpa", "volume",
                 "filling", "full", "capacity"}),
      "capacity"),

@@ -308,3 +308,20 @@ def test_emoji_before_a_notifications_lines_is_markup() -> None:
     assert alert is not None and alert.alertname == "KubePodCrashLooping"
     assert alert.severity == "critical" and alert.own_words == "что с ним?"
     assert alert.annotations["summary"] == "Pod is crash looping."
+
+
+@pytest.mark.parametrize(
+    ("name", "ask"),
+    [
+        ("KubernetesPodCrashLooping", "workload_startup"),  # awesome-prometheus-alerts
+        ("KubernetesContainerOomKiller", "workload_startup"),
+        ("HostOomKillDetected", "node_health"),  # a host's, not a pod's
+        ("HostHighCpuLoad", "node_health"),
+        ("NginxHighHttp4xxErrorRate", "http_errors"),
+        ("NginxLatencyHigh", "latency"),
+        ("KubernetesHpaScaleMaximum", "capacity"),
+    ],
+)
+def test_alert_names_outside_the_table_ask_by_their_words(name: str, ask: str) -> None:
+    alert = pasted_alert(f"[FIRING:1] {name}\nLabels: alertname={name}")
+    assert alert is not None and alert.ask == ask
