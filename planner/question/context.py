@@ -21,6 +21,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planner.question.alert import PastedAlert, alert_time, asked_intents, pasted_alert
 from planner.question.asked import AskedValue, asked_value, asks_cause, asks_count
 from planner.question.change import ChangeAction, change_asked
 from planner.question.deployer import ChangeAuthor, change_author_asked
@@ -196,6 +197,7 @@ class _Message:
     mentioned: Mentioned
     blanked: str  # `norm` with the objects' mentions blanked
     previous: ContextState | None
+    alert: PastedAlert | None = None  # an alert pasted in it: `text` is its scope text
 
     @property
     def intent(self) -> Intent | None:
@@ -256,7 +258,13 @@ class _TimePick:
 
 
 def _read_message(message: str, previous: ContextState | None, setting: _Setting) -> _Message:
-    """Identifiers, the kinds of question, and the objects named, read once."""
+    """Identifiers, the kinds of question, and the objects named, read once. A pasted
+    alert is read as its subject's names and the asker's own words (planner.question.alert):
+    the exporter's names in its labels and the words of its text are not the question's;
+    what the alert asks is asked when the asker's words ask nothing else."""
+    alert = pasted_alert(message)
+    own = message if alert is None else alert.own_words
+    message = message if alert is None else alert.scope_text()
     ids = extract_identifiers(message)
     if ids.log_query:
         # "найди в логах <env> X": the env is scope, not search text
@@ -265,15 +273,17 @@ def _read_message(message: str, previous: ContextState | None, setting: _Setting
         ids = ids.model_copy(update={"log_query": " ".join(words) or None})
     norm = normalise(message)
     mentioned, blanked = mentions(norm, setting.inventory, set(setting.envs))
+    intents = classify_all(own, ids) if alert is None else asked_intents(alert, ids)
     return _Message(
         message,
         norm,
         ids,
-        classify_all(message, ids),
-        same=bool(RX_SAME.search(message)),
+        intents,
+        same=bool(RX_SAME.search(own)),
         mentioned=mentioned,
         blanked=blanked,
         previous=previous,
+        alert=alert,
     )
 
 
@@ -465,7 +475,8 @@ def _identifiers(msg: _Message, restated: bool) -> Identifiers:
 
 def _pick_time(msg: _Message, intent: Intent | None, now: datetime, tz: tzinfo) -> _TimePick:
     """A time the message moves the thread's by ("an hour earlier?"); else one it
-    states; else the thread's on a follow-up; else the default."""
+    states; else a pasted alert's start; else the thread's on a follow-up; else the
+    default."""
     delta = shift_asked(msg.text) if msg.previous is not None else None
     if msg.previous is not None and delta is not None:
         before = msg.previous.scope.time
@@ -483,6 +494,8 @@ def _pick_time(msg: _Message, intent: Intent | None, now: datetime, tz: tzinfo) 
             at = shifted(time.at, -BEFORE_SPAN / 2)
             time = TimeSpec(at=at, window=BEFORE_SPAN, mode=time.mode)
         return _TimePick(time, tm.onset, frozenset({ScopeField.TIME}))
+    if msg.alert is not None and (alerted := alert_time(msg.alert, now)) is not None:
+        return _TimePick(alerted, msg.alert.starts_at, frozenset({ScopeField.TIME}))
     if msg.previous is not None and msg.follow_up:
         return _TimePick(msg.previous.scope.time)
     if intent in DEFAULT_WINDOWS:
@@ -554,6 +567,7 @@ def build_context(
     """Decide the scope of `message`. Never raises on any text."""
     setting = _Setting(envs, env_aliases or {}, inventory, guess_names)
     msg = _read_message(message, previous, setting)
+    message = msg.text  # a pasted alert's scope text: the words below read the asker's
     env_pick = _pick_env(msg, setting)
     named = _pick_object(msg, env_pick.env, setting)
     nodes = nodes_in(msg.norm, inventory, named.env)

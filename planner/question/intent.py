@@ -131,6 +131,17 @@ def classify_all(text: str, ids: Identifiers) -> list[Intent]:
     return [first, *(i for i in _ORDER if i != first and scores.get(i, 0) >= ALSO_SCORE)]
 
 
+def classify_strong(text: str, ids: Identifiers) -> list[Intent]:
+    """The kinds of question the text asks at least ALSO_SCORE strongly, the best first: a
+    symptom or a kind of question named, not a generic "what happened?" (a pasted alert's
+    own ask gives way only to these)."""
+    if ids.promql or ids.log_query:
+        return ["raw_query"]
+    scores = _scores(text, ids)
+    strong = [i for i in _ORDER if scores.get(i, 0) >= ALSO_SCORE]
+    return sorted(strong, key=lambda i: -scores[i])
+
+
 def _scores(text: str, ids: Identifiers) -> dict[Intent, float]:
     low = text.lower()
     scores: dict[Intent, float] = {}

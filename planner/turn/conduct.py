@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from planner.conclude.compose import TurnParts
 from planner.model.roles import ModelSet
+from planner.question.alert import asker_words, scope_words
 from planner.question.context import ContextState, ScopeField, build_context
 from planner.question.envs import envs_named
 from planner.read.inventory_cache import InventoryCache
@@ -82,10 +83,11 @@ async def answer_turn(
         return _leave(TurnOutcome(answer, context, None, []), settings)
     redacting = RedactingToolset(gate, settings.investigation.keep_query_hosts)
     memo = redacting.memo
-    named = envs_named(turn.question, settings.envs, settings.env_aliases)
+    named = envs_named(scope_words(turn.question), settings.envs, settings.env_aliases)
     inventory = await inventory_for(turn, redacting, settings, inventory_cache, named)
     turn, context = await _read_scope(turn, previous, pending, inventory, settings, named)
-    language = language_of(turn.question)  # decided once: every sentence of the turn uses it
+    # decided once, from the asker's own words (not a pasted alert's): every sentence uses it
+    language = language_of(asker_words(turn.question))
     early = _early_answer(turn, context, previous, pending, settings, language)
     if early is not None:
         return _leave(TurnOutcome(early, context, None, inventory.calls), settings, memo)

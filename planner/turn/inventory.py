@@ -15,6 +15,7 @@ from datetime import datetime
 import structlog
 
 from planner.plan.routing import PlannedCall, canonical
+from planner.question.alert import scope_words
 from planner.question.context import InventoryItem, names_not_listed
 from planner.read.executor import CallRecord, Executor
 from planner.read.inventory_cache import InventoryCache
@@ -68,7 +69,7 @@ async def inventory_for(
     def unlisted() -> bool:
         return bool(
             names_not_listed(
-                turn.question,
+                scope_words(turn.question),
                 inventory=inventory.items,
                 envs=settings.envs,
                 env_aliases=settings.env_aliases,
