@@ -7,6 +7,7 @@ what `load_config` accepts and cannot drift from it.
 
 from __future__ import annotations
 
+import enum
 import types
 import typing
 from typing import Any, get_args, get_origin
@@ -44,6 +45,8 @@ def _type_name(annotation: Any) -> str:
         return " / ".join(f"`{a}`" for a in get_args(annotation))
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return "object"
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return " / ".join(f"`{m.value}`" for m in annotation)
     return getattr(annotation, "__name__", str(annotation)).replace("SecretStr", "secret")
 
 
