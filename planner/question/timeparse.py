@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo
 
+from planner.question.amounts import DURATION, MAX_SPAN, Duration, duration
 from planner.question.dayparts import (
     RX_DAY_MONTH,
     RX_PART,
@@ -47,139 +48,10 @@ from planner.question.dayparts import (
 )
 from policy.scope import TimeMode, TimeSpec
 
+__all__ = ["APPROX_MARGIN", "MAX_SPAN", "TimeMatch", "parse_time"]
+
 DEFAULT_WINDOW = timedelta(minutes=15)
 
-_UNITS: dict[str, timedelta] = {
-    "s": timedelta(seconds=1),
-    "m": timedelta(minutes=1),
-    "h": timedelta(hours=1),
-    "d": timedelta(days=1),
-    "w": timedelta(weeks=1),
-}
-_UNIT_WORDS: list[tuple[str, str]] = [
-    (r"sec(?:ond)?s?|сек(?:унд[уы]?)?", "s"),
-    (r"min(?:ute)?s?|мин(?:ут[уы]?)?", "m"),
-    (r"h(?:ou)?rs?|hours?|час(?:а|ов)?", "h"),
-    (r"days?|дн(?:я|ей)|день|сутки|суток", "d"),
-    (r"weeks?|недел[юиь]|недель", "w"),
-]
-# Amounts as people write them: digits, number words in every case Russian puts them in
-# ("два часа", "около двух часов", "минут десять"), and vague amounts ("пару", "a couple
-# of", "несколько") read as their usual size.
-_NUM_WORDS: dict[str, float] = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "forty-five": 45,
-    "fifty": 50,
-    "ninety": 90,
-    "couple of": 2,
-    "a couple of": 2,
-    "couple": 2,
-    "a few": 3,
-    "few": 3,
-    "several": 3,
-    "один": 1,
-    "одну": 1,
-    "одного": 1,
-    "два": 2,
-    "две": 2,
-    "двух": 2,
-    "пару": 2,
-    "пара": 2,
-    "полтора": 1.5,
-    "полторы": 1.5,
-    "полутора": 1.5,
-    "три": 3,
-    "трёх": 3,
-    "трех": 3,
-    "четыре": 4,
-    "четырёх": 4,
-    "четырех": 4,
-    "пять": 5,
-    "пяти": 5,
-    "шесть": 6,
-    "шести": 6,
-    "семь": 7,
-    "семи": 7,
-    "восемь": 8,
-    "восьми": 8,
-    "девять": 9,
-    "девяти": 9,
-    "десять": 10,
-    "десяти": 10,
-    "двенадцать": 12,
-    "двенадцати": 12,
-    "пятнадцать": 15,
-    "пятнадцати": 15,
-    "двадцать": 20,
-    "двадцати": 20,
-    "тридцать": 30,
-    "тридцати": 30,
-    "сорок": 40,
-    "сорока": 40,
-    "пятьдесят": 50,
-    "пятидесяти": 50,
-    "несколько": 3,
-    "нескольких": 3,
-}
-
-
-def _unit_of(word: str) -> str | None:
-    for pattern, unit in _UNIT_WORDS:
-        if re.fullmatch(pattern, word):
-            return unit
-    if word in _UNITS:
-        return word
-    return None
-
-
-_NUM = (
-    r"(\d+(?:[.,]\d+)?|"
-    + "|".join(sorted((re.escape(w) for w in _NUM_WORDS), key=len, reverse=True))
-    + r")"
-)
-_UNIT_RX = "|".join(p for p, _ in _UNIT_WORDS) + r"|[smhdw]"
-# "about", "около": the amount is a guess, so the window around it is wider
-_APPROX = (
-    r"(?:(?P<approx>about|around|roughly|approximately|some|~|около|примерно|где-то|где то|"
-    r"почти)\s++)?"
-)
-_HALF = r"(?P<half>полчаса|получаса|half an hour|half-an-hour|a half hour|half hour)"
-# a duration: "2 часа", "two hours", "пару часов", inverted "часа два" / "минут 15"
-# (inverted is approximate in Russian), or half an hour. Spaces are read possessively
-# (`\s++`): what follows them never starts with a space, and giving them back one at a time
-# would retry every number and unit word at each (bounded work on a long run of spaces).
-_DURATION = (
-    _APPROX
-    + r"(?:"
-    + _HALF
-    + r"|(?P<n>"
-    + _NUM[1:-1]
-    + r")\s*+(?P<unit>"
-    + _UNIT_RX
-    + r")|(?P<iunit>"
-    + _UNIT_RX
-    + r")\s++(?P<in>"
-    + _NUM[1:-1]
-    + r")(?![\w:.])|(?P<bunit>"
-    + _UNIT_RX
-    + r"))"
-)
 _CLOCK = r"(?P<hh>[01]?\d|2[0-3])[:.](?P<mm>[0-5]\d)(?::(?P<ss>[0-5]\d))?"
 _TZ = r"(?:\s*(?P<tz>utc|gmt|мск|msk|z|[+-]\d{2}:?\d{2}))?"
 
@@ -204,10 +76,10 @@ RX_CLOCK = re.compile(
 # duration starts with a word character or "~", so any other place is refused at once.
 # This and RX_SINCE_AGO read lower-cased text only (`_parse_time`'s `low`): without re.I
 # each of their many alternatives is a plain comparison, 4x faster on a long text.
-RX_DURATION_AGO = re.compile(r"(?<![\w-])(?=[\w~])" + _DURATION + r"\s++(?:ago|назад)\b")
+RXDURATION_AGO = re.compile(r"(?<![\w-])(?=[\w~])" + DURATION + r"\s++(?:ago|назад)\b")
 # "since an hour ago", "с двух часов назад": from then until now
 RX_SINCE_AGO = re.compile(
-    r"\b(?:since|starting|начиная с|с|со)\s++" + _DURATION + r"\s++(?:ago|назад)\b"
+    r"\b(?:since|starting|начиная с|с|со)\s++" + DURATION + r"\s++(?:ago|назад)\b"
 )
 # "часа два назад начались 503", "errors started 20 minutes ago": the amount puts the
 # symptom's start, which still goes on; read like "since" (a verb of beginning beside it)
@@ -218,10 +90,10 @@ RX_BEGAN = re.compile(
 )
 _BEGAN_NEAR = 40  # characters around the amount the verb of beginning must be within
 # "last couple of hours", "за последние часа два", "in the past 90 minutes"
-RX_DURATION_LAST = re.compile(
+RXDURATION_LAST = re.compile(
     r"\b(?:in the last|in the past|over the last|over the past|within the last|for the last|"
     r"during the last|the last|the past|previous|last|past|последн\w*|прошедш\w*|"
-    r"за последн\w*|за прошедш\w*|за)\s++" + _DURATION + r"(?![\w-])",
+    r"за последн\w*|за прошедш\w*|за)\s++" + DURATION + r"(?![\w-])",
     re.I,
 )
 # An hour without minutes: "11 pm", "at 11pm", "9 утра", "в 14 ч", "с 10 часов". With a
@@ -230,10 +102,17 @@ RX_DURATION_LAST = re.compile(
 RX_HOUR_CLOCK = re.compile(
     r"(?<![\w:.])(?:(?P<prep>at|around|about|since|from|after|till|until|by|в|к|около|"
     r"примерно|с|со|после|до|начиная с)\s+)?(?P<h>[01]?\d|2[0-3])\s*"
-    r"(?:" + _AMPM + r"|(?P<hmark>o'clock|h|ч|час(?:а|ов)?))(?![\w:.])(?!\s*(?:ago|назад)\b)",
+    r"(?:"
+    + _AMPM
+    + r"|(?P<oclock>o'clock)|(?P<hmark>h|ч|час(?:а|ов)?))"
+    + _TZ
+    + r"(?![\w:.])(?!\s*(?:ago|назад)\b)",
     re.I,
 )
+# the words after which "3 дня" is 15:00, and "2 часа", "14h" an hour rather than an
+# amount ("after 2h", "после 2 часов работы" are amounts)
 _TAKES_AN_HOUR = re.compile(r"at|since|from|after|till|until|by|в|к|с|со|после|до|начиная с", re.I)
+_TAKES_AN_HOUR_MARK = re.compile(r"at|since|from|в|к|с|со|начиная с", re.I)
 # "ночью около 3", "вечером в 9": a bare hour beside a part of the day
 RX_HOUR_ONLY = re.compile(
     r"\b(?:around|about|at|около|в|к)\s+(?P<h>[01]?\d|2[0-3])\s*"
@@ -322,40 +201,6 @@ def _tz_of(token: str | None, default: tzinfo) -> tzinfo:
     return timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
 
 
-def _count(raw: str | None) -> float:
-    if raw is None:
-        return 1
-    raw = raw.strip().lower().replace(",", ".")
-    if raw.replace(".", "", 1).isdigit():
-        return min(float(raw[:8]), 999_999.0)
-    return _NUM_WORDS.get(raw, 1)
-
-
-@dataclass(frozen=True)
-class _Duration:
-    span: timedelta
-    approximate: bool
-
-
-def _duration(m: re.Match[str]) -> _Duration | None:
-    """The duration a `_DURATION` match says, and whether it is a guess ("около", "about",
-    or the Russian inverted order "часа два")."""
-    approximate = bool(m["approx"]) or m["iunit"] is not None
-    if m["half"]:
-        return _Duration(timedelta(minutes=30), approximate)
-    if m["unit"]:
-        raw_unit, raw_n = m["unit"], m["n"]
-    elif m["iunit"]:
-        raw_unit, raw_n = m["iunit"], m["in"]
-    else:  # "около часа": one of the unit
-        raw_unit, raw_n = m["bunit"], None
-    unit = _unit_of(raw_unit.lower())
-    if unit is None:
-        return None
-    span = min(_count(raw_n) * _UNITS[unit], MAX_SPAN)
-    return _Duration(span, approximate) if span > timedelta(0) else None
-
-
 def _hour_of_day(hour: int, ampm: str | None) -> int:
     """9 pm / 9 вечера -> 21; 12 am / 12 ночи -> 0; 10 утра -> 10."""
     mark = (ampm or "").lower().replace(".", "")
@@ -380,9 +225,6 @@ def _clock_like(rx: re.Pattern[str], text: str) -> re.Match[str] | None:
         if not dotted or _TIME_WORD_BEFORE.search(text[max(0, m.start() - 16) : m.start()]):
             return m
     return None
-
-
-MAX_SPAN = timedelta(days=366)  # "last 99999999 days" is read as a year, not an overflow
 
 
 def parse_time(text: str, now: datetime, tz: tzinfo) -> TimeMatch | None:
@@ -577,13 +419,16 @@ def _hour_clock(said: _Said) -> TimeMatch | None:
     the day ("в 2 часа"), the most recent past of its two readings."""
     for m in RX_HOUR_CLOCK.finditer(said.low):
         # "около 2 часов" is as often an amount as an hour, "3 дня" as often three days
-        needs_prep = m["hmark"] is not None or (m["ampm"] or "").lower() == "дня"
-        if needs_prep and not _TAKES_AN_HOUR.fullmatch(m["prep"] or ""):
+        prep = m["prep"] or ""
+        if m["hmark"] is not None and not _TAKES_AN_HOUR_MARK.fullmatch(prep):
+            continue
+        if (m["ampm"] or "").lower() == "дня" and not _TAKES_AN_HOUR.fullmatch(prep):
             continue
         hour = _hour_of_day(int(m["h"]), m["ampm"])
-        at = _on_the_clock(said, hour, 0, 0, said.tz)
+        zone = _tz_of(m["tz"], said.tz)
+        at = _on_the_clock(said, hour, 0, 0, zone)
         if m["ampm"] is None and hour < 12 and part_named(said.low) is None:
-            later = _on_the_clock(said, hour + 12, 0, 0, said.tz)
+            later = _on_the_clock(said, hour + 12, 0, 0, zone)
             at = max(at, later) if later <= said.now else at
         return TimeMatch(
             _moment(at, said.now),
@@ -634,7 +479,7 @@ def _day_part(said: _Said) -> TimeMatch | None:
 
 def _since_ago(said: _Said) -> TimeMatch | None:
     """ "since an hour ago": from then until now."""
-    if (m := RX_SINCE_AGO.search(said.low)) is None or (found := _duration(m)) is None:
+    if (m := RX_SINCE_AGO.search(said.low)) is None or (found := duration(m)) is None:
         return None
     spec = TimeSpec(at=said.now - found.span / 2, window=found.span, mode="now")
     return TimeMatch(spec, True, m.group(0))
@@ -713,7 +558,7 @@ def _from_then(ref: TimeMatch, now: datetime, text: str) -> TimeMatch | None:
 
 def _last_span(said: _Said) -> TimeMatch | None:
     """ "last 2h", "за последние часа два": a window that ends now."""
-    if (m := RX_DURATION_LAST.search(said.low)) is None or (found := _duration(m)) is None:
+    if (m := RXDURATION_LAST.search(said.low)) is None or (found := duration(m)) is None:
         return None
     return TimeMatch(TimeSpec(window=found.span, mode="now"), True, m.group(0))
 
@@ -722,7 +567,7 @@ def _span_ago(said: _Said) -> TimeMatch | None:
     """ "2 hours ago": a moment that long ago; a guessed amount ("часа два", "about 20
     minutes") is read with a window as wide as half of it, never narrower than the default.
     With a verb of beginning beside it, the symptom began then and still goes on."""
-    if (m := RX_DURATION_AGO.search(said.low)) is None or (found := _duration(m)) is None:
+    if (m := RXDURATION_AGO.search(said.low)) is None or (found := duration(m)) is None:
         return None
     if (ongoing := _began_ago(said, m, found)) is not None:
         return ongoing
@@ -732,7 +577,7 @@ def _span_ago(said: _Said) -> TimeMatch | None:
     return TimeMatch(spec, True, m.group(0))
 
 
-def _began_ago(said: _Said, m: re.Match[str], found: _Duration) -> TimeMatch | None:
+def _began_ago(said: _Said, m: re.Match[str], found: Duration) -> TimeMatch | None:
     """ "errors started 20 minutes ago": from a little before it until now (a guessed amount
     a quarter of it before, an exact one five minutes); None without a verb of beginning."""
     near = said.low[max(0, m.start() - _BEGAN_NEAR) : m.end() + _BEGAN_NEAR]

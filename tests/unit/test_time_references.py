@@ -1,7 +1,7 @@
 """Time references as a class (issue 28): onsets to now, parts of a day and scheduled runs,
 midnight crossings in the asker's zone, a time moved by a follow-up. One example of each
 phrasing people use; the invariants over generated phrasings are in
-tests/property/test_time_references.py."""
+tests/property/test_time_phrasings.py."""
 
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ def window(text: str, now: datetime = NOW, tz: tzinfo = TZ) -> tuple[datetime, d
         ("errors since 9am", at(7, 9)),
         ("since 11 pm yesterday", at(6, 23)),
         ("SINCE 11:10", at(7, 11, 10)),
+        ("с 3 часов", at(7, 3)),  # the most recent of 03:00 and 15:00 (not yet)
+        ("since 2pm UTC", at(7, 14, tz=UTC) - timedelta(days=1)),  # 17:00 local: not yet
     ],
 )
 def test_an_onset_on_the_clock_is_read_from_then_until_now(text: str, onset: datetime) -> None:
@@ -189,6 +191,7 @@ def test_a_clock_time_after_midnight_is_the_most_recent_one(text: str) -> None:
         ("в 14 ч", at(7, 14)),
         ("в 2 часа", at(7, 14)),  # the most recent of 02:00 and 14:00
         ("at 10:00Z", at(7, 10, tz=UTC)),
+        ("at 2am UTC", at(7, 2, tz=UTC)),
         ("at 11:00 UTC", at(7, 11, tz=UTC)),  # 14:00 local: already past
         ("at 12:00 UTC", at(6, 12, tz=UTC)),  # 15:00 local: not yet, so yesterday's
         ("2026-12-06 23:50", at(6, 23, 50)),
@@ -220,7 +223,15 @@ def test_a_date_later_this_year_is_last_years() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["latency 12.05 s", "version 3.12.4", "p99 10.12", "за последние 3 дня"]
+    "text",
+    [
+        "latency 12.05 s",
+        "version 3.12.4",
+        "p99 10.12",
+        "за последние 3 дня",
+        "restarts after 2h of load",
+        "падает после 2 часов работы",
+    ],
 )
 def test_numbers_are_not_dates(text: str) -> None:
     found = parse_time(text, NOW, TZ)
