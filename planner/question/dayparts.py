@@ -63,10 +63,11 @@ RX_PART: Final = re.compile(
 RX_TONIGHT: Final = re.compile(r"\btonight(?:'s)?\b", re.I)
 
 
-# "10 утра" is an hour; "good morning", "добрый вечер" are greetings
-RX_NOT_A_PART_BEFORE: Final = re.compile(
-    r"(?:(?:^|[^\d.:])\d{1,2}|\bgood|\bдобр\w*|\bспокойной)\s*$", re.I
-)
+# "good morning", "добрый вечер" are greetings; "10 утра", "9 вечера" are hours (the
+# genitive after a number), where "8 this morning" is an hour in the part it names
+RX_GREETING_BEFORE: Final = re.compile(r"(?:\bgood|\bдобр\w*|\bспокойной)\s*$", re.I)
+RX_HOUR_BEFORE: Final = re.compile(r"(?:^|[^\d.:])\d{1,2}\s*$")
+_HOUR_MARKS: Final = frozenset({"утра", "вечера", "ночи"})
 
 
 def part_named(text: str) -> tuple[DayPart, re.Match[str]] | None:
@@ -74,7 +75,10 @@ def part_named(text: str) -> tuple[DayPart, re.Match[str]] | None:
     not a part (a number just before the word leaves it to the clock forms), and a
     greeting names none."""
     for m in RX_PART.finditer(text):
-        if RX_NOT_A_PART_BEFORE.search(text[max(0, m.start() - 12) : m.start()]):
+        before = text[max(0, m.start() - 12) : m.start()]
+        if RX_GREETING_BEFORE.search(before):
+            continue
+        if m.group(0).lower() in _HOUR_MARKS and RX_HOUR_BEFORE.search(before):
             continue
         part = next(p for p in DayPart if m.group(p.value) is not None)
         return part, m

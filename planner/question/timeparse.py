@@ -145,7 +145,7 @@ _ONSET_TRIES = 16  # markers tried per message: a long paste is not read many ti
 # "около", "around", "~" before a clock time: a rounded time, read with room before it
 RX_APPROX_BEFORE = re.compile(
     r"(?:about|around|approximately|roughly|~|около|примерно|приблизительно|где-то|где то)"
-    r"\s*(?:at\s+|в\s+)?$",
+    r"\s*(?:(?:at|в|с|со|since|from)\s+)?$",
     re.I,
 )
 # a rounded onset ("since around 11:10") is read from this much earlier: a deploy that the
@@ -463,6 +463,12 @@ def _day_part(said: _Said) -> TimeMatch | None:
     text = m.group(0) if said.day_text in m.group(0) else f"{said.day_text} {m.group(0)}"
     if hour_m := RX_HOUR_ONLY.search(said.low):
         at = hour_in_part(part, _hour_of_day(int(hour_m["h"]), hour_m["ampm"]), day, said.tz)
+        if at < said.now and RX_NOW.search(said.low):
+            # "stopped around 8 this morning, clients still get...": since then
+            rounded = RX_APPROX_BEFORE.search(said.low[: hour_m.start("h")]) is not None
+            return _from_then(
+                TimeMatch(_moment(at, said.now), True, text, at, rounded), said.now, text
+            )
         if at < said.now:
             return TimeMatch(
                 TimeSpec(at=at, window=timedelta(hours=1), mode="historical"), True, text
@@ -509,10 +515,35 @@ def _onset(said: _Said) -> TimeMatch | None:
             ref = replace(ref, approximate=True)  # "примерно с 11:10"
         if ref is None or (found := _from_then(ref, said.now, m.group(0) + rest)) is None:
             continue
+        if found.onset is None and (inside := _clock_inside(said, ref)) is not None:
+            found = inside  # "since this morning's deploy, around 11:05": at 11:05
         if found.onset is not None:
             return found  # a clock time beats a span said first ("с утра, примерно с 11:10")
         first = first or found
     return first
+
+
+def _clock_inside(said: _Said, span: TimeMatch) -> TimeMatch | None:
+    """The onset a span's phrase leaves vague, put by a clock time said elsewhere in the
+    message that falls inside the span ("since this morning's deploy, around 11:05")."""
+    clock_m = _clock_time(said) or _hour_clock(said)
+    if clock_m is None or clock_m.onset is None:
+        return None
+    start, end = span.spec.bounds(said.now)
+    if not start <= clock_m.onset <= max(end, start):
+        return None
+    return _from_then(clock_m, said.now, clock_m.text)
+
+
+def _onset_within_asked_span(said: _Said) -> TimeMatch | None:
+    """An onset, its window given way to a span up to now the message asks of ("failing
+    since this morning: what did it log in the last hour?" reads the last hour), the onset
+    kept."""
+    if (found := _onset(said)) is None:
+        return None
+    if (asked := _last_span(said)) is not None:
+        return replace(asked, onset=found.onset)
+    return found
 
 
 def _starts_with_time(rest: str) -> bool:
@@ -634,7 +665,7 @@ _FORMS: tuple[Callable[[_Said], TimeMatch | None], ...] = (
     _dmy_date,
     _clock_range,
     _since_ago,
-    _onset,
+    _onset_within_asked_span,
     _clock_time,
     _hour_clock,
     _last_span,

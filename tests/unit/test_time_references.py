@@ -96,6 +96,30 @@ def test_an_onset_named_by_the_calendar_is_read_from_its_start(text: str, start:
     assert found.spec.bounds(NOW) == (start, NOW) and found.spec.mode == "now", text
 
 
+def test_a_clock_time_beside_a_vague_onset_puts_it() -> None:
+    """ "since this morning's deploy, around 11:05": the clock time after the comma is when
+    this morning's deploy was."""
+    found = parse_time("keeps falling over since this morning's deploy, around 11:05", NOW, TZ)
+    assert found is not None and found.onset == at(7, 11, 5)
+    assert found.spec.bounds(NOW) == (at(7, 11, 5) - APPROX_MARGIN, NOW)
+
+
+def test_an_hour_in_a_part_of_the_day_that_still_goes_on_is_an_onset() -> None:
+    text = "it stopped updating around 8 this morning, clients still get old rates"
+    found = parse_time(text, NOW, TZ)
+    assert found is not None and found.onset == at(7, 8)
+    assert found.spec.bounds(NOW) == (at(7, 8) - APPROX_MARGIN, NOW)
+
+
+def test_a_window_asked_beside_an_onset_is_the_window_read() -> None:
+    """ "failing since this morning: what did it log in the last hour?" reads the last hour,
+    the onset kept."""
+    text = "failing since 09:30. What errors has it logged in the last hour?"
+    found = parse_time(text, NOW, TZ)
+    assert found is not None and found.onset == at(7, 9, 30)
+    assert found.spec.bounds(NOW) == (NOW - timedelta(hours=1), NOW)
+
+
 def test_a_thing_after_with_is_no_onset() -> None:
     """ "что с сервисом в 11:10": "с" takes the service, the time is a moment."""
     found = parse_time("что с сервисом в 11:10?", NOW, TZ)
