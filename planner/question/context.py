@@ -57,7 +57,7 @@ from planner.question.phrase import PhraseCount, phrase_count_asked
 from planner.question.quantile import quantile_asked
 from planner.question.ranking import Ranking, ranking_asked
 from planner.question.timeparse import parse_time
-from planner.question.timeshift import shift_asked
+from planner.question.timeshift import moved, shift_asked
 from policy.scope import Scope, TimeSpec, shifted
 
 __all__ = [
@@ -480,12 +480,7 @@ def _pick_time(msg: _Message, intent: Intent | None, now: datetime, tz: tzinfo) 
     delta = shift_asked(msg.text) if msg.previous is not None else None
     if msg.previous is not None and delta is not None:
         before = msg.previous.scope.time
-        at = shifted(before.at or now, delta)
-        return _TimePick(
-            TimeSpec(at=at, window=before.window, mode="historical"),
-            None,
-            frozenset({ScopeField.TIME}),
-        )
+        return _TimePick(moved(before, delta, now), None, frozenset({ScopeField.TIME}))
     tm = parse_time(msg.text, now, tz)
     if tm is not None:
         time = tm.spec

@@ -167,8 +167,8 @@ def test_the_last_amount_is_a_window_up_to_now(n: int, unit: str) -> None:
             "now",
         ),
         ("503s started 20 minutes ago", NOW - timedelta(minutes=25), NOW, "now"),
-        # a rounded clock time after "since" is still since then
-        ("answering 500 since about 14:20", NOW.replace(hour=14, minute=20), NOW, "now"),
+        # a rounded clock time after "since" is since then, read from 10 minutes before
+        ("answering 500 since about 14:20", NOW.replace(hour=14, minute=10), NOW, "now"),
         # "yesterday night's rates" qualifies the rates: the question is about this morning
         (
             "it stopped this morning, clients still get yesterday night's rates",
@@ -223,6 +223,7 @@ def test_phrases_of_a_window(text: str, start: datetime, end: datetime, mode: st
         ("since 9am", NOW.replace(hour=9, minute=0)),
         ("с 13:00 до 13:20", NOW.replace(hour=13, minute=0)),
         ("since this morning", None),  # a span, not the moment it began
+        ("since the deploy this morning (around 11:10)", NOW.replace(hour=11, minute=10)),
         ("за последний час", None),
     ],
 )
