@@ -15,6 +15,7 @@ from typing import assert_never
 
 from pydantic import BaseModel
 
+from planner.conclude.compared import compared
 from planner.conclude.counted import count_sentence
 from planner.conclude.deployed import change_sentence
 from planner.conclude.diagnosis import diagnose, within_normal
@@ -308,7 +309,7 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> tuple[str, st
     # asked: a p99 asked for is the answer's first line, not the request rate read beside it
     # a cause found beside the facts asked for leads only a question for a cause: "what
     # changed?" is answered with the changes, the crash the sweep found follows them
-    diagnostic = context.intent in DIAGNOSTIC_INTENTS or context.asks_cause
+    diagnostic = _asks_diagnosis(context)
     leading = [
         f
         for f in findings
@@ -324,9 +325,19 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> tuple[str, st
     # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
     # ready. Pod … is in CrashLoopBackOff …")
     value = _absent(t) or _exact_asked(t) or _value_asked(collected.indexed, context, t.language)
-    head = _summary(leading, collected.facts, context, t.language, min(lead, default=0), value)
+    head = _summary(leading, collected, context, t.language, min(lead, default=0), value)
     frame = _uncovered(context, t.language)
     return frame + head, frame + (f"{value}. " if value else "")
+
+
+def _asks_diagnosis(context: ContextState) -> bool:
+    """The question wants a cause: it asks why, or its kind is a diagnosis, or no kind was
+    read and it asks for no value either ("memory usage of <service>" asks a value)."""
+    if context.asks_cause:
+        return True
+    return context.intent in DIAGNOSTIC_INTENTS and not (
+        context.intent is None and context.asked is not None
+    )
 
 
 def _human_step(t: _Turn, change: ChangeAction) -> str:
@@ -472,7 +483,7 @@ def cells_of(attrs: object, text: str) -> dict[str, str | int | float | bool]:
 
 def _summary(
     findings: list[Finding],
-    facts: list[AnswerFact],
+    collected: _Facts,
     context: ContextState,
     language: Language,
     first_asked: int = 0,
@@ -480,6 +491,7 @@ def _summary(
 ) -> str:
     """`first_asked`: the index of the first fact read for a required objective; `value`:
     the value the question asks for, said first."""
+    facts, indexed = collected.facts, collected.indexed
     where = context.scope.object or say(Phrase.THE_QUESTION, language)
     env = context.scope.env or ", ".join(context.envs)
     if value and findings and (context.ask is not None or context.absent):
@@ -490,14 +502,26 @@ def _summary(
     elif value:
         head = f"{value}."
     elif findings:
-        head = findings[0].summary
-    elif facts and (context.intent in DIAGNOSTIC_INTENTS or context.asks_cause):
+        head = findings[0].summary + _other_sides(findings[0], collected, context)
+    elif facts and _asks_diagnosis(context):
         head = say(Phrase.NO_CAUSE, language, count=len(facts), where=where, env=env)
     elif facts:
-        # a question for a value, not a cause: lead with the value asked for
-        head = facts[first_asked].text.rstrip(".") + "."
-        if len(facts) > 1:
-            head += say(Phrase.MORE_BELOW, language, count=len(facts) - 1)
+        # a question for a value, not a cause: lead with the value asked for, in each env
+        # the question names when it names several
+        sides = compared(indexed[first_asked], indexed, context.envs)
+        head = "; ".join(facts[s.index].text.rstrip(".") for s in sides) + "."
+        if len(facts) > len(sides):
+            head += say(Phrase.MORE_BELOW, language, count=len(facts) - len(sides))
     else:
         head = say(Phrase.NOTHING_ESTABLISHED, language, where=where, env=env)
     return head
+
+
+def _other_sides(finding: Finding, collected: _Facts, context: ContextState) -> str:
+    """A digest of one measured fact that leads a question naming several envs: the same
+    measure in the other envs follows it ("; <env-b>: ..."); a cause says no sides."""
+    if finding.hypothesis or len(finding.supported_by) != 1:
+        return ""
+    lead = collected.indexed[finding.supported_by[0]]
+    sides = compared(lead, collected.indexed, context.envs)
+    return "".join(f"; {collected.facts[s.index].text.rstrip('.')}" for s in sides if s is not lead)

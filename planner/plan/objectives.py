@@ -16,6 +16,7 @@ from typing import Final, Literal, assert_never
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from planner.question.asked import AskedValue
 from planner.question.context import ContextState
 from planner.question.extract import Identifiers
 from planner.question.intent import Intent
@@ -122,6 +123,11 @@ class Catalogue(BaseModel):
         description="what any object in scope gets when the question asks for a cause, "
         "whatever its kind of plan",
     )
+    asked_values: dict[AskedValue, Objective] = Field(
+        default_factory=dict,
+        description="the read that produces each state value a question asks for, added to "
+        "any plan that does not read it already",
+    )
 
 
 class QuestionPlan(BaseModel):
@@ -162,9 +168,24 @@ def plan_for(
         return plan
     if plan.intent != TRIAGE:
         plan.objectives += _also(plan, cat, context)
+        plan.objectives += _value_read(plan, cat, context)
     if served and context.scope.object is not None and context.asks_cause:
         plan.objectives += _baseline(plan, cat, context, served)
     return plan
+
+
+def _value_read(plan: QuestionPlan, cat: Catalogue, context: ContextState) -> list[Objective]:
+    """The read of the value the question asks for ("memory usage of <service>"), required,
+    when the plan of its kind of question does not read it: a value question gets its
+    value, whatever kind of plan it fell to."""
+    if context.asked is None or (wanted := cat.asked_values.get(context.asked)) is None:
+        return []
+    read = {k for o in plan.objectives for k in o.evidence}
+    if set(wanted.evidence) <= read:
+        return []
+    if "object" in wanted.needs and context.scope.object is None:
+        return []
+    return [o for o in [wanted] if o.id not in {p.id for p in plan.objectives}]
 
 
 def _also(plan: QuestionPlan, cat: Catalogue, context: ContextState) -> list[Objective]:

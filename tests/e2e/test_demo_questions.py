@@ -94,6 +94,20 @@ def test_usage_against_requests_asked_leads_with_the_usage_not_the_quota(
     assert "CPU used 1.00 cores on average vs 1 cores requested" in answer.summary
 
 
+def test_a_value_compared_across_two_environments_gives_both_in_the_first_sentence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Both envs were read, but the summary said the first env's rate and "more below": the
+    comparison asked was half answered."""
+    answer = ask("сравни RPS catalog-api в dc-a и dc-b за последний час", capsys)
+    first = answer.summary.split(". ")[0]
+    assert "in dc-a: 443.3 req/s" in first and "in dc-b: 147.3 req/s" in first
+    answer = ask("compare p95 latency of service-a in dc-a vs dc-b", capsys)
+    first = answer.summary.split(". (")[0]
+    assert "service-a in dc-a: p95 latency 0.2 s" in first
+    assert "service-a in dc-b: p95 latency 0.2 s" in first
+
+
 def test_a_replica_count_asked_for_is_the_first_line(capsys: pytest.CaptureFixture[str]) -> None:
     answer = ask("how many replicas does service-a have in dc-a?", capsys)
     assert answer.summary.startswith("Deployment service-a in dc-a: 2 of 2 replica(s) ready.")
