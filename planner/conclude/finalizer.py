@@ -325,7 +325,12 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> tuple[str, st
     # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
     # ready. Pod … is in CrashLoopBackOff …")
     value = _absent(t) or _exact_asked(t) or _value_asked(collected.indexed, context, t.language)
-    head = _summary(leading, collected, context, t.language, min(lead, default=0), value)
+    # what else the reads found is a second part after an absent name, an exact ask or the
+    # asked thing not determined, said as such
+    apart = value is not None and (context.ask is not None or bool(context.absent))
+    if value is None and (value := _not_determined(t)) is not None:
+        apart = True
+    head = _summary(leading, collected, context, t.language, min(lead, default=0), value, apart)
     frame = _uncovered(context, t.language)
     return frame + head, frame + (f"{value}. " if value else "")
 
@@ -372,6 +377,40 @@ def _uncovered(context: ContextState, language: Language) -> str:
     if not context.uncovered:
         return ""
     return phrase(_UNCOVERED, language, envs=", ".join(context.envs))
+
+
+_NOT_DETERMINED: Bilingual = (
+    "Not determined: {title} of {where} in {envs} ({why})",
+    "Не определено: {title} для {where} в {envs} ({why})",
+)
+
+
+def _not_determined(t: _Turn) -> str | None:
+    """The asked thing no read produced, said first with why, never left for the first
+    other fact to stand in for: a value question whose required read found nothing in any
+    env ("p95 of <service>" with no latency histogram is no request rate). A question for a
+    cause has its own sentence (no cause established), an exact ask its own."""
+    context = t.context
+    if context.ask is not None or context.absent or context.uncovered or _asks_diagnosis(context):
+        return None
+    for objective in (o for o in t.plan.objectives if o.required):
+        outs = [t.outcomes.get((objective.id, env)) for env in context.envs]
+        if any(out is None or out.status == "resolved" for out in outs):
+            continue
+        why = "; ".join(
+            dict.fromkeys(n.sentence(t.language) for out in outs if out for n in out.reasons)
+        )
+        where = context.scope.object or say(Phrase.THE_QUESTION, t.language)
+        title = objective.title_in(t.language)
+        return phrase(
+            _NOT_DETERMINED,
+            t.language,
+            title=title,
+            where=where,
+            envs=", ".join(context.envs),
+            why=why or GapNote(GapReason.NO_CALL).sentence(t.language),
+        )
+    return None
 
 
 def _absent(t: _Turn) -> str | None:
@@ -488,13 +527,15 @@ def _summary(
     language: Language,
     first_asked: int = 0,
     value: str | None = None,
+    apart: bool = False,
 ) -> str:
     """`first_asked`: the index of the first fact read for a required objective; `value`:
-    the value the question asks for, said first."""
+    the value the question asks for, said first; `apart`: what else was found follows it
+    as a second part, said as not asked."""
     facts, indexed = collected.facts, collected.indexed
     where = context.scope.object or say(Phrase.THE_QUESTION, language)
     env = context.scope.env or ", ".join(context.envs)
-    if value and findings and (context.ask is not None or context.absent):
+    if value and findings and apart:
         # what else the reads found is a second part, said as such, after what was asked
         head = f"{value}. {say(Phrase.ALSO_FOUND, language)}{findings[0].summary}"
     elif value and findings:
