@@ -400,7 +400,8 @@ def _not_determined(t: _Turn) -> str | None:
         why = "; ".join(
             dict.fromkeys(n.sentence(t.language) for out in outs if out for n in out.reasons)
         )
-        where = context.scope.object or say(Phrase.THE_QUESTION, t.language)
+        scope = context.scope
+        where = scope.object or scope.namespace or say(Phrase.THE_QUESTION, t.language)
         title = objective.title_in(t.language)
         return phrase(
             _NOT_DETERMINED,

@@ -38,7 +38,10 @@ _ASKED: dict[AskedValue, re.Pattern[str]] = {
     AskedValue.USAGE: re.compile(
         r"\b(?:really|actually) (?:uses?|using|used|consumes?|consuming)\b|\bconsum\w*|"
         r"\busage\b|(?<![а-яё])(?:реально|фактически|на самом деле)\s+(?:потребл|использ|ест)\w*|"
-        r"(?<![а-яё])потребл\w*",
+        r"(?<![а-яё])потребл\w*|"
+        # "how much memory", "сколько памяти", "memory ... using": the amount of a resource
+        r"\b(?:how much|сколько)\s+(?:memory|ram|cpu|памяти|оперативк\w*|цпу|процессора)\b|"
+        r"\b(?:memory|ram|cpu)\b[^.?!\n]{0,60}\b(?:using|uses|use|used)\b",
         re.I,
     ),
 }

@@ -448,11 +448,14 @@ ASK_INTENTS: dict[type, Intent] = {
 
 def _intent(msg: _Message, nodes: list[str], obj: str | None, ask: Ask | None) -> Intent | None:
     """The kind of question: an exact ask is answered with it; a node named with no object
-    asks about the node ("compare TCP retransmits on <node> with its peers"); a follow-up
-    that does not say asks again."""
+    asks about the node ("compare TCP retransmits on <node> with its peers"); the usage of
+    a resource asked with no workload named is the capacity of the namespace or env ("CPU
+    used vs requested in namespace <ns>"); a follow-up that does not say asks again."""
     if ask is not None:
         return ASK_INTENTS[type(ask)]
     intent = msg.intent
+    if intent is None and obj is None and not nodes and asked_value(msg.text) is AskedValue.USAGE:
+        intent = "capacity"
     if nodes and intent != "raw_query" and obj is None:
         intent = "node_health"
     if intent is None and msg.previous is not None and msg.follow_up:
@@ -520,11 +523,17 @@ def _absent(message: str, obj: str | None, envs: list[str], setting: _Setting) -
     """The names the message gives as its object that no list has, when the lists of the
     envs read are complete (with lists that failed or were cut, a name is taken as the
     object instead, never called absent); none once an object was found (a name listed
-    in another env is found, and its reads there say so)."""
-    if obj is not None or setting.guess_names:
+    in another env is found; an object listed only in envs the question does not read is
+    absent from those it reads)."""
+    if setting.guess_names:
         return []
-    if not any(i.env in envs for i in setting.inventory):
+    read = [i for i in setting.inventory if i.env in envs]
+    if not read:
         return []
+    if obj is not None:
+        # "<name> in <env>" where <env> does not run it: absent there, never answered by
+        # an empty read that does not say whose
+        return names_not_listed(obj, inventory=read, envs=setting.envs, env_aliases=setting.aliases)
     return names_not_listed(
         _asking_sentence(message),
         inventory=setting.inventory,

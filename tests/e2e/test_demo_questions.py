@@ -174,3 +174,38 @@ def test_a_workload_that_cannot_scale_names_the_scheduler_and_the_quota(
     assert "FailedScheduling" in answer.summary and "Insufficient cpu" in answer.summary
     texts = " ".join(f.text for f in answer.facts)
     assert "exceeded quota" in texts or "notifications-quota" in texts
+
+
+def test_a_service_asked_of_an_env_that_does_not_run_it_is_said_absent_there(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The name is listed in another env: the empty read of the env asked led the answer
+    without naming whose it was."""
+    answer = ask("сколько реплик у notify-push в dc-b?", capsys)
+    assert answer.summary.startswith("notify-push не найдено в dc-b")
+    answer = ask("сколько реплик у notify-push в stage?", capsys)
+    assert "готово реплик: 7 из 9" in answer.summary.split(". ")[0]
+
+
+def test_a_quantile_no_histogram_holds_is_said_not_determined_before_what_else_was_read(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The p95 of a service with no latency histogram was answered with its request rate."""
+    answer = ask("what is the p95 latency of service-d in dc-b?", capsys)
+    head, _, rest = answer.summary.partition("Also found (not asked): ")
+    assert "Not determined: latency quantiles" in head and "service-d in dc-b" in head
+    assert "req/s" not in head and "req/s" in rest
+    assert any(g.objective == "http.latency" for g in answer.gaps)
+
+
+def test_the_usage_of_a_resource_asked_leads_for_a_namespace_or_a_workload(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """'CPU used vs requested in namespace <ns>' got a health check of the env, and 'how
+    much memory does <service> use' an environment triage."""
+    answer = ask("CPU used vs requested in namespace orders in dc-a", capsys)
+    assert answer.summary.startswith("namespace orders in dc-a, ")
+    assert "CPU used " in answer.summary and "cores requested" in answer.summary
+    answer = ask("сколько памяти ест search-api в dc-a?", capsys)
+    assert answer.summary.startswith("pods search-api-* in dc-a, ")
+    assert "memory used 3.8 GiB on average" in answer.summary
