@@ -53,6 +53,8 @@ _RESOURCES: dict[str, tuple[str, bool]] = {
     "replicasets": ("/apis/apps/v1", True),
     "statefulsets": ("/apis/apps/v1", True),
     "daemonsets": ("/apis/apps/v1", True),
+    "cronjobs": ("/apis/batch/v1", True),
+    "jobs": ("/apis/batch/v1", True),
     "endpointslices": ("/apis/discovery.k8s.io/v1", True),
     "ingresses": ("/apis/networking.k8s.io/v1", True),
     "horizontalpodautoscalers": ("/apis/autoscaling/v2", True),

@@ -90,6 +90,19 @@ async def _service_pods(
     return pods
 
 
+def _ran_before(pod: KubeObject, container: str) -> bool:
+    """The container has a previous run to read: it restarted, or the kubelet kept the
+    state of a run before this one. Unknown status: assume it has."""
+    statuses = [
+        *((pod.get("status") or {}).get("initContainerStatuses") or []),
+        *((pod.get("status") or {}).get("containerStatuses") or []),
+    ]
+    for cs in statuses:
+        if cs.get("name") == container:
+            return bool(cs.get("restartCount")) or "terminated" in (cs.get("lastState") or {})
+    return True
+
+
 def _container_started(pod: KubeObject, container: str) -> tuple[datetime | None, int]:
     for cs in (pod.get("status") or {}).get("containerStatuses") or []:
         if cs.get("name") == container:
@@ -131,13 +144,13 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
             ]
             + [str(c.get("name")) for c in spec.get("containers") or []]
         )
-        jobs.extend((pod, name) for name in names)
-    reads = await _read_logs(reader, ns, [(p, c, args.previous) for p, c in jobs], start)
+        # the previous run where the container restarted; one that ended and was never
+        # restarted (a Job's pod, restartPolicy Never) has its failed run as its current log
+        jobs.extend((pod, name, args.previous and _ran_before(pod, name)) for name in names)
+    reads = await _read_logs(reader, ns, jobs, start)
     lines: list[tuple[datetime, str, str, str | None, str]] = []
-    for (pod, container), read in zip(jobs, reads, strict=True):
-        lines.extend(
-            _lines(reader, found, pod, container, read, args.previous, start, end, pattern)
-        )
+    for (pod, container, previous), read in zip(jobs, reads, strict=True):
+        lines.extend(_lines(reader, found, pod, container, read, previous, start, end, pattern))
     lines.sort(key=lambda line: line[0])
     matched = len(lines)
     # every line of the window was read and matched: how many there were is exact, however

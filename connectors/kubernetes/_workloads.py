@@ -26,6 +26,8 @@ _WORKLOADS = (
     ("StatefulSet", "statefulsets"),
     ("DaemonSet", "daemonsets"),
 )
+# listed by the inventory so their names resolve; they own pods too ("<cronjob>-<n>-<hash>")
+_BATCH = (("CronJob", "cronjobs"), ("Job", "jobs"))
 _BAD_CONDITIONS = {"Available": "False", "Progressing": "False", "ReplicaFailure": "True"}
 
 
@@ -121,6 +123,7 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
         "nodes",
         "ingresses",
         *(plural for _, plural in _WORKLOADS),
+        *(plural for _, plural in _BATCH),
     ]
     # the lists are independent: read together, so the step costs one round trip, not six
     outcomes = await asyncio.gather(*(reader.list(r) for r in resources), return_exceptions=True)
@@ -153,6 +156,11 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
                 desired=desired,
                 images=_images(obj),
             )
+    for kind, plural in _BATCH:
+        # scheduled and one-off runs: a question about a backup CronJob or a migration Job
+        # names something the env has, never "not found"
+        for obj in reads[plural] or []:
+            found.entity(kind.lower(), name_of(obj), env, meta(obj).get("namespace"))
     for node in reads["nodes"] or []:
         found.entity("node", name_of(node), env, None)
     for ing in reads["ingresses"] or []:

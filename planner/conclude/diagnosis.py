@@ -25,6 +25,7 @@ from planner.conclude.changes import (
 )
 from planner.conclude.diagnosis_text import EDGE_CLASS_TEXT, Said, said
 from planner.conclude.rule import Confidence, Finding, IndexedFact, Rule, Seen, of_kind
+from planner.conclude.runs import failed_runs
 from policy.facts import (
     AppResponse,
     EdgeAccess,
@@ -370,6 +371,7 @@ RULES: tuple[Rule, ...] = (
     _workload,
     _quota,
     _autoscaler,
+    failed_runs,
     releases,
     _rates,
     _probes,

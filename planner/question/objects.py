@@ -18,7 +18,15 @@ RX_NAME_LIKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w.-])")
 # identifiers a question may give for something measured: a consumer group, a queue, a
 # pool, a topic (words joined by "-", "." or "_")
 RX_TERM = re.compile(r"(?<![\w.:/-])[A-Za-z][A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)+(?![\w-])")
-_POD_OWNERS = frozenset({EntityKind.DEPLOYMENT, EntityKind.STATEFULSET, EntityKind.DAEMONSET})
+_POD_OWNERS = frozenset(
+    {
+        EntityKind.DEPLOYMENT,
+        EntityKind.STATEFULSET,
+        EntityKind.DAEMONSET,
+        EntityKind.CRONJOB,
+        EntityKind.JOB,
+    }
+)
 
 
 class InventoryItem(BaseModel):

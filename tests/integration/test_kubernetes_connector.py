@@ -1098,3 +1098,73 @@ async def test_pods_all_younger_than_the_window_leave_its_start_unread() -> None
         result = await gate.call("k8s.log_errors", args, now_ctx("dc-a"))
     assert not result.coverage.complete_for_negative
     assert "created after the window start" in (result.coverage.note or ""), result.coverage
+
+
+def _batch_world() -> World:
+    """A nightly CronJob whose one run failed: its pod (restartPolicy Never) exited once,
+    never restarted, and the job controller gave up on the Job."""
+    pod = _pod(
+        "db-dump-29554680-7mxtq",
+        "node-1",
+        "Failed",
+        [
+            _container(
+                "dump",
+                state={"terminated": {"reason": "Error", "exitCode": 1}},
+            )
+        ],
+    )
+    pod["metadata"]["ownerReferences"] = [
+        {"kind": "Job", "name": "db-dump-29554680", "controller": True}
+    ]
+    pod["spec"]["containers"] = [{"name": "dump", "image": "registry.example.com/shop/dump:1"}]
+    pod["spec"]["restartPolicy"] = "Never"
+    batch = [
+        {
+            "apiVersion": "batch/v1",
+            "kind": "CronJob",
+            "metadata": {"name": "db-dump", "namespace": "shop", "uid": "cj-1"},
+            "spec": {"schedule": "0 2 * * *", "jobTemplate": {"spec": {}}},
+        },
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {
+                "name": "db-dump-29554680",
+                "namespace": "shop",
+                "uid": "j-1",
+                "ownerReferences": [{"kind": "CronJob", "name": "db-dump", "uid": "cj-1"}],
+            },
+            "spec": {"backoffLimit": 0},
+            "status": {"failed": 1},
+        },
+    ]
+    return world_from_data(
+        {
+            "environments": {"dc-a": ["kubernetes"]},
+            "kubernetes": {"dc-a": [*batch, pod]},
+            "pod_logs": {
+                "dc-a": {
+                    "shop/db-dump-29554680-7mxtq/dump": (
+                        "2026-07-20T11:01:00Z starting dump\n"
+                        "2026-07-20T11:01:02Z FATAL: password authentication failed\n"
+                    )
+                }
+            },
+        }
+    )
+
+
+async def test_a_failed_run_of_a_cronjob_is_listed_and_its_log_read() -> None:
+    """A CronJob was "not found" (the inventory listed no batch kinds), and the log of its
+    failed pod, asked as the crashed run, read as empty and complete: a never-restarted
+    container's failed run is its current log."""
+    with gate_for(_batch_world()) as (gate, _):
+        inventory = await gate.call("k8s.inventory", {"env": "dc-a"}, now_ctx())
+        kinds = {(e.kind, e.name) for e in inventory.entities}
+        assert ("cronjob", "db-dump") in kinds and ("job", "db-dump-29554680") in kinds
+        args = {"env": "dc-a", "namespace": "shop", "service": "db-dump", "previous": True}
+        logs = await gate.call("k8s.pod_logs", args, past_ctx(WINDOW_CTX))
+    assert [f.attrs.message for f in logs.facts][-1].endswith(
+        "FATAL: password authentication failed"
+    )
