@@ -124,11 +124,12 @@ def app_filters(
         )
         lucene.append(f"level:({' OR '.join(names)})" if len(names) > 1 else f"level:{args.level}")
     if args.text:
+        # the phrase may be in the line or in the exception logged beside it (ECS
+        # `error.message`, a logback encoder's `stack_trace`): both are what was written
         text = args.text
-        filters.append(
-            any_of(*({"match_phrase": {n: text}} for n in layout.names(LogField.MESSAGE)))
-        )
-        lucene.append(f'message:"{args.text}"')
+        fields = [*layout.names(LogField.MESSAGE), *layout.names(LogField.ERROR)]
+        filters.append(any_of(*({"match_phrase": {n: text}} for n in dict.fromkeys(fields))))
+        lucene.append(f'"{args.text}"')
     return filters, lucene
 
 

@@ -667,3 +667,28 @@ async def test_app_errors_reads_a_stated_level_whatever_the_message_and_says_wha
     templates = facts_of(result, "log.template")
     # the word level (whatever the message holds) and pino's 50; the INFO line is none
     assert sorted(str(f.attrs.level) for f in templates) == ["ERROR", "ERROR"]
+
+
+async def test_a_phrase_logged_in_the_exception_beside_the_line_is_found_and_counted():
+    """ECS puts an exception's text in `error.message`, not `message`: a count of a phrase
+    said 0 times, complete, where every error line held it."""
+    lines = [
+        {
+            "@timestamp": f"2026-07-20T11:1{i}:00Z",
+            "log.level": "ERROR",
+            "service.name": "checkout",
+            "message": "Request processing failed: Failed to obtain JDBC Connection",
+            "error.type": "java.sql.SQLTransientConnectionException",
+            "error.message": "HikariPool-1 - Connection is not available, request timed out",
+        }
+        for i in range(3)
+    ]
+    world = world_from_data(
+        {"environments": {"dc-a": ["logs"]}, "logs": {"dc-a": {"app-1": lines}}}
+    )
+    args = {"env": "dc-a", "service": "checkout", "text": "Connection is not available"}
+    with gate_for(world) as (gate, _):
+        result = await gate.call("logs.app_logs", args, ctx())
+        absent = await gate.call("logs.app_logs", {**args, "text": "deadlock detected"}, ctx())
+    assert len(facts_of(result, "app.log")) == 3 and result.coverage.complete_for_negative
+    assert absent.status == "empty" and absent.coverage.complete_for_negative
