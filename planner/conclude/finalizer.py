@@ -23,16 +23,17 @@ from planner.conclude.evidence import EvidencePacket, fact_rank
 from planner.conclude.guard import EnvOutcome, why_failed
 from planner.conclude.listed import listing_sentence
 from planner.conclude.ranked import ranking_sentence
+from planner.conclude.restarts import restarts_total
 from planner.conclude.rule import Finding, IndexedFact
 from planner.conclude.settle import reported
 from planner.conclude.tailed import tail_sentence
 from planner.plan.objectives import Objective, QuestionPlan
-from planner.question.asked import value_sentence
+from planner.question.asked import carrier, value_sentence
 from planner.question.change import ChangeAction, human_step, version_asked
 from planner.question.context import ContextState
 from planner.question.deployer import ChangeAuthor
 from planner.question.listing import Listing
-from planner.question.logtail import LogTail
+from planner.question.logtail import LogTail, pods_named
 from planner.question.phrase import PhraseCount
 from planner.question.ranking import Ranking
 from planner.read.executor import CallRecord
@@ -46,7 +47,7 @@ from planner.shapes.answer import (
 )
 from planner.shapes.language import Language, Phrase, say
 from planner.shapes.turn import Turn
-from policy.facts import K8sWorkload, Negative
+from policy.facts import FactKind, K8sWorkload, Negative
 from policy.gaps import GapNote, GapReason
 from policy.language import Bilingual, phrase
 from policy.results import ResultFact
@@ -324,7 +325,12 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> tuple[str, st
         leading.sort(key=lambda f: f.hypothesis is not None)
     # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
     # ready. Pod … is in CrashLoopBackOff …")
-    value = _absent(t) or _exact_asked(t) or _value_asked(collected.indexed, context, t.language)
+    pods = pods_named(t.turn.question, context.scope.object)
+    value = (
+        _absent(t)
+        or _exact_asked(t)
+        or _value_asked(collected.indexed, context, t.language, pods, t.records)
+    )
     # what else the reads found is a second part after an absent name, an exact ask or the
     # asked thing not determined, said as such
     apart = value is not None and (context.ask is not None or bool(context.absent))
@@ -449,10 +455,19 @@ def _exact_asked(t: _Turn) -> str | None:
 
 
 def _value_asked(
-    indexed: list[IndexedFact], context: ContextState, language: Language
+    indexed: list[IndexedFact],
+    context: ContextState,
+    language: Language,
+    pods: list[str],
+    records: list[CallRecord],
 ) -> str | None:
-    """The value of the object asked about, once per env that has it ("; " between)."""
-    if context.asked is None or context.scope.time.mode != "now":
+    """The value of the object asked about, once per env that has it ("; " between);
+    `pods`: the pods the question names by their full name."""
+    if context.asked is None:
+        return None
+    if (kind := carrier(context.asked)) is not FactKind.K8S_WORKLOAD:
+        return _measured(indexed, context, kind, pods, language, records)
+    if context.scope.time.mode != "now":
         return None  # the state read is today's: it is no answer for a past moment
     said: dict[str | None, str] = {}
     for item in indexed:
@@ -464,6 +479,38 @@ def _value_asked(
         ):
             said[item.env] = sentence
     return "; ".join(said.values()) or None
+
+
+def _measured(
+    indexed: list[IndexedFact],
+    context: ContextState,
+    kind: FactKind,
+    pods: list[str],
+    language: Language,
+    records: list[CallRecord],
+) -> str | None:
+    """A value measured over the window (restarts, usage): the first fact of its kind, of
+    the pod the question names when it names one, with the same measure in each other
+    env asked of."""
+    facts = [i for i in indexed if i.fact.kind is kind]
+    named = [i for i in facts if getattr(i.fact.attrs, "pod", None) in pods]
+    if not (lead := next(iter(named or facts), None)):
+        return None
+    if kind is FactKind.METRICS_RESTARTS and not named:
+        # restarts of a workload: the sum over its containers, per env, each named, from
+        # everything the reads returned (the packet a short answer is cut to may hold
+        # only some of the counters)
+        counters = [
+            IndexedFact(-1, fact, r.call.env)
+            for r in records
+            for fact in r.result.facts
+            if fact.kind is kind
+        ]
+        return "; ".join(
+            restarts_total(counters, env, context.scope.object or "", language)
+            for env in dict.fromkeys(i.env for i in counters)
+        )
+    return "; ".join(s.fact.text.rstrip(".") for s in compared(lead, indexed, context.envs))
 
 
 def _has_facts(records: list[CallRecord], obj_id: str, env: str) -> bool:

@@ -21,6 +21,7 @@ class AskedValue(StrEnum):
     IMAGE = "image"  # image, version, tag: what runs
     REPLICAS = "replicas"  # how many replicas / pods, how many ready
     USAGE = "usage"  # what is really used (CPU, memory), against requests and limits
+    RESTARTS = "restarts"  # how many times containers restarted in the window
 
 
 _ASKED: dict[AskedValue, re.Pattern[str]] = {
@@ -44,13 +45,25 @@ _ASKED: dict[AskedValue, re.Pattern[str]] = {
         r"\b(?:memory|ram|cpu)\b[^.?!\n]{0,60}\b(?:using|uses|use|used)\b",
         re.I,
     ),
+    # how many restarts, not why it restarts: a count asked of the restart counter
+    AskedValue.RESTARTS: re.compile(
+        r"\b(?:how many|number of|count of)\b[^.?!\n]{0,40}\brestart|\brestart count\b|"
+        r"(?:сколько|количеств[а-яё]{0,3}|число)\b[^.?!\n]{0,40}(?:рестарт|перезапуск|перезагруз)",
+        re.I,
+    ),
 }
 # the kind of fact that carries each value: it is kept first in the evidence
 _CARRIER: dict[AskedValue, FactKind] = {
     AskedValue.IMAGE: FactKind.K8S_WORKLOAD,
     AskedValue.REPLICAS: FactKind.K8S_WORKLOAD,
     AskedValue.USAGE: FactKind.METRICS_USAGE,
+    AskedValue.RESTARTS: FactKind.METRICS_RESTARTS,
 }
+
+
+def carrier(asked: AskedValue) -> FactKind:
+    """The kind of fact that carries the value asked."""
+    return _CARRIER[asked]
 
 
 # a question for a cause ("why", "what happened"): any object in it gets the baseline
@@ -155,5 +168,5 @@ def value_sentence(
             if counts is None:
                 return None
             return f"{where}: {counts}"
-        case AskedValue.USAGE:
-            return None  # the usage read against requests is the leading fact itself
+        case AskedValue.USAGE | AskedValue.RESTARTS:
+            return None  # a measured value: the fact read over the window says it

@@ -209,3 +209,18 @@ def test_the_usage_of_a_resource_asked_leads_for_a_namespace_or_a_workload(
     answer = ask("сколько памяти ест search-api в dc-a?", capsys)
     assert answer.summary.startswith("pods search-api-* in dc-a, ")
     assert "memory used 3.8 GiB on average" in answer.summary
+
+
+def test_how_many_restarts_leads_with_the_count_then_why(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The count asked was fact 28 under the crash loop's diagnosis; for a workload, the
+    first sentence is the sum over its containers, not one pod's counter."""
+    answer = ask("сколько рестартов у пода service-d-7b6c9f5d84-r2vxk в dc-b?", capsys)
+    assert answer.summary.startswith("pod service-d-7b6c9f5d84-r2vxk container app in dc-b ")
+    assert "restarted 13 time(s)" in answer.summary.split(". ")[0]
+    assert "CrashLoopBackOff" in answer.summary  # why follows the count
+    answer = ask("how many restarts did service-d have in dc-b in the last hour?", capsys)
+    first = answer.summary.split(". ")[0]
+    assert first.startswith("service-d in dc-b: 26 restart(s) in the window over ")
+    assert "service-d-7b6c9f5d84-r2vxk/app 13" in first and "t8mzq/app 13" in first

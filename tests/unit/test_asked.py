@@ -74,3 +74,20 @@ def test_a_question_for_a_cause_is_told_from_one_for_a_value(question: str, why:
 def test_how_in_russian_is_no_image() -> None:
     assert asked_value("каким образом checkout упал?") is None
     assert asked_value("какой образ у checkout?") is AskedValue.IMAGE
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how many restarts did the api have in the last hour?",
+        "сколько рестартов у пода за час?",
+        "количество перезапусков воркера за сутки",
+        "what is the restart count of the worker?",
+    ],
+)
+def test_a_count_of_restarts_asks_the_restart_counter(question: str) -> None:
+    assert asked_value(question) is AskedValue.RESTARTS
+
+
+def test_why_it_restarts_asks_no_count() -> None:
+    assert asked_value("why does the api keep restarting?") is None

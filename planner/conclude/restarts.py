@@ -1,0 +1,36 @@
+"""How many times a workload's containers restarted, asked as a count: the sum over every
+container the restart counter was read for, each that restarted named with its own
+count, so the first sentence is the number asked and not one pod's."""
+
+from __future__ import annotations
+
+from planner.conclude.rule import IndexedFact
+from policy.facts import MetricsRestarts
+from policy.language import Bilingual, Language, phrase
+
+_TOTAL: Bilingual = (
+    "{what} in {env}: {total} restart(s) in the window over {containers} container(s){which}",
+    "{what} в {env}: перезапусков за окно: {total}, контейнеров: {containers}{which}",
+)
+_WHICH: Bilingual = ("; restarted: {pods}", "; перезапускались: {pods}")
+_SHOWN = 5  # containers named, most restarts first
+
+
+def restarts_total(facts: list[IndexedFact], env: str | None, what: str, lang: Language) -> str:
+    """The sentence for one env's restart counters."""
+    counters = [
+        f.fact.attrs for f in facts if f.env == env and isinstance(f.fact.attrs, MetricsRestarts)
+    ]
+    total = sum(int(c.increase or 0) for c in counters)
+    containers = sum(c.containers or 1 for c in counters)
+    restarted = sorted((c for c in counters if c.increase), key=lambda c: -(c.increase or 0))
+    which = ", ".join(f"{c.pod}/{c.container} {int(c.increase or 0)}" for c in restarted[:_SHOWN])
+    return phrase(
+        _TOTAL,
+        lang,
+        what=what,
+        env=env or "",
+        total=total,
+        containers=containers,
+        which=phrase(_WHICH, lang, pods=which) if which else "",
+    )
