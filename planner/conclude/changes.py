@@ -143,8 +143,19 @@ def releases(facts: list[IndexedFact], onset: datetime | None, lang: Language) -
     support = []
     for j in jobs[:3]:
         user = j.a.user
+        # what the release changed: the project and the version it deployed
+        of = said(Said.JOB_OF, lang, project=j.a.project) if j.a.project else ""
+        version = j.a.image_tag or j.a.ref
         parts.append(
-            said(Said.JOB, lang, name=j.a.job_name, id=j.a.job_id, pipeline=j.a.pipeline_id)
+            said(
+                Said.JOB,
+                lang,
+                name=j.a.job_name,
+                id=j.a.job_id,
+                pipeline=j.a.pipeline_id,
+                of=of,
+                version=said(Said.JOB_VERSION, lang, version=version) if version else "",
+            )
             + (
                 said(Said.JOB_NOT_RUN, lang)
                 if not j.a.ran
@@ -172,6 +183,7 @@ def releases(facts: list[IndexedFact], onset: datetime | None, lang: Language) -
                 resource=a.a.resource,
                 name=a.a.name,
             )
+            + (said(Said.CLUSTER_IMAGES, lang, images=", ".join(a.a.images)) if a.a.images else "")
         )
         support.append(a.index)
     summary = "; ".join(parts) + "."

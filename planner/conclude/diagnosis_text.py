@@ -44,6 +44,9 @@ class Said(StrEnum):
     JOB_STARTED_BY = "job_started_by"
     JOB_NO_USER = "job_no_user"
     JOB_STATUS = "job_status"
+    JOB_OF = "job_of"
+    JOB_VERSION = "job_version"
+    CLUSTER_IMAGES = "cluster_images"
     COMMIT_AUTHOR = "commit_author"
     CLUSTER_CHANGE = "cluster_change"
     HPA_AT_MAX = "hpa_at_max"
@@ -118,9 +121,12 @@ _TEXT: dict[Said, Bilingual] = {
         "Квота {quota} заполнена на {ratio} по {resource} ({used} из {hard}).",
     ),
     Said.JOB: (
-        "job {name} #{id} (pipeline {pipeline}) ",
-        "задание {name} #{id} (pipeline {pipeline}) ",
+        "job {name} #{id} {of}(pipeline {pipeline}{version}) ",
+        "задание {name} #{id} {of}(pipeline {pipeline}{version}) ",
     ),
+    Said.JOB_OF: ("of {project} ", "проекта {project} "),
+    Said.JOB_VERSION: (", version {version}", ", версия {version}"),
+    Said.CLUSTER_IMAGES: (" (image {images})", " (образ {images})"),
     Said.JOB_NOT_RUN: ("has not run", "не запускалось"),
     Said.JOB_STARTED_BY: ("was started by {user}", "запустил {user}"),
     Said.JOB_NO_USER: ("has no user in GitLab's answer", "без пользователя в ответе GitLab"),

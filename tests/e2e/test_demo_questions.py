@@ -71,6 +71,17 @@ def test_what_changed_reads_releases_of_every_project_and_the_cluster_audit(
     assert {"elasticsearch", "gitlab"} <= set(reports["changes.env"].sources)
 
 
+def test_what_changed_says_what_each_change_was_the_project_and_its_version(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The summary named the job, its user and the commit's author, but not what changed:
+    the project deployed, the version, the image the cluster was patched to."""
+    answer = ask("what changed in dc-b today?", capsys)
+    first = answer.summary.split("; ")[0]
+    assert "deploy:dc-b #5531195 of orders/service-d" in first and "version v2.4.0" in first
+    assert "(image registry.example.com/orders/service-d:2.4.0)" in answer.summary
+
+
 def test_the_image_version_asked_for_leads_and_a_stuck_rollout_shows_both(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
