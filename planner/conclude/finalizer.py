@@ -47,7 +47,7 @@ from planner.shapes.answer import (
 )
 from planner.shapes.language import Language, Phrase, say
 from planner.shapes.turn import Turn
-from policy.facts import FactKind, K8sWorkload, Negative
+from policy.facts import FactKind, HttpRate, K8sWorkload, Negative
 from policy.gaps import GapNote, GapReason
 from policy.language import Bilingual, phrase
 from policy.results import ResultFact
@@ -306,6 +306,14 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> tuple[str, st
     what no model's prose replaces (the asked thing, or the check said as standing in)."""
     context = t.context
     lead = collected.lead
+    pods = pods_named(t.turn.question, context.scope.object)
+    # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
+    # ready. Pod … is in CrashLoopBackOff …")
+    value = (
+        _absent(t)
+        or _exact_asked(t)
+        or _value_asked(collected.indexed, context, t.language, pods, t.records)
+    )
     # a digest of observations (no hypothesis) leads only when it digests what the question
     # asked: a p99 asked for is the answer's first line, not the request rate read beside it
     # a cause found beside the facts asked for leads only a question for a cause: "what
@@ -316,21 +324,14 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> tuple[str, st
         for f in findings
         if (f.hypothesis and diagnostic) or not lead or set(f.supported_by) & lead
     ]
-    if context.ask is not None:
-        # the exact sentence says what was asked: a digest of the same reads repeats it
+    if context.ask is not None or value is not None:
+        # the exact sentence or the value says what was asked: a digest of the same reads
+        # repeats it
         leading = [f for f in leading if f.hypothesis]
     elif not diagnostic:
         # a digest of what was asked ("who deployed": the release) before a cause that
         # only cites it
         leading.sort(key=lambda f: f.hypothesis is not None)
-    # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
-    # ready. Pod … is in CrashLoopBackOff …")
-    pods = pods_named(t.turn.question, context.scope.object)
-    value = (
-        _absent(t)
-        or _exact_asked(t)
-        or _value_asked(collected.indexed, context, t.language, pods, t.records)
-    )
     # what else the reads found is a second part after an absent name, an exact ask or the
     # asked thing not determined, said as such
     apart = value is not None and (context.ask is not None or bool(context.absent))
@@ -492,7 +493,13 @@ def _measured(
     """A value measured over the window (restarts, usage): the first fact of its kind, of
     the pod the question names when it names one, with the same measure in each other
     env asked of."""
-    facts = [i for i in indexed if i.fact.kind is kind]
+    # the errors asked: the error rate, not the request rate read beside it
+    facts = [
+        i
+        for i in indexed
+        if i.fact.kind is kind
+        and not (isinstance(i.fact.attrs, HttpRate) and i.fact.attrs.what != "errors")
+    ]
     named = [i for i in facts if getattr(i.fact.attrs, "pod", None) in pods]
     if not (lead := next(iter(named or facts), None)):
         return None

@@ -22,6 +22,7 @@ class AskedValue(StrEnum):
     REPLICAS = "replicas"  # how many replicas / pods, how many ready
     USAGE = "usage"  # what is really used (CPU, memory), against requests and limits
     RESTARTS = "restarts"  # how many times containers restarted in the window
+    ERRORS = "errors"  # how many responses failed, or what share of them, in the window
 
 
 _ASKED: dict[AskedValue, re.Pattern[str]] = {
@@ -51,6 +52,15 @@ _ASKED: dict[AskedValue, re.Pattern[str]] = {
         r"(?:сколько|количеств[а-яё]{0,3}|число)\b[^.?!\n]{0,40}(?:рестарт|перезапуск|перезагруз)",
         re.I,
     ),
+    # how many failed, or what share: a number asked of the error rate, not why they fail
+    AskedValue.ERRORS: re.compile(
+        r"\b(?:share|percent|percentage|ratio|fraction|proportion|how many|number of)\b"
+        r"[^.?!\n]{0,40}(?:\berror|\bfail|\b[45]xx(?![\w.:])|\b[45]\d\d(?![\d.:%]|\s?(?:ms|мс|sec|сек|mb|kb|mib|gib)\b))|"
+        r"\b(?:error|5xx|4xx) (?:rate|ratio|share|percentage)\b|"
+        r"(?:\bдол[яиюей]|процент|сколько|количеств[а-яё]{0,3}|число)"
+        r"[^.?!\n]{0,40}(?:ошиб|\b[45]xx(?![\w.:])|\b[45]\d\d(?![\d.:%]|\s?(?:ms|мс|sec|сек|mb|kb|mib|gib)\b))",
+        re.I,
+    ),
 }
 # the kind of fact that carries each value: it is kept first in the evidence
 _CARRIER: dict[AskedValue, FactKind] = {
@@ -58,6 +68,7 @@ _CARRIER: dict[AskedValue, FactKind] = {
     AskedValue.REPLICAS: FactKind.K8S_WORKLOAD,
     AskedValue.USAGE: FactKind.METRICS_USAGE,
     AskedValue.RESTARTS: FactKind.METRICS_RESTARTS,
+    AskedValue.ERRORS: FactKind.HTTP_RATE,
 }
 
 
@@ -168,5 +179,5 @@ def value_sentence(
             if counts is None:
                 return None
             return f"{where}: {counts}"
-        case AskedValue.USAGE | AskedValue.RESTARTS:
+        case AskedValue.USAGE | AskedValue.RESTARTS | AskedValue.ERRORS:
             return None  # a measured value: the fact read over the window says it

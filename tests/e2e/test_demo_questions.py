@@ -58,7 +58,9 @@ def test_what_changed_reads_releases_of_every_project_and_the_cluster_audit(
     answer = ask("what changed in dc-a in the last 3 hours?", capsys)
     tools = [c.tool for c in answer.tool_calls]
     assert "gitlab.env_releases" in tools and "k8s.audit_log" in tools
-    assert answer.summary.startswith("Job deploy:dc-a #5531194 (pipeline 90402) has not run")
+    assert answer.summary.startswith(
+        "Job deploy:dc-a #5531194 of orders/service-d (pipeline 90402, version v2.4.0) has not run"
+    )
     job = next(f for f in answer.facts if f.kind == "ci.job")
     assert "has not run" in job.text and "was started by" not in job.text
     none = [f for f in answer.facts if f.kind == "negative"]
@@ -235,3 +237,13 @@ def test_how_many_restarts_leads_with_the_count_then_why(
     first = answer.summary.split(". ")[0]
     assert first.startswith("service-d in dc-b: 26 restart(s) in the window over ")
     assert "service-d-7b6c9f5d84-r2vxk/app 13" in first and "t8mzq/app 13" in first
+
+
+def test_a_share_of_errors_asked_leads_with_the_error_rate_not_the_cause(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """'What share of requests were 5xx' got the edge's 502 diagnosis and no share."""
+    answer = ask("what share of service-a requests in dc-a were 5xx over the last hour?", capsys)
+    first = answer.summary.split(". ")[0]
+    assert first.startswith("service-a (payments) in dc-a: 3 responses with status 502")
+    assert "0.0016% of 192296 requests" in first

@@ -91,3 +91,21 @@ def test_a_count_of_restarts_asks_the_restart_counter(question: str) -> None:
 
 def test_why_it_restarts_asks_no_count() -> None:
     assert asked_value("why does the api keep restarting?") is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what share of the api's requests were 5xx over the last hour?",
+        "how many 502s did the api return?",
+        "what is the error rate of the api?",
+        "какая доля ошибок у api за час?",
+        "сколько 504 отдал api сегодня?",
+    ],
+)
+def test_a_number_of_errors_asked_is_a_value_of_the_error_rate(question: str) -> None:
+    assert asked_value(question) is AskedValue.ERRORS
+
+
+def test_why_it_returns_errors_asks_no_number() -> None:
+    assert asked_value("why does the api return 502?") is None
