@@ -28,7 +28,7 @@ from planner.conclude.rule import Finding, IndexedFact
 from planner.conclude.settle import reported
 from planner.conclude.tailed import tail_sentence
 from planner.plan.objectives import Objective, QuestionPlan
-from planner.question.asked import carrier, value_sentence
+from planner.question.asked import carrier, resource_asked, value_sentence
 from planner.question.change import ChangeAction, human_step, version_asked
 from planner.question.context import ContextState
 from planner.question.deployer import ChangeAuthor
@@ -312,7 +312,7 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> tuple[str, st
     value = (
         _absent(t)
         or _exact_asked(t)
-        or _value_asked(collected.indexed, context, t.language, pods, t.records)
+        or _value_asked(collected.indexed, context, t.language, pods, t.records, t.turn.question)
     )
     # a digest of observations (no hypothesis) leads only when it digests what the question
     # asked: a p99 asked for is the answer's first line, not the request rate read beside it
@@ -461,13 +461,14 @@ def _value_asked(
     language: Language,
     pods: list[str],
     records: list[CallRecord],
+    question: str,
 ) -> str | None:
     """The value of the object asked about, once per env that has it ("; " between);
     `pods`: the pods the question names by their full name."""
     if context.asked is None:
         return None
     if (kind := carrier(context.asked)) is not FactKind.K8S_WORKLOAD:
-        return _measured(indexed, context, kind, pods, language, records)
+        return _measured(indexed, context, kind, pods, language, records, question)
     if context.scope.time.mode != "now":
         return None  # the state read is today's: it is no answer for a past moment
     said: dict[str | None, str] = {}
@@ -489,6 +490,7 @@ def _measured(
     pods: list[str],
     language: Language,
     records: list[CallRecord],
+    question: str,
 ) -> str | None:
     """A value measured over the window (restarts, usage): the first fact of its kind, of
     the pod the question names when it names one, with the same measure in each other
@@ -501,6 +503,9 @@ def _measured(
         and not (isinstance(i.fact.attrs, HttpRate) and i.fact.attrs.what != "errors")
     ]
     named = [i for i in facts if getattr(i.fact.attrs, "pod", None) in pods]
+    if resource := resource_asked(question):
+        # "how much memory": the memory read of the pod, not its CPU read first
+        named.sort(key=lambda i: getattr(i.fact.attrs, "resource", resource) != resource)
     if not (lead := next(iter(named or facts), None)):
         return None
     if kind is FactKind.METRICS_RESTARTS and not named:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from typing import Literal
 
 from policy.facts import FactKind, K8sWorkload
 from policy.language import Bilingual, Language, phrase, pick
@@ -70,6 +71,18 @@ _CARRIER: dict[AskedValue, FactKind] = {
     AskedValue.RESTARTS: FactKind.METRICS_RESTARTS,
     AskedValue.ERRORS: FactKind.HTTP_RATE,
 }
+
+
+_MEMORY = re.compile(r"\b(?:memory|mem|ram)\b|памят|оперативк|\bозу\b", re.I)
+_CPU = re.compile(r"\bcpu\b|\bцпу\b|процессор|\bядер\b|\bядра\b", re.I)
+
+
+def resource_asked(message: str) -> Literal["cpu", "memory"] | None:
+    """The one resource a usage question asks about; None for both or neither."""
+    memory, cpu = _MEMORY.search(message) is not None, _CPU.search(message) is not None
+    if memory == cpu:
+        return None
+    return "memory" if memory else "cpu"
 
 
 def carrier(asked: AskedValue) -> FactKind:

@@ -79,7 +79,13 @@ _STATES: tuple[tuple[ListState, frozenset[RankSubject], re.Pattern[str]], ...] =
     (
         ListState.NOT_READY,
         frozenset({RankSubject.POD, RankSubject.NODE}),
-        re.compile(r"not\s+ready|notready|unready|не\s+ready|не\s+готов\w*|неготов\w*", re.I),
+        # "not ready", "aren't Ready", "not in Ready", "не в Ready", "не в состоянии Ready"
+        re.compile(
+            r"(?:\bnot|n't|(?<![а-яё])не)\s+(?:(?:in|в)\s+)?"
+            r"(?:(?:the|a|состоянии|статусе)\s+)?(?:ready\b|готов)|"
+            r"notready|unready|неготов",
+            re.I,
+        ),
     ),
 )
 

@@ -31,12 +31,12 @@ _NUM = r"(\d{1,2})"
 _TOP = re.compile(rf"\btop[\s-]*{_NUM}?|(?<![а-яё])топ[\s-]*{_NUM}?", re.I)
 _MOST = re.compile(
     r"\b(?:the\s+)?most\b|\bhighest\b|\bbiggest\b|\blargest\b|\bheaviest\b|\bhungriest\b|"
-    r"\bclosest\b|\bnearest\b|больше\s+всего|сильнее\s+всего|чаще\s+всего|ближе\s+всего|"
+    r"\bclosest\b|\bnearest\b|(?:больше|сильнее|чаще|ближе|выше)\s+(?:всего|всех)|"
     r"наибол\w*|самы\w{0,3}\s+(?:больш|высок|прожорлив|нагруж|тяж[её]л)|максимальн\w*",
     re.I,
 )
 _LEAST = re.compile(
-    r"\b(?:the\s+)?least\b|\blowest\b|\bsmallest\b|\bfewest\b|меньше\s+всего|наимен\w*|"
+    r"\b(?:the\s+)?least\b|\blowest\b|\bsmallest\b|\bfewest\b|меньше\s+(?:всего|всех)|наимен\w*|"
     r"минимальн\w*",
     re.I,
 )

@@ -221,7 +221,7 @@ def test_the_usage_of_a_resource_asked_leads_for_a_namespace_or_a_workload(
     assert "CPU used " in answer.summary and "cores requested" in answer.summary
     answer = ask("сколько памяти ест search-api в dc-a?", capsys)
     assert answer.summary.startswith("pods search-api-* in dc-a, ")
-    assert "memory used 3.8 GiB on average" in answer.summary
+    assert "memory used 3.82 GiB on average" in answer.summary
 
 
 def test_how_many_restarts_leads_with_the_count_then_why(
