@@ -548,8 +548,12 @@ class MetricsRank(MetricAttrs):
 
 
 class MetricsValue(MetricAttrs):
+    """A series' value, or their sum (`summed` series), of the metric `metric`."""
+
     kind: Literal[FactKind.METRICS_VALUE] = FactKind.METRICS_VALUE
     rank: ClassVar[int] = 50
+    metric: str | None = None
+    summed: int | None = None
     labels: dict[str, str] | None = None
     value: float | None = None
     min: float | None = None

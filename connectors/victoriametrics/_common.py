@@ -194,8 +194,18 @@ class Run:
             last = last[11:]
         return f"between {first} and {last}"
 
-    async def instant(self, expr: str) -> QueryResult:
-        result = await self.client.instant(expr, self.window.end)
+    @property
+    def moment(self) -> datetime:
+        """When a value is read: the moment a question about the past names ("what was it
+        at 15:15"), inside the window read around it; else the window's end."""
+        time = self.ctx.scope.time
+        inside = time.at is not None and self.window.start <= time.at <= self.window.end
+        if time.mode == "historical" and time.at is not None and inside:
+            return time.at
+        return self.window.end
+
+    async def instant(self, expr: str, at: datetime | None = None) -> QueryResult:
+        result = await self.client.instant(expr, at or self.window.end)
         self.reads.append(result)
         return result
 

@@ -75,8 +75,18 @@ async def discover(run: Run, args: DiscoverArgs) -> ToolResult:
     metrics = sorted(family, key=lambda n: (_kind(n, family) != "gauge", n))
     shown = metrics[:MAX_METRICS]
     kinds = [_kind(name, family) for name in shown]
+    # a gauge is read as it was at the moment asked (its last sample up to then); rates
+    # and quantiles over the whole window
+    at = run.moment
+    step = max(15, min(run.window.step_s, 60))
+    before = max(60, int((at - run.window.start).total_seconds()))
     reads = await gather(
-        *(run.instant(_expr(n, k, selectors, seconds)) for n, k in zip(shown, kinds, strict=True))
+        *(
+            run.instant(_expr(n, k, selectors, before, step), at)
+            if k == "gauge"
+            else run.instant(_expr(n, k, selectors, seconds, step))
+            for n, k in zip(shown, kinds, strict=True)
+        )
     )
     facts = [
         fact
@@ -99,16 +109,20 @@ async def discover(run: Run, args: DiscoverArgs) -> ToolResult:
     )
 
 
-def _expr(name: str, kind: str, selectors: str, seconds: int) -> str:
+def _expr(name: str, kind: str, selectors: str, seconds: int, step_s: int) -> str:
+    """The read of one metric. The series are selected by an expression (a name and any of
+    the labels), so each is a subquery: its resolution is the window's step, not the
+    server's default (five minutes in VictoriaMetrics, which read a 14:08 value at 14:05)."""
     scoped = f"({selectors})" if " or " in selectors else selectors
     named = f"{{__name__={quote(name)}}} and {scoped}"
+    over = f"[{seconds}s:{step_s}s]"
     match kind:
         case "histogram":
-            return f"histogram_quantile(0.99, sum by (le) (increase(({named})[{seconds}s])))"
+            return f"histogram_quantile(0.99, sum by (le) (increase(({named}){over})))"
         case "counter":
-            return f"rate(({named})[{seconds}s])"
+            return f"rate(({named}){over})"
         case _:
-            return f"last_over_time(({named})[{seconds}s])"
+            return f"last_over_time(({named}){over})"
 
 
 def _facts(run: Run, name: str, kind: str, read: QueryResult) -> list[ResultFact]:
@@ -123,8 +137,8 @@ def _facts(run: Run, name: str, kind: str, read: QueryResult) -> list[ResultFact
         out.append(
             run.fact(
                 f"{name} in {run.env}: {fmt_num(total)} summed over {len(series)} series "
-                f"({_common_labels(series)}) {run.span()}",
-                MetricsValue(labels=_shared(series), value=total),
+                f"({_common_labels(series)}) at {run.time(max(s.at for s in series))}",
+                MetricsValue(metric=name, summed=len(series), labels=_shared(series), value=total),
                 expr,
                 max(s.at for s in series),
             )
@@ -136,7 +150,7 @@ def _facts(run: Run, name: str, kind: str, read: QueryResult) -> list[ResultFact
         out.append(
             run.fact(
                 f"{name}{{{labels}}} in {run.env}: {what} {fmt_num(s.value)} at {run.time(s.at)}",
-                MetricsValue(labels=s.labels, value=s.value),
+                MetricsValue(metric=name, labels=s.labels, value=s.value),
                 expr,
                 s.at,
             )

@@ -22,6 +22,7 @@ from planner.conclude.diagnosis import diagnose, within_normal
 from planner.conclude.evidence import EvidencePacket, fact_rank
 from planner.conclude.guard import EnvOutcome, why_failed
 from planner.conclude.listed import listing_sentence
+from planner.conclude.named_series import series_named
 from planner.conclude.ranked import ranking_sentence
 from planner.conclude.restarts import restarts_total
 from planner.conclude.rule import Finding, IndexedFact
@@ -313,6 +314,7 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> tuple[str, st
         _absent(t)
         or _exact_asked(t)
         or _value_asked(collected.indexed, context, t.language, pods, t.records, t.turn.question)
+        or _series_value(t, collected)
     )
     # a digest of observations (no hypothesis) leads only when it digests what the question
     # asked: a p99 asked for is the answer's first line, not the request rate read beside it
@@ -340,6 +342,26 @@ def _head(t: _Turn, findings: list[Finding], collected: _Facts) -> tuple[str, st
     head = _summary(leading, collected, context, t.language, min(lead, default=0), value, apart)
     frame = _uncovered(context, t.language)
     return frame + head, frame + (f"{value}. " if value else "")
+
+
+def _series_value(t: _Turn, collected: _Facts) -> str | None:
+    """A measure no kind of question covers, named in the question's words: the series
+    discovery found that those words name, in each env asked of. Not for a question for a
+    cause, nor one whose kind or asked value has its own reads."""
+    context = t.context
+    if context.asks_cause or context.intent is not None or context.asked is not None:
+        return None
+    words = t.turn.question
+    if context.follow_up:
+        # "and an hour earlier?": the measure is named in the question it follows
+        asked_before = [m.text for m in t.turn.thread if not m.is_bot]
+        words = " ".join([*asked_before[-1:], words])
+    lead = series_named(words, collected.indexed, context.scope.object, context.envs)
+    if lead is None:
+        return None
+    return "; ".join(
+        s.fact.text.rstrip(".") for s in compared(lead, collected.indexed, context.envs)
+    )
 
 
 def _asks_diagnosis(context: ContextState) -> bool:

@@ -705,6 +705,34 @@ async def test_discovery_of_a_name_no_series_carries_finds_nothing_and_proves_no
     assert "no series in the window has a label naming" in (result.coverage.note or "")
 
 
+@pytest.fixture(scope="module")
+def growing(vm: VictoriaMetrics) -> Iterator[MetricsSimulator]:
+    """A consumer group's lag that grows by 10 a minute from 14:00 (Moscow time)."""
+    lag = {"__name__": "kafka_consumergroup_lag", "consumergroup": "ledger-writer"}
+    world = world_from_data(
+        {
+            "environments": {"dc-a": ["metrics"]},
+            "metrics": {"dc-a": [_series(lag, [100.0 + 10 * i for i in range(19)])]},
+        }
+    )
+    with MetricsSimulator(world, vm, env_prefix="growing:") as sim:
+        yield sim
+
+
+@vm_only
+async def test_a_gauge_asked_at_a_moment_is_its_value_then_not_at_the_windows_end(
+    growing,
+) -> None:
+    """ "What was the lag at 14:08?" read the window 14:00:30-14:15:30 and said its last
+    value, that of 14:15."""
+    args = {"env": "dc-a", "terms": ["ledger-writer"], "start": "2026-07-20T14:00:30+03:00",
+            "end": "2026-07-20T14:15:30+03:00"}  # fmt: skip
+    ctx = _ctx("2026-07-20T14:18:00+03:00", at="2026-07-20T14:08:00+03:00")
+    result = await _gate(growing).call("metrics.discover", args, ctx)
+    [fact] = [f for f in result.facts if f.attrs.metric == "kafka_consumergroup_lag"]
+    assert fact.attrs.value == 180.0 and "at 2026-07-20T14:08:00+03:00" in fact.text
+
+
 # -- HTTP layouts: the same question over other proxies and meshes ------------------------
 
 
