@@ -21,6 +21,7 @@ _STATE: dict[ListState, Bilingual] = {
     ListState.DISK_PRESSURE: ("under disk pressure", "под DiskPressure"),
     ListState.PID_PRESSURE: ("under PID pressure", "под PIDPressure"),
     ListState.CORDONED: ("cordoned (unschedulable)", "закордонены (unschedulable)"),
+    ListState.ALL: ("", ""),
 }
 # the node condition a state is, and the status that puts a node in it
 _CONDITION: dict[ListState, tuple[str, bool]] = {
@@ -64,7 +65,29 @@ _NONE_CUT: dict[RankSubject, Bilingual] = {
         "могут быть",
     ),
 }
+# every pod or node counted: the sweep's own count, no names
+_ALL: dict[RankSubject, Bilingual] = {
+    RankSubject.NODE: (
+        "{total} nodes{where} (every node listed)",
+        "Узлов{where}: {total} (все в списке)",
+    ),
+    RankSubject.POD: (
+        "{total} pods{where} (every pod listed)",
+        "Pod'ов{where}: {total} (все в списке)",
+    ),
+}
+_ALL_CUT: dict[RankSubject, Bilingual] = {
+    RankSubject.NODE: (
+        "At least {total} nodes{where}: the list was cut short",
+        "Узлов{where}: не меньше {total}, список прочитан не полностью",
+    ),
+    RankSubject.POD: (
+        "At least {total} pods{where}: the list was cut short",
+        "Pod'ов{where}: не меньше {total}, список прочитан не полностью",
+    ),
+}
 _IN: Bilingual = (" in {env}", " в {env}")
+_IN_NAMESPACE: Bilingual = (" in {env}, namespace {namespace}", " в {env}, namespace {namespace}")
 MAX_NAMES = 12
 
 
@@ -72,12 +95,15 @@ def listing_sentence(listing: Listing, records: list[CallRecord], language: Lang
     """The list, one clause per env a sweep read; None when no sweep said what it read."""
     totals: dict[str | None, int] = {}
     names: dict[str | None, list[str]] = {}
+    namespaces: dict[str | None, str] = {}  # a sweep of one namespace: said with the env
     for env, fact in every_fact(records):
         attrs = fact.attrs
         if isinstance(attrs, K8sSweep):
             count = attrs.nodes if listing.subject is RankSubject.NODE else attrs.pods
             if count is not None:
                 totals[env] = totals.get(env, 0) + count
+            if attrs.namespace and listing.subject is RankSubject.POD:
+                namespaces[env] = attrs.namespace
         elif (name := _in_state(listing, attrs)) is not None:
             found = names.setdefault(env, [])
             if name not in found:
@@ -90,7 +116,14 @@ def listing_sentence(listing: Listing, records: list[CallRecord], language: Lang
         and any(isinstance(f.attrs, K8sSweep) for f in rec.result.facts)
     }
     said = [
-        _clause(listing, env, total, names.get(env, []), language, cut=env in cut)
+        _clause(
+            listing,
+            _where(env, namespaces.get(env), language),
+            total,
+            names.get(env, []),
+            language,
+            cut=env in cut,
+        )
         for env, total in totals.items()
     ]
 
@@ -120,16 +153,24 @@ def _in_state(listing: Listing, attrs: object) -> str | None:
             return None
 
 
+def _where(env: str | None, namespace: str | None, language: Language) -> str:
+    if env and namespace:
+        return phrase(_IN_NAMESPACE, language, env=env, namespace=namespace)
+    return phrase(_IN, language, env=env) if env else ""
+
+
 def _clause(
     listing: Listing,
-    env: str | None,
+    where: str,
     total: int,
     names: list[str],
     language: Language,
     *,
     cut: bool,
 ) -> str:
-    where = phrase(_IN, language, env=env) if env else ""
+    if listing.state is ListState.ALL:
+        every = _ALL_CUT if cut else _ALL
+        return phrase(every[listing.subject], language, where=where, total=total)
     state = pick(_STATE[listing.state], language)
     if not names:
         none = _NONE_CUT if cut else _NONE

@@ -30,12 +30,17 @@ class ListState(StrEnum):
     DISK_PRESSURE = "disk_pressure"
     PID_PRESSURE = "pid_pressure"
     CORDONED = "cordoned"
+    ALL = "all"  # "how many pods in <namespace>?": every one, counted
 
 
 _ASKS = re.compile(
     r"\bwhich\b|\bwhat\b|\blist\b|\bshow\b|\bname\b|\bany\b|"
     r"как(?:ой|ая|ие|их|ое)\b|на\s+каких|в\s+каких|перечисли|покажи|назови|выведи|есть\s+ли",
     re.I,
+)
+# "how many pods", "сколько нод": a count of every pod or node, when no state is named
+_COUNTS = re.compile(
+    r"\bhow many\b|\bnumber of\b|\bcount of\b|сколько|количеств[а-яё]{0,3}\b|\bчисло\b", re.I
 )
 _NODES = re.compile(
     r"\bnodes?\b|\bworkers?\b|(?<![а-яё])(?:нод[аыуе]?|нодах|узл[аыов]{0,2}|узел|узлах)\b", re.I
@@ -100,7 +105,8 @@ class Listing:
 
 def listing_asked(message: str) -> Listing | None:
     """The list the message asks for, or None when it asks none this grammar can read."""
-    if _ASKS.search(message) is None:
+    counts = _COUNTS.search(message) is not None
+    if _ASKS.search(message) is None and not counts:
         return None
     nodes, pods = _NODES.search(message), _PODS.search(message)
     for state, subjects, rx in _STATES:
@@ -112,4 +118,8 @@ def listing_asked(message: str) -> Listing | None:
             return Listing(RankSubject.POD, state)
         if nodes is None and pods is None and len(subjects) == 1:
             return Listing(next(iter(subjects)), state)  # "any disk pressure in eu-north?"
+    if counts and nodes and not (pods and pods.start() < nodes.start()):
+        return Listing(RankSubject.NODE, ListState.ALL)
+    if counts and pods:
+        return Listing(RankSubject.POD, ListState.ALL)
     return None

@@ -247,3 +247,13 @@ def test_a_share_of_errors_asked_leads_with_the_error_rate_not_the_cause(
     first = answer.summary.split(". ")[0]
     assert first.startswith("service-a (payments) in dc-a: 3 responses with status 502")
     assert "0.0016% of 192296 requests" in first
+
+
+def test_how_many_pods_in_a_namespace_is_the_count_the_sweep_read(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A count of every pod got a health check of the env ('nothing more specific')."""
+    answer = ask("сколько подов сейчас в неймспейсе notifications в stage?", capsys)
+    assert answer.summary.startswith("Pod'ов в stage, namespace notifications: 19 (все в списке)")
+    answer = ask("how many nodes are in dc-a?", capsys)
+    assert answer.summary.startswith("6 nodes in dc-a (every node listed)")

@@ -91,3 +91,24 @@ def test_a_sweep_cut_short_says_what_it_read_and_never_none() -> None:
         "None of the 6 nodes read in dc-a is under memory pressure, but the read was cut "
         "short: others may be"
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("сколько подов в неймспейсе billing?", RankSubject.POD),
+        ("how many pods are running in east?", RankSubject.POD),
+        ("how many nodes does east have?", RankSubject.NODE),
+        ("количество нод в west", RankSubject.NODE),
+    ],
+)
+def test_a_count_of_pods_or_nodes_with_no_state_counts_every_one(
+    question: str, subject: RankSubject
+) -> None:
+    assert listing_asked(question) == Listing(subject, ListState.ALL)
+
+
+def test_a_count_in_a_state_stays_that_state() -> None:
+    assert listing_asked("how many pods are pending in east?") == Listing(
+        RankSubject.POD, ListState.PENDING
+    )
