@@ -14,18 +14,10 @@ from __future__ import annotations
 import re
 
 from planner.conclude.rule import IndexedFact
+from planner.question.wordforms import latin
 from policy.facts import MetricsValue
 
 _WORD = re.compile(r"[\w.:-]+", re.UNICODE)
-_TRANSLIT = str.maketrans(
-    {
-        "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh",
-        "з": "z", "и": "i", "й": "y", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o",
-        "п": "p", "р": "r", "с": "s", "т": "t", "у": "u", "ф": "f", "х": "h", "ц": "ts",
-        "ч": "ch", "ш": "sh", "щ": "sch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu",
-        "я": "ya",
-    }
-)  # fmt: skip
 # labels that say where a series was scraped, not what it measures
 _PLACE_LABELS = frozenset({"__name__", "env", "instance", "job", "endpoint", "service", "pod"})
 _STEM = 4  # a word and a name part sharing this many first letters name the same thing
@@ -37,7 +29,7 @@ def series_named(
     """The discovered series the question's words name best; None when none of its words
     names a part of any metric's name (other than the object's and the envs' own)."""
     own = {w for name in (obj or "", *envs) for w in re.split(r"[^\w]+", name.lower()) if w}
-    words = [w.lower().translate(_TRANSLIT) for w in _WORD.findall(question)]
+    words = [latin(w.lower()) for w in _WORD.findall(question)]
     asked = {w.strip(".:-") for w in words} - own - {""}
     best: tuple[tuple[int, int, int], IndexedFact] | None = None
     for item in indexed:
