@@ -417,11 +417,14 @@ _NOT_DETERMINED: Bilingual = (
 def _not_determined(t: _Turn) -> str | None:
     """The asked thing no read produced, said first with why, never left for the first
     other fact to stand in for: a value question whose required read found nothing in any
-    env ("p95 of <service>" with no latency histogram is no request rate). A question for a
-    cause has its own sentence (no cause established), an exact ask its own."""
+    env ("p95 of <service>" with no latency histogram is no request rate), an exact ask
+    (a ranking, a list) whose read failed. A question for a cause has its own sentence (no
+    cause established)."""
     context = t.context
-    if context.ask is not None or context.absent or context.uncovered or _asks_diagnosis(context):
+    if context.absent or context.uncovered:
         return None
+    if context.ask is None and _asks_diagnosis(context):
+        return None  # a cause not found has its own sentence
     for objective in (o for o in t.plan.objectives if o.required):
         outs = [t.outcomes.get((objective.id, env)) for env in context.envs]
         if any(out is None or out.status == "resolved" for out in outs):

@@ -3,10 +3,15 @@ answered with the value asked for or the real cause, first."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from bot.cli import main
 from planner.shapes.answer import Answer
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def ask(question: str, capsys: pytest.CaptureFixture[str]) -> Answer:
@@ -257,3 +262,22 @@ def test_how_many_pods_in_a_namespace_is_the_count_the_sweep_read(
     assert answer.summary.startswith("Pod'ов в stage, namespace notifications: 19 (все в списке)")
     answer = ask("how many nodes are in dc-a?", capsys)
     assert answer.summary.startswith("6 nodes in dc-a (every node listed)")
+
+
+def test_a_ranking_whose_read_failed_says_it_could_not_be_determined_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With the metrics source down, the answer led with whatever else was read."""
+    scenario = yaml.safe_load((ROOT / "evals" / "worlds" / "demo.yaml").read_text())
+    scenario["world"]["faults"] = [
+        {"source": "metrics", "env": "dc-a", "kind": "http_error", "status": 503}
+    ]
+    world = tmp_path / "demo-metrics-down.yaml"
+    world.write_text(yaml.safe_dump(scenario))
+    assert (
+        main(["ask", "--json", "--world", str(world), "which pods in dc-a use the most memory?"])
+        == 0
+    )
+    answer = Answer.model_validate_json(capsys.readouterr().out)
+    assert answer.summary.startswith("Not determined: the pods or nodes ranked by the measure")
+    assert "(HTTP 503)" in answer.summary.split(". ")[0]
