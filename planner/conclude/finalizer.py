@@ -28,6 +28,7 @@ from planner.conclude.restarts import restarts_total
 from planner.conclude.rule import Finding, IndexedFact
 from planner.conclude.settle import reported
 from planner.conclude.tailed import tail_sentence
+from planner.conclude.verdict import verdict
 from planner.plan.objectives import Objective, QuestionPlan
 from planner.question.asked import carrier, resource_asked, value_sentence
 from planner.question.change import ChangeAction, human_step, version_asked
@@ -493,7 +494,11 @@ def _value_asked(
     if context.asked is None:
         return None
     if (kind := carrier(context.asked)) is not FactKind.K8S_WORKLOAD:
-        return _measured(indexed, context, kind, pods, language, records, question)
+        measured = _measured(indexed, context, kind, pods, language, records, question)
+        if measured is None or not context.polar:
+            return measured
+        # asked yes or no: the verdict first, decided on the typed facts read
+        return verdict(context.asked, records, context.envs, language) + measured
     if context.scope.time.mode != "now":
         return None  # the state read is today's: it is no answer for a past moment
     said: dict[str | None, str] = {}

@@ -116,9 +116,23 @@ def asks_cause(message: str) -> bool:
     return _CAUSE.search(message) is not None
 
 
-def asked_value(message: str) -> AskedValue | None:
-    """The state value a question asks for, if it asks for one (the earliest named)."""
+# asked yes or no ("is it restarting?", "были ли 502?"): the value the verdict is about
+_POLAR: dict[AskedValue, re.Pattern[str]] = {
+    AskedValue.RESTARTS: re.compile(
+        r"\brestart|\bcrash[\s-]*loop|рестарт|перезапуск|перезагруж|крашлуп", re.I
+    ),
+    AskedValue.ERRORS: re.compile(
+        r"\berrors?\b|\b[45]xx(?![\w.:])|\b[45]\d\d(?![\d.:%])|\bошиб", re.I
+    ),
+}
+
+
+def asked_value(message: str, polar: bool = False) -> AskedValue | None:
+    """The state value a question asks for, if it asks for one (the earliest named); a
+    yes/no question (`polar`) asks about the value it names too."""
     hits = [(m.start(), value) for value, rx in _ASKED.items() if (m := rx.search(message))]
+    if not hits and polar:
+        hits = [(m.start(), value) for value, rx in _POLAR.items() if (m := rx.search(message))]
     return min(hits)[1] if hits else None
 
 

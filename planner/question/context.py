@@ -54,6 +54,7 @@ from planner.question.objects import (
     terms_in,
 )
 from planner.question.phrase import PhraseCount, phrase_count_asked
+from planner.question.polar import polar_asked
 from planner.question.quantile import quantile_asked
 from planner.question.ranking import Ranking, ranking_asked
 from planner.question.timeparse import parse_time
@@ -153,6 +154,7 @@ class ContextState(BaseModel):
     )
     asks_cause: bool = Field(default=False, description="the question asks why")
     asks_count: bool = Field(default=False, description="the question asks how many")
+    polar: bool = Field(default=False, description="the question asks yes or no")
     change: ChangeAction | None = Field(
         default=None, description="a change the message asks for (the bot makes none)"
     )
@@ -609,11 +611,13 @@ def build_context(
         absent=absent,
         terms=terms_in(message, picked.obj, read_envs, setting.aliases),
         onset=when.onset,
-        asked=asked_value(message) or (previous.asked if follow_up and previous else None),
+        asked=asked_value(message, polar=polar_asked(message))
+        or (previous.asked if follow_up and previous else None),
         ask=ask,
         quantile=quantile_asked(message) or (previous.quantile if follow_up and previous else None),
         asks_cause=asks_cause(message),
         asks_count=asks_count(message),
+        polar=polar_asked(message),
         change=change_asked(message),
         fronts=fronts(inventory, picked.obj, picked.namespace, read_envs),
     )

@@ -281,3 +281,20 @@ def test_a_ranking_whose_read_failed_says_it_could_not_be_determined_and_why(
     answer = Answer.model_validate_json(capsys.readouterr().out)
     assert answer.summary.startswith("Not determined: the pods or nodes ranked by the measure")
     assert "(HTTP 503)" in answer.summary.split(". ")[0]
+
+
+def test_a_yes_no_question_opens_with_the_verdict_decided_on_what_was_read(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """'Is it restarting?' got 'no cause is established'; 'were there more 502s?' the
+    edge's diagnosis with no yes and no count."""
+    answer = ask("is catalog-api in dc-b restarting?", capsys)
+    assert "No: catalog-api in dc-b: 0 restart(s) in the window over 3 container(s)" in (
+        answer.summary
+    )
+    answer = ask("были ли ещё такие 502 у service-a в dc-a за последний час?", capsys)
+    assert answer.summary.startswith(
+        "Да: service-a (payments) in dc-a: 3 responses with status 502"
+    )
+    answer = ask("есть ли 5xx у search-api в dc-b?", capsys)
+    assert answer.summary.startswith("Нет: search-api in dc-b: no responses with status 5xx")
