@@ -14,7 +14,6 @@ from connectors.victoriametrics._client import Series
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
-    fmt_bytes,
     fmt_num,
     gather,
     k8s_name,
@@ -23,6 +22,7 @@ from connectors.victoriametrics._common import (
 )
 from policy.facts import K8sEndpoints, K8sQuota
 from policy.results import Entity, Relation, ResultFact, ToolResult
+from policy.units import bytes_said
 from policy.window import WindowArgs
 
 ENDPOINTS = "kube_endpoint_address"
@@ -190,7 +190,7 @@ def _endpoints_fact(
 
 
 def _amount(resource: str, value: float) -> str:
-    return fmt_bytes(value) if ("memory" in resource or "storage" in resource) else fmt_num(value)
+    return bytes_said(value) if ("memory" in resource or "storage" in resource) else fmt_num(value)
 
 
 async def quota_usage(run: Run, args: QuotaArgs) -> ToolResult:

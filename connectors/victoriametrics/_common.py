@@ -128,19 +128,6 @@ def fmt_share(part: float, whole: float) -> str:
     return f"{pct:.2g}%"
 
 
-def fmt_bytes(value: float) -> str:
-    """One decimal, two below 10 of a unit: 1.29 GiB and 1.35 GiB an hour apart read as
-    different, where one decimal said 1.3 GiB for both."""
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if abs(value) >= size:
-            scaled = value / size
-            if abs(scaled) >= 10:
-                return f"{scaled:.1f} {unit}"
-            text = f"{scaled:.2f}"
-            return (text[:-1] if text.endswith("0") else text) + f" {unit}"
-    return f"{value:.0f} B"
-
-
 def zone(ctx: CallContext) -> ZoneInfo:
     try:
         return ZoneInfo(ctx.timezone)

@@ -18,7 +18,6 @@ from connectors.victoriametrics._client import Series
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
-    fmt_bytes,
     fmt_num,
     fmt_share,
     gather,
@@ -29,6 +28,7 @@ from connectors.victoriametrics._node_tools import node_of
 from connectors.victoriametrics._workload_tools import CPU, LIMITS, MEMORY, REQUESTS, RESTARTS
 from policy.facts import EntityKind, MetricsRank
 from policy.results import Entity, ResultFact, ToolResult
+from policy.units import bytes_said
 from policy.vocabulary import ARGUMENT_NAMES, RankMeasure, RankSubject
 from policy.window import WindowArgs
 
@@ -133,7 +133,7 @@ def _ranking(args: RankArgs, rate_s: int) -> Ranking:
             # an instant read sees only series alive in the lookback: a container that
             # restarted is not counted twice
             expr = f"sum by ({BY_POD}) ({selector(MEMORY, usage)})"
-            return Ranking(expr, "memory working set", MEMORY, fmt_bytes, False)
+            return Ranking(expr, "memory working set", MEMORY, bytes_said, False)
         case RankMeasure.CPU:
             expr = f"sum by ({BY_POD}) ({cpu})"
             return Ranking(expr, "CPU used", CPU, _cores, True)

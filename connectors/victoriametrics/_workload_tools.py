@@ -11,7 +11,6 @@ from pydantic import model_validator
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
-    fmt_bytes,
     fmt_num,
     gather,
     max_point,
@@ -21,6 +20,7 @@ from connectors.victoriametrics._common import (
 )
 from policy.facts import MetricsRestarts, MetricsUsage
 from policy.results import Entity, ResultFact, ToolResult
+from policy.units import bytes_said
 from policy.window import WindowArgs
 
 RESTARTS = "kube_pod_container_status_restarts_total"
@@ -286,9 +286,10 @@ def _totals(run: Run, args: PodScopeArgs, rows: dict[Key, dict[str, Any]], expr:
         f"{fmt_num(cpu_req) if cpu_req is not None else 'no'} cores requested"
         f"{share(cpu_used, cpu_req)}"
     )
+    requested = bytes_said(mem_req) if mem_req is not None else "no"
     mem_text = (
-        f"memory used {fmt_bytes(mem_used or 0.0)} on average vs "
-        f"{fmt_bytes(mem_req) if mem_req is not None else 'no'} requested{share(mem_used, mem_req)}"
+        f"memory used {bytes_said(mem_used or 0.0)} on average vs "
+        f"{requested} requested{share(mem_used, mem_req)}"
     )
     return run.fact(
         f"{_scope_text(args)} in {run.env}, {len(rows)} containers {run.span()}: "
@@ -351,8 +352,8 @@ def _usage_facts(
         share = f" ({peak[1] / limit:.0%} of the limit)" if limit else ""
         facts.append(
             run.fact(
-                f"{who}: memory working set peak {fmt_bytes(peak[1])} at {run.time(peak[0])} "
-                f"(average {fmt_bytes(avg)}) {run.span()}{_bounds(request, limit, fmt_bytes)}"
+                f"{who}: memory working set peak {bytes_said(peak[1])} at {run.time(peak[0])} "
+                f"(average {bytes_said(avg)}) {run.span()}{_bounds(request, limit, bytes_said)}"
                 f"{share}",
                 MetricsUsage(
                     namespace=key[0],

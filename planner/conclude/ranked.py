@@ -9,6 +9,7 @@ from planner.question.ranking import Ranking
 from planner.read.executor import CallRecord
 from policy.facts import MetricsRank
 from policy.language import Bilingual, Language, phrase, pick
+from policy.units import bytes_said
 from policy.vocabulary import RankMeasure, RankSubject
 
 # "Top 3 pods by memory in <env> (of 14): ..." / "Топ-3 pod'ов в <env>, память (из 14): ..."
@@ -96,7 +97,7 @@ def _value(row: MetricsRank, language: Language) -> str:
     v = row.value
     match row.measure.unit:
         case "bytes":
-            return _bytes(v)
+            return bytes_said(v)
         case "cores":
             return phrase(_CORES, language, value=_num(v))
         case "share":
@@ -111,10 +112,3 @@ def _num(v: float) -> str:
     if v == int(v):
         return str(int(v))
     return f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
-
-
-def _bytes(v: float) -> str:
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(v) >= size:
-            return f"{v / size:.1f} {unit}"
-    return f"{v:.0f} B"

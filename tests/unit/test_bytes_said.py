@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from connectors.victoriametrics._common import fmt_bytes
+from policy.units import bytes_said as fmt_bytes
 
 MIB = 1 << 20
 
