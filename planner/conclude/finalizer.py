@@ -629,11 +629,12 @@ def _summary(
         # what else the reads found is a second part, said as such, after what was asked
         head = f"{value}. {say(Phrase.ALSO_FOUND, language)}{findings[0].summary}"
     elif value and findings:
-        head = f"{value}. {findings[0].summary}"
+        head = f"{value}. {findings[0].summary}" + _second_cause(findings, language)
     elif value:
         head = f"{value}."
     elif findings:
         head = findings[0].summary + _other_sides(findings[0], collected, context)
+        head += _second_cause(findings, language)
     elif facts and _asks_diagnosis(context):
         head = say(Phrase.NO_CAUSE, language, count=len(facts), where=where, env=env)
     elif facts:
@@ -646,6 +647,22 @@ def _summary(
     else:
         head = say(Phrase.NOTHING_ESTABLISHED, language, where=where, env=env)
     return head
+
+
+_SECOND_CAUSE: Bilingual = (" Also: {cause}", " Кроме того: {cause}")
+
+
+def _second_cause(findings: list[Finding], language: Language) -> str:
+    """A second cause, independent of the first (supported by other facts, as sure), said
+    too: "cannot reach 9 replicas" is both the quota that refuses two pods and the nodes
+    that cannot fit a third; the answer that names one stops halfway."""
+    if len(findings) < 2 or not findings[0].hypothesis:
+        return ""
+    first, second = findings[0], findings[1]
+    independent = not set(first.supported_by) & set(second.supported_by)
+    if second.hypothesis and second.confidence == first.confidence == "high" and independent:
+        return phrase(_SECOND_CAUSE, language, cause=second.summary)
+    return ""
 
 
 def _other_sides(finding: Finding, collected: _Facts, context: ContextState) -> str:

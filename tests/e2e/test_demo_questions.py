@@ -298,3 +298,14 @@ def test_a_yes_no_question_opens_with_the_verdict_decided_on_what_was_read(
     )
     answer = ask("есть ли 5xx у search-api в dc-b?", capsys)
     assert answer.summary.startswith("Нет: search-api in dc-b: no responses with status 5xx")
+
+
+def test_two_independent_causes_of_one_symptom_are_both_said(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Two pods refused by the quota and a third that fits no node: the answer said the
+    scheduler's reason and stopped."""
+    answer = ask("почему notify-push в stage не может подняться до 9 реплик после 14:18?", capsys)
+    first, _, rest = answer.summary.partition("Кроме того: ")
+    assert "FailedScheduling" in first and "Insufficient cpu" in first
+    assert "FailedCreate" in rest and "exceeded quota: notifications-quota" in rest
