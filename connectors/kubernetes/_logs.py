@@ -148,6 +148,8 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
         # restarted (a Job's pod, restartPolicy Never) has its failed run as its current log
         jobs.extend((pod, name, args.previous and _ran_before(pod, name)) for name in names)
     reads = await _read_logs(reader, ns, jobs, start)
+    # which run each container's lines are from: the one read, not the one asked
+    run_read = {(name_of(pod), container): previous for pod, container, previous in jobs}
     lines: list[tuple[datetime, str, str, str | None, str]] = []
     for (pod, container, previous), read in zip(jobs, reads, strict=True):
         lines.extend(_lines(reader, found, pod, container, read, previous, start, end, pattern))
@@ -177,7 +179,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
                     pod=pod_name,
                     container=container,
                     node=node,
-                    previous=args.previous,
+                    previous=run_read.get((pod_name, container), args.previous),
                 ),
             )
         )

@@ -69,6 +69,7 @@ class _Line:
     container: str
     level: str
     text: str
+    previous: bool = False  # read from the run before the container's current one
 
     @property
     def is_error(self) -> bool:
@@ -86,7 +87,7 @@ def _line(fact: ResultFact) -> _Line | None:
     a = fact.attrs
     if isinstance(a, K8sLog) and a.pod:
         text = str(a.line or a.message or "").strip()
-        return _Line(a.pod, str(a.container), str(a.level or "").upper(), text)
+        return _Line(a.pod, str(a.container), str(a.level or "").upper(), text, bool(a.previous))
     if isinstance(a, AppLog) and a.pod:
         return _Line(str(a.pod), a.index or "", str(a.level or "").upper(), str(a.message or ""))
     return None
@@ -127,7 +128,9 @@ def tail_sentence(
                 pod=pod,
                 containers=containers or "?",
                 where=phrase(_IN, language, env=env) if env else "",
-                run=pick(_PREVIOUS, language) if tail.previous else "",
+                # the run read, not the one asked: a pod never restarted has its failed
+                # run as its current log
+                run=pick(_PREVIOUS, language) if any(x.previous for x in lines) else "",
                 latest=lines[-1].text,
                 start=start,
                 end=end,

@@ -1168,3 +1168,5 @@ async def test_a_failed_run_of_a_cronjob_is_listed_and_its_log_read() -> None:
     assert [f.attrs.message for f in logs.facts][-1].endswith(
         "FATAL: password authentication failed"
     )
+    # the lines are said to be of the run read (the current one), not the run asked
+    assert not any(f.attrs.previous for f in logs.facts)

@@ -64,24 +64,34 @@ def test_a_pod_is_the_object_name_with_a_pod_suffix_and_nothing_longer() -> None
     assert pods_named(message, None) == []
 
 
-def _line(n: int, at_s: int, level: str, text: str) -> Any:
+def _line(n: int, at_s: int, level: str, text: str, previous: bool = False) -> Any:
     at = datetime(2026, 7, 20, 11, 33, at_s, tzinfo=UTC)
-    attrs = K8sLog(pod="p-1", container="app", level=level, line=text, message=text)
+    attrs = K8sLog(
+        pod="p-1", container="app", level=level, line=text, message=text, previous=previous
+    )
     return read_of("dc-b", [ResultFact(text=text, attrs=attrs, source="k", observed_at=at)])
 
 
 def test_the_tail_says_whose_lines_the_latest_by_time_and_the_error_before_it() -> None:
     # ranked, not in time order: the latest line is the one observed last
     facts = [
-        _line(0, 2, "FATAL", "exiting with code 1"),
-        _line(1, 0, "INFO", "starting"),
-        _line(2, 1, "ERROR", "missing required env DATABASE_URL"),
+        _line(0, 2, "FATAL", "exiting with code 1", previous=True),
+        _line(1, 0, "INFO", "starting", previous=True),
+        _line(2, 1, "ERROR", "missing required env DATABASE_URL", previous=True),
     ]
     said = tail_sentence(LogTail(3, previous=True), facts, Language.EN)
     assert said == (
         "The last 3 log line(s) of p-1 (app) in dc-b, previous run are below, oldest first; "
         "the latest: exiting with code 1; the error before it: missing required env DATABASE_URL"
     )
+
+
+def test_the_run_said_is_the_one_read_not_the_one_asked() -> None:
+    """A Job's pod never restarts: its failed run is its current log, and the answer said
+    "previous run" of it because the crashed run was asked."""
+    facts = [_line(0, 2, "FATAL", "password authentication failed")]
+    said = tail_sentence(LogTail(3, previous=True), facts, Language.EN)
+    assert said is not None and "previous run" not in said
 
 
 WINDOW = (datetime(2026, 7, 20, 11, 10, tzinfo=UTC), datetime(2026, 7, 20, 11, 40, tzinfo=UTC))
