@@ -181,11 +181,11 @@ def _value_read(plan: QuestionPlan, cat: Catalogue, context: ContextState) -> li
     if context.asked is None or (wanted := cat.asked_values.get(context.asked)) is None:
         return []
     read = {k for o in plan.objectives for k in o.evidence}
-    if set(wanted.evidence) <= read:
+    if set(wanted.evidence) <= read or any(o.id == wanted.id for o in plan.objectives):
         return []
     if "object" in wanted.needs and context.scope.object is None:
         return []
-    return [o for o in [wanted] if o.id not in {p.id for p in plan.objectives}]
+    return [wanted]
 
 
 def _also(plan: QuestionPlan, cat: Catalogue, context: ContextState) -> list[Objective]:

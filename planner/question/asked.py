@@ -13,7 +13,7 @@ import re
 from enum import StrEnum
 from typing import Literal
 
-from policy.facts import FactKind, K8sWorkload
+from policy.facts import FactKind, HttpRate, K8sWorkload
 from policy.language import Bilingual, Language, phrase, pick
 from policy.results import ResultFact
 
@@ -25,6 +25,15 @@ class AskedValue(StrEnum):
     RESTARTS = "restarts"  # how many times containers restarted in the window
     ERRORS = "errors"  # how many responses failed, or what share of them, in the window
 
+
+# "how many", "сколько": a number asked (one home for every grammar that reads a count)
+HOW_MANY = r"\bhow many\b|\bnumber of\b|\bcount of\b|сколько|количеств[а-яё]{0,3}\b|\bчисло\b"
+# an HTTP status or class named ("502", "5xx"), not a duration or a size ("500 ms")
+_STATUS = r"\b[45]xx(?![\w.:])|\b[45]\d\d(?![\d.:%]|\s?(?:ms|мс|sec|сек|mb|kb|mib|gib)\b)"
+_RESTART_RU = r"рестарт|перезапуск|перезагруз"
+# the words of a resource (a usage asked of one, a ranking by one)
+MEMORY_WORDS = r"\bmemory\b|\bmem\b|\bram\b|памят\w*|\bоперативк\w*|\bозу\b"
+CPU_WORDS = r"\bcpu\b|\bprocessor\b|\bцпу\b|процессор\w*|\bядер\b|\bядра\b"
 
 _ASKED: dict[AskedValue, re.Pattern[str]] = {
     AskedValue.IMAGE: re.compile(
@@ -49,17 +58,13 @@ _ASKED: dict[AskedValue, re.Pattern[str]] = {
     ),
     # how many restarts, not why it restarts: a count asked of the restart counter
     AskedValue.RESTARTS: re.compile(
-        r"\b(?:how many|number of|count of)\b[^.?!\n]{0,40}\brestart|\brestart count\b|"
-        r"(?:сколько|количеств[а-яё]{0,3}|число)\b[^.?!\n]{0,40}(?:рестарт|перезапуск|перезагруз)",
-        re.I,
+        rf"(?:{HOW_MANY})[^.?!\n]{{0,40}}(?:\brestart|{_RESTART_RU})|\brestart count\b", re.I
     ),
     # how many failed, or what share: a number asked of the error rate, not why they fail
     AskedValue.ERRORS: re.compile(
-        r"\b(?:share|percent|percentage|ratio|fraction|proportion|how many|number of)\b"
-        r"[^.?!\n]{0,40}(?:\berror|\bfail|\b[45]xx(?![\w.:])|\b[45]\d\d(?![\d.:%]|\s?(?:ms|мс|sec|сек|mb|kb|mib|gib)\b))|"
-        r"\b(?:error|5xx|4xx) (?:rate|ratio|share|percentage)\b|"
-        r"(?:\bдол[яиюей]|процент|сколько|количеств[а-яё]{0,3}|число)"
-        r"[^.?!\n]{0,40}(?:ошиб|\b[45]xx(?![\w.:])|\b[45]\d\d(?![\d.:%]|\s?(?:ms|мс|sec|сек|mb|kb|mib|gib)\b))",
+        r"(?:\b(?:share|percent|percentage|ratio|fraction|proportion)\b|\bдол[яиюей]|процент|"
+        rf"{HOW_MANY})[^.?!\n]{{0,40}}(?:\berror|\bfail|ошиб|{_STATUS})|"
+        r"\b(?:error|5xx|4xx) (?:rate|ratio|share|percentage)\b",
         re.I,
     ),
 }
@@ -73,8 +78,8 @@ _CARRIER: dict[AskedValue, FactKind] = {
 }
 
 
-_MEMORY = re.compile(r"\b(?:memory|mem|ram)\b|памят|оперативк|\bозу\b", re.I)
-_CPU = re.compile(r"\bcpu\b|\bцпу\b|процессор|\bядер\b|\bядра\b", re.I)
+_MEMORY = re.compile(MEMORY_WORDS, re.I)
+_CPU = re.compile(CPU_WORDS, re.I)
 
 
 def resource_asked(message: str) -> Literal["cpu", "memory"] | None:
@@ -90,6 +95,14 @@ def carrier(asked: AskedValue) -> FactKind:
     return _CARRIER[asked]
 
 
+def carries(asked: AskedValue, attrs: object) -> bool:
+    """A fact with these attributes carries the value asked: of its carrier kind, and for
+    errors the error rate, not the request rate read beside it."""
+    if getattr(attrs, "kind", None) is not _CARRIER[asked]:
+        return False
+    return not (isinstance(attrs, HttpRate) and attrs.what != "errors")
+
+
 # a question for a cause ("why", "what happened"): any object in it gets the baseline
 _CAUSE = re.compile(
     r"\bwhy\b|what (?:caused|happened|is wrong|'s wrong|is going on|'s going on)|"
@@ -100,15 +113,18 @@ _CAUSE = re.compile(
 )
 
 
-_COUNT = re.compile(
-    r"\bhow many\b|\bhow much\b|\bnumber of\b|\bcount\b|сколько|количеств\w*|число\b",
-    re.I,
-)
+_COUNT = re.compile(rf"{HOW_MANY}|\bhow much\b|\bcount\b", re.I)
+_HOW_MANY = re.compile(HOW_MANY, re.I)
 
 
 def asks_count(message: str) -> bool:
     """The question asks how many (of something), not only what or why."""
     return _COUNT.search(message) is not None
+
+
+def asks_how_many(message: str) -> bool:
+    """The question asks for a number of things ("how many pods"), not an amount."""
+    return _HOW_MANY.search(message) is not None
 
 
 def asks_cause(message: str) -> bool:
@@ -118,12 +134,8 @@ def asks_cause(message: str) -> bool:
 
 # asked yes or no ("is it restarting?", "были ли 502?"): the value the verdict is about
 _POLAR: dict[AskedValue, re.Pattern[str]] = {
-    AskedValue.RESTARTS: re.compile(
-        r"\brestart|\bcrash[\s-]*loop|рестарт|перезапуск|перезагруж|крашлуп", re.I
-    ),
-    AskedValue.ERRORS: re.compile(
-        r"\berrors?\b|\b[45]xx(?![\w.:])|\b[45]\d\d(?![\d.:%])|\bошиб", re.I
-    ),
+    AskedValue.RESTARTS: re.compile(rf"\brestart|\bcrash[\s-]*loop|{_RESTART_RU}|крашлуп", re.I),
+    AskedValue.ERRORS: re.compile(rf"\berrors?\b|{_STATUS}|\bошиб", re.I),
 }
 
 

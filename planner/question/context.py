@@ -448,7 +448,9 @@ ASK_INTENTS: dict[type, Intent] = {
 }
 
 
-def _intent(msg: _Message, nodes: list[str], obj: str | None, ask: Ask | None) -> Intent | None:
+def _intent(
+    msg: _Message, nodes: list[str], obj: str | None, ask: Ask | None, asked: AskedValue | None
+) -> Intent | None:
     """The kind of question: an exact ask is answered with it; a node named with no object
     asks about the node ("compare TCP retransmits on <node> with its peers"); the usage of
     a resource asked with no workload named is the capacity of the namespace or env ("CPU
@@ -456,7 +458,7 @@ def _intent(msg: _Message, nodes: list[str], obj: str | None, ask: Ask | None) -
     if ask is not None:
         return ASK_INTENTS[type(ask)]
     intent = msg.intent
-    if intent is None and obj is None and not nodes and asked_value(msg.text) is AskedValue.USAGE:
+    if intent is None and obj is None and not nodes and asked is AskedValue.USAGE:
         intent = "capacity"
     if nodes and intent != "raw_query" and obj is None:
         intent = "node_health"
@@ -580,7 +582,9 @@ def build_context(
     picked = _remembered(named, msg, setting)
     names = frozenset(ref.name.lower() for ref in picked.objects)
     ask = _read_ask(msg, names, picked.obj)
-    intent = _intent(msg, nodes, picked.obj, ask)
+    polar = polar_asked(message)
+    asked = asked_value(message, polar=polar)
+    intent = _intent(msg, nodes, picked.obj, ask, asked)
     restated = bool({ScopeField.OBJECT, ScopeField.ENV} & (env_pick.explicit | picked.explicit))
     when = _pick_time(msg, intent, now, tz)
     if isinstance(ask, ChangeAuthor) and ask.latest and ScopeField.TIME not in when.explicit:
@@ -611,13 +615,12 @@ def build_context(
         absent=absent,
         terms=terms_in(message, picked.obj, read_envs, setting.aliases),
         onset=when.onset,
-        asked=asked_value(message, polar=polar_asked(message))
-        or (previous.asked if follow_up and previous else None),
+        asked=asked or (previous.asked if follow_up and previous else None),
         ask=ask,
         quantile=quantile_asked(message) or (previous.quantile if follow_up and previous else None),
         asks_cause=asks_cause(message),
         asks_count=asks_count(message),
-        polar=polar_asked(message),
+        polar=polar,
         change=change_asked(message),
         fronts=fronts(inventory, picked.obj, picked.namespace, read_envs),
     )

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from planner.question.asked import asks_how_many
 from policy.vocabulary import RankSubject
 
 
@@ -37,10 +38,6 @@ _ASKS = re.compile(
     r"\bwhich\b|\bwhat\b|\blist\b|\bshow\b|\bname\b|\bany\b|"
     r"как(?:ой|ая|ие|их|ое)\b|на\s+каких|в\s+каких|перечисли|покажи|назови|выведи|есть\s+ли",
     re.I,
-)
-# "how many pods", "сколько нод": a count of every pod or node, when no state is named
-_COUNTS = re.compile(
-    r"\bhow many\b|\bnumber of\b|\bcount of\b|сколько|количеств[а-яё]{0,3}\b|\bчисло\b", re.I
 )
 _NODES = re.compile(
     r"\bnodes?\b|\bworkers?\b|(?<![а-яё])(?:нод[аыуе]?|нодах|узл[аыов]{0,2}|узел|узлах)\b", re.I
@@ -105,7 +102,8 @@ class Listing:
 
 def listing_asked(message: str) -> Listing | None:
     """The list the message asks for, or None when it asks none this grammar can read."""
-    counts = _COUNTS.search(message) is not None
+    # "how many pods", "сколько нод": a count of every pod or node, when no state is named
+    counts = asks_how_many(message)
     if _ASKS.search(message) is None and not counts:
         return None
     nodes, pods = _NODES.search(message), _PODS.search(message)

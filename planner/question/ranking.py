@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from planner.question.asked import CPU_WORDS, MEMORY_WORDS
 from policy.vocabulary import RankMeasure, RankSubject
 
 Order = Literal["top", "bottom"]
@@ -90,11 +91,11 @@ _MEASURES: tuple[tuple[RankMeasure, re.Pattern[str]], ...] = (
     (RankMeasure.RESTARTS, re.compile(r"restart\w*|рестарт\w*|перезапуск\w*", re.I)),
     (
         RankMeasure.MEMORY,
-        re.compile(r"\bmemory\b|\bmem\b|\bram\b|памят\w*|\bоперативк\w*|\bозу\b", re.I),
+        re.compile(MEMORY_WORDS, re.I),
     ),
     (
         RankMeasure.CPU,
-        re.compile(r"\bcpu\b|\bprocessor\b|\bцпу\b|процессор\w*|\bядер\b|\bядра\b", re.I),
+        re.compile(CPU_WORDS, re.I),
     ),
 )
 
