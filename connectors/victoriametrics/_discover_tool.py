@@ -78,7 +78,7 @@ async def discover(run: Run, args: DiscoverArgs) -> ToolResult:
     # a gauge is read as it was at the moment asked (its last sample up to then); rates
     # and quantiles over the whole window
     at = run.moment
-    step = max(15, min(run.window.step_s, 60))
+    step = min(run.window.step_s, 60)  # the window's step is never under 15 s
     before = max(60, int((at - run.window.start).total_seconds()))
     reads = await gather(
         *(

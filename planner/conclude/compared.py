@@ -58,3 +58,8 @@ def compared(lead: IndexedFact, indexed: list[IndexedFact], envs: list[str]) -> 
         if item.env in envs and item.env not in sides and measure_of(item.fact.attrs) == key:
             sides[item.env] = item
     return [sides[env] for env in envs if env in sides]
+
+
+def sides_said(lead: IndexedFact, indexed: list[IndexedFact], envs: list[str]) -> str:
+    """The lead fact's sentence and the same measure's in each other env asked of."""
+    return "; ".join(side.fact.text.rstrip(".") for side in compared(lead, indexed, envs))

@@ -9,26 +9,26 @@ from __future__ import annotations
 from typing import assert_never
 
 from planner.conclude.collected import Collected, TurnView
-from planner.conclude.compared import compared
+from planner.conclude.compared import compared, sides_said
 from planner.conclude.counted import count_sentence
 from planner.conclude.deployed import change_sentence
 from planner.conclude.listed import listing_sentence
 from planner.conclude.named_series import series_named
 from planner.conclude.ranked import ranking_sentence
+from planner.conclude.reads import every_fact
 from planner.conclude.restarts import restarts_total
 from planner.conclude.rule import Finding, IndexedFact
 from planner.conclude.tailed import tail_sentence
 from planner.conclude.verdict import verdict
-from planner.question.asked import carrier, resource_asked, value_sentence
+from planner.question.asked import AskedValue, carrier, carries, resource_asked, value_sentence
 from planner.question.context import ContextState
 from planner.question.deployer import ChangeAuthor
 from planner.question.listing import Listing
 from planner.question.logtail import LogTail, pods_named
 from planner.question.phrase import PhraseCount
 from planner.question.ranking import Ranking
-from planner.read.executor import CallRecord
 from planner.shapes.language import Language, Phrase, say
-from policy.facts import FactKind, HttpRate, K8sWorkload
+from policy.facts import FactKind, K8sWorkload
 from policy.gaps import GapNote, GapReason
 from policy.language import Bilingual, phrase
 
@@ -40,13 +40,12 @@ def head_of(t: TurnView, findings: list[Finding], collected: Collected) -> tuple
     what no model's prose replaces (the asked thing, or the check said as standing in)."""
     context = t.context
     lead = collected.lead
-    pods = pods_named(t.turn.question, context.scope.object)
     # the value asked for first; a cause found beside it follows ("runs image X; 0 of 2
     # ready. Pod … is in CrashLoopBackOff …")
     value = (
         _absent(t)
         or _exact_asked(t)
-        or _value_asked(collected.indexed, context, t.language, pods, t.records, t.turn.question)
+        or _value_asked(t, collected.indexed)
         or _series_value(t, collected)
     )
     # a digest of observations (no hypothesis) leads only when it digests what the question
@@ -92,9 +91,7 @@ def _series_value(t: TurnView, collected: Collected) -> str | None:
     lead = series_named(words, collected.indexed, context.scope.object, context.envs)
     if lead is None:
         return None
-    return "; ".join(
-        s.fact.text.rstrip(".") for s in compared(lead, collected.indexed, context.envs)
-    )
+    return sides_said(lead, collected.indexed, context.envs)
 
 
 def _asks_diagnosis(context: ContextState) -> bool:
@@ -200,24 +197,17 @@ def _exact_asked(t: TurnView) -> str | None:
             assert_never(ask)
 
 
-def _value_asked(
-    indexed: list[IndexedFact],
-    context: ContextState,
-    language: Language,
-    pods: list[str],
-    records: list[CallRecord],
-    question: str,
-) -> str | None:
-    """The value of the object asked about, once per env that has it ("; " between);
-    `pods`: the pods the question names by their full name."""
+def _value_asked(t: TurnView, indexed: list[IndexedFact]) -> str | None:
+    """The value of the object asked about, once per env that has it ("; " between)."""
+    context, language = t.context, t.language
     if context.asked is None:
         return None
-    if (kind := carrier(context.asked)) is not FactKind.K8S_WORKLOAD:
-        measured = _measured(indexed, context, kind, pods, language, records, question)
+    if carrier(context.asked) is not FactKind.K8S_WORKLOAD:
+        measured = _measured(t, indexed, context.asked)
         if measured is None or not context.polar:
             return measured
         # asked yes or no: the verdict first, decided on the typed facts read
-        return verdict(context.asked, records, context.envs, language) + measured
+        return verdict(context.asked, t.records, context.envs, language) + measured
     if context.scope.time.mode != "now":
         return None  # the state read is today's: it is no answer for a past moment
     said: dict[str | None, str] = {}
@@ -232,46 +222,29 @@ def _value_asked(
     return "; ".join(said.values()) or None
 
 
-def _measured(
-    indexed: list[IndexedFact],
-    context: ContextState,
-    kind: FactKind,
-    pods: list[str],
-    language: Language,
-    records: list[CallRecord],
-    question: str,
-) -> str | None:
-    """A value measured over the window (restarts, usage): the first fact of its kind, of
-    the pod the question names when it names one, with the same measure in each other
-    env asked of."""
-    # the errors asked: the error rate, not the request rate read beside it
-    facts = [
-        i
-        for i in indexed
-        if i.fact.kind is kind
-        and not (isinstance(i.fact.attrs, HttpRate) and i.fact.attrs.what != "errors")
-    ]
+def _measured(t: TurnView, indexed: list[IndexedFact], asked: AskedValue) -> str | None:
+    """A value measured over the window (restarts, usage, errors): the first fact that
+    carries it, of the pod the question names when it names one, with the same measure in
+    each other env asked of."""
+    context, question = t.context, t.turn.question
+    facts = [i for i in indexed if carries(asked, i.fact.attrs)]
+    pods = pods_named(question, context.scope.object)
     named = [i for i in facts if getattr(i.fact.attrs, "pod", None) in pods]
     if resource := resource_asked(question):
         # "how much memory": the memory read of the pod, not its CPU read first
         named.sort(key=lambda i: getattr(i.fact.attrs, "resource", resource) != resource)
     if not (lead := next(iter(named or facts), None)):
         return None
-    if kind is FactKind.METRICS_RESTARTS and not named:
+    if asked is AskedValue.RESTARTS and not named:
         # restarts of a workload: the sum over its containers, per env, each named, from
         # everything the reads returned (the packet a short answer is cut to may hold
         # only some of the counters)
-        counters = [
-            IndexedFact(-1, fact, r.call.env)
-            for r in records
-            for fact in r.result.facts
-            if fact.kind is kind
-        ]
+        read = list(every_fact(t.records))
         return "; ".join(
-            restarts_total(counters, env, context.scope.object or "", language)
-            for env in dict.fromkeys(i.env for i in counters)
+            restarts_total(read, env, context.scope.object or "", t.language)
+            for env in dict.fromkeys(env for env, fact in read if carries(asked, fact.attrs))
         )
-    return "; ".join(s.fact.text.rstrip(".") for s in compared(lead, indexed, context.envs))
+    return sides_said(lead, indexed, context.envs)
 
 
 def _summary(

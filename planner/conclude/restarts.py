@@ -4,9 +4,9 @@ count, so the first sentence is the number asked and not one pod's."""
 
 from __future__ import annotations
 
-from planner.conclude.rule import IndexedFact
 from policy.facts import MetricsRestarts
 from policy.language import Bilingual, Language, phrase
+from policy.results import ResultFact
 
 _TOTAL: Bilingual = (
     "{what} in {env}: {total} restart(s) in the window over {containers} container(s){which}",
@@ -16,10 +16,12 @@ _WHICH: Bilingual = ("; restarted: {pods}", "; перезапускались: {
 _SHOWN = 5  # containers named, most restarts first
 
 
-def restarts_total(facts: list[IndexedFact], env: str | None, what: str, lang: Language) -> str:
-    """The sentence for one env's restart counters."""
+def restarts_total(
+    facts: list[tuple[str | None, ResultFact]], env: str | None, what: str, lang: Language
+) -> str:
+    """The sentence for one env's restart counters (`facts`: every fact read, with its env)."""
     counters = [
-        f.fact.attrs for f in facts if f.env == env and isinstance(f.fact.attrs, MetricsRestarts)
+        fact.attrs for at, fact in facts if at == env and isinstance(fact.attrs, MetricsRestarts)
     ]
     total = sum(int(c.increase or 0) for c in counters)
     containers = sum(c.containers or 1 for c in counters)

@@ -5,7 +5,8 @@ value read (or "not determined") stands alone."""
 
 from __future__ import annotations
 
-from planner.question.asked import AskedValue
+from planner.conclude.reads import every_fact
+from planner.question.asked import AskedValue, carries
 from planner.read.executor import CallRecord
 from policy.facts import HttpRate, MetricsRestarts
 from policy.language import Bilingual, Language, phrase
@@ -19,12 +20,10 @@ def verdict(
 ) -> str:
     """ "Yes: " or "No: " before the value, or "" when the reads cannot say."""
     seen: dict[str | None, bool] = {}
-    for record in records:
-        env = record.result.scope.env or record.call.env
-        for fact in record.result.facts:
-            found = _shows(asked, fact.attrs)
-            if found is not None:
-                seen[env] = seen.get(env, False) or found
+    for env, fact in every_fact(records):
+        found = _shows(asked, fact.attrs)
+        if found is not None:
+            seen[env] = seen.get(env, False) or found
     if any(seen.values()):
         return phrase(_YES, language)
     if seen and all(env in seen for env in envs):
@@ -34,10 +33,12 @@ def verdict(
 
 def _shows(asked: AskedValue, attrs: object) -> bool | None:
     """Whether one fact shows the thing asked (None: it says nothing of it)."""
-    match asked, attrs:
-        case AskedValue.RESTARTS, MetricsRestarts():
+    if not carries(asked, attrs):
+        return None
+    match attrs:
+        case MetricsRestarts():
             return bool(attrs.increase)
-        case AskedValue.ERRORS, HttpRate() if attrs.what == "errors":
+        case HttpRate():
             return bool(attrs.total or attrs.value)
         case _:
             return None
