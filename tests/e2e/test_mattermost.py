@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -75,6 +76,11 @@ def answers(sim: MattermostSim, root_id: str) -> list[dict[str, Any]]:
         for p in sim.thread(root_id)
         if p["user_id"] == sim.user_id("infrabot") and p["props"].get("infrabot") == "answer"
     ]
+
+
+def prose(message: str) -> str:
+    """The words of a message without its links: a random port in a URL is not a value said."""
+    return re.sub(r"\(?https?://[^\s)]+\)?", "", message)
 
 
 def bot_posts(sim: MattermostSim, root_id: str) -> list[dict[str, Any]]:
@@ -167,7 +173,7 @@ async def test_mention_is_answered_in_the_thread_with_facts_and_a_follow_up(
     )
     second = await eventually(lambda: answers(sim, question["id"])[1:])
     assert "137" in second[0]["message"] and "dc-b" in second[0]["message"]
-    assert "412" not in second[0]["message"]
+    assert "412" not in prose(second[0]["message"])
     # the bot re-read the thread for the follow-up
     assert ("GET", f"/api/v4/posts/{follow['root_id']}/thread") in sim.requests
 
