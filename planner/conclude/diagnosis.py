@@ -16,6 +16,7 @@ from datetime import datetime
 
 import structlog
 
+from planner.conclude.chain import dependency_chain
 from planner.conclude.changes import (
     ONSET_SLACK,
     change_text,
@@ -366,6 +367,7 @@ def _autoscaler(facts: list[IndexedFact], onset: datetime | None, lang: Language
 # reads the kinds it needs (the edge rule: the access log, the error log and the app's
 # answer), so rules are listed here, not on any one fact kind.
 RULES: tuple[Rule, ...] = (
+    dependency_chain,
     _edge,
     _node_network,
     _workload,

@@ -352,13 +352,19 @@ def _routed_object(msg: _Message, env: str | None, setting: _Setting) -> _Object
     found = routed(msg.text, setting.inventory, env)
     if found is None:
         return None
-    item, route = found
+    item, route = found.ingress, found.route
     note = (
         f"{route.host}{route.path} is routed by Ingress {item.namespace}/{item.name} "
         f"to service {route.service}"
     )
+    notes = [note]
+    if found.behind:
+        notes.append(
+            f"{route.host} also routes to {', '.join(o.name for o in found.behind)}: "
+            "read as well, the message names no path"
+        )
     ref = ObjectRef(name=route.service, namespace=item.namespace)
-    return _ObjectPick(env, route.service, item.namespace, (ref,), notes=(note,))
+    return _ObjectPick(env, route.service, item.namespace, (ref, *found.behind), notes=tuple(notes))
 
 
 def _guessed_object(msg: _Message, env: str | None, setting: _Setting) -> _ObjectPick | None:

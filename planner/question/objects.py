@@ -6,6 +6,7 @@ what is measured about the object may carry."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
@@ -173,12 +174,23 @@ def nodes_in(text_norm: str, inventory: list[InventoryItem], env: str | None) ->
     return list(dict.fromkeys(nodes))
 
 
-def routed(
-    message: str, inventory: list[InventoryItem], env: str | None
-) -> tuple[InventoryItem, IngressRoute] | None:
+@dataclass(frozen=True)
+class Routed:
+    """The Ingress rule a message's host (and path) lands on; `behind`, when the message
+    names the host without a path, every other Service the host routes to: the failing
+    path may be any of them, so each is read, never only the one serving "/"."""
+
+    ingress: InventoryItem
+    route: IngressRoute
+    behind: tuple[ObjectRef, ...] = ()
+
+
+def routed(message: str, inventory: list[InventoryItem], env: str | None) -> Routed | None:
     """The Ingress rule whose host the message names, with the longest path that prefixes
     the path written after the host (or "/" when none is)."""
     best: tuple[int, InventoryItem, IngressRoute] | None = None
+    pathless = False
+    others: dict[str, ObjectRef] = {}
     for item in inventory:
         if item.kind is not EntityKind.INGRESS or (env is not None and item.env != env):
             continue
@@ -188,10 +200,22 @@ def routed(
             m = re.search(re.escape(route.host) + r"(/[^\s?#\"'<>]*)?", message, re.I)
             if m is None:
                 continue
+            pathless = pathless or m.group(1) in (None, "/")
+            others.setdefault(
+                route.service, ObjectRef(name=route.service, namespace=item.namespace)
+            )
             asked = m.group(1) or "/"
             if asked.startswith(route.path) and (best is None or len(route.path) > best[0]):
                 best = (len(route.path), item, route)
-    return (best[1], best[2]) if best is not None else None
+    if best is None:
+        return None
+    behind = tuple(o for o in others.values() if o.name != best[2].service) if pathless else ()
+    return Routed(best[1], best[2], behind[:MAX_BEHIND])
+
+
+# a host's backends read when it is named without a path: an edge with more is a gateway,
+# whose failing path the question must name
+MAX_BEHIND = 3
 
 
 def fronts(

@@ -1,0 +1,237 @@
+"""The chain behind a symptom: which object failed because of which, read from typed
+facts. Each workload the facts are about is a unit; a unit's own state (crash loop, killed
+for memory, not ready, no ready endpoint, a full disk or no memory in its own log) and
+the calls its log says failed, each read as a dependency error (policy/dependencies.py),
+are its links. A failed call points to the unit it names: by name (its Service's or
+cluster DNS name), by a pod address the facts place, or by the software its image runs.
+The chain starts at a unit that fails and follows failed calls to the unit behind them
+(two hops at most); it is told when it leaves the first unit, or when the first unit's
+log names a dependency no read reached ("<symptom> <- <a> not ready: its calls to
+PostgreSQL (<host>) fail: authentication refused <- <db>: CrashLoopBackOff")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from planner.conclude.rule import Finding, IndexedFact, Seen, of_kind
+from policy.dependencies import (
+    FAILURE_LABELS,
+    DependencyError,
+    Failure,
+    excerpt,
+    read_error,
+    runs_software,
+)
+from policy.facts import (
+    AppLog,
+    HttpRate,
+    K8sEndpoints,
+    K8sEvent,
+    K8sLog,
+    K8sPlacement,
+    K8sPod,
+    K8sTermination,
+    K8sWaiting,
+    LogTemplate,
+)
+from policy.language import Bilingual, Language, phrase
+
+MAX_HOPS = 2
+# a quoted line is cut here: the chain is one sentence
+QUOTE = 160
+
+_STATEFUL_POD = re.compile(r"^(.+)-\d{1,4}$")
+_REPLICA_POD = re.compile(r"^(.+)-[a-z0-9]{6,10}-[a-z0-9]{5}$")
+_DAEMON_POD = re.compile(r"^(.+)-[a-z0-9]{5}$")
+
+
+def workload_of(pod: str) -> str:
+    """<deployment>-<template hash>-<suffix>, <statefulset>-<ordinal>,
+    <daemonset>-<suffix> -> the workload's name; any other name is its own."""
+    for shape in (_REPLICA_POD, _STATEFUL_POD, _DAEMON_POD):
+        m = shape.match(pod)
+        if m:
+            return m.group(1)
+    return pod
+
+
+@dataclass
+class _Unit:
+    """One workload as the facts show it: what is wrong with it, the failed calls its
+    log holds, the images and addresses of its pods."""
+
+    name: str
+    states: list[tuple[int, str]] = field(default_factory=list)
+    calls: list[tuple[int, DependencyError, str]] = field(default_factory=list)
+    images: set[str] = field(default_factory=set)
+    addresses: set[str] = field(default_factory=set)
+
+
+_NOT_READY: Bilingual = ("not ready", "не готов")
+_ENDPOINTS: Bilingual = (
+    "{ready} of {total} endpoints ready",
+    "готовых endpoints: {ready} из {total}",
+)
+_LOG: Bilingual = ("its log: {line}", "в его логе: {line}")
+_CALLS: Bilingual = (
+    "its calls to {what} fail ({how}): {line}",
+    "его обращения к {what} падают ({how}): {line}",
+)
+_CHAIN: Bilingual = ("Chain: {chain}", "Цепочка: {chain}")
+_ARROW = " ← "
+
+
+def _quote(text: str) -> str:
+    return f'"{excerpt(str(text), QUOTE)}"'
+
+
+class _Units:
+    """The facts grouped by the workload each is about."""
+
+    def __init__(self, facts: list[IndexedFact], lang: Language) -> None:
+        self.by_name: dict[str, _Unit] = {}
+        self.lang = lang
+        for f in facts:
+            self._add(f)
+
+    def unit(self, name: str) -> _Unit:
+        return self.by_name.setdefault(name, _Unit(name))
+
+    def _add(self, f: IndexedFact) -> None:
+        a = f.fact.attrs
+        lang = self.lang
+        if isinstance(a, K8sWaiting) and a.pod:
+            u = self.unit(workload_of(a.pod))
+            u.states.append((f.index, f"{a.pod} {a.reason}"))
+            if a.image:
+                u.images.add(a.image)
+        elif isinstance(a, K8sTermination) and a.pod and a.reason in ("OOMKilled", "Error"):
+            code = f" (exit code {a.exit_code})" if a.exit_code is not None else ""
+            self.unit(workload_of(a.pod)).states.append((f.index, f"{a.pod} {a.reason}{code}"))
+        elif isinstance(a, K8sPod) and a.pod:
+            u = self.unit(workload_of(a.pod))
+            u.images.update(a.images or ([a.image] if a.image else []))
+            if a.phase == "Running" and a.ready is False:
+                u.states.append((f.index, f"{a.pod} {phrase(_NOT_READY, lang)}"))
+        elif isinstance(a, K8sPlacement) and a.pod and a.ip:
+            self.unit(workload_of(a.pod)).addresses.add(a.ip)
+        elif isinstance(a, K8sEndpoints) and a.service:
+            self._endpoints(f.index, a)
+        elif isinstance(a, K8sLog) and a.pod:
+            self._line(workload_of(a.pod), f.index, str(a.message or a.line or f.fact.text))
+        elif isinstance(a, AppLog) and (a.service or a.pod):
+            name = str(a.service) if a.service else workload_of(str(a.pod))
+            self._line(name, f.index, str(a.message or f.fact.text))
+        elif isinstance(a, LogTemplate) and a.service:
+            self._line(a.service, f.index, str(a.example or a.template or ""))
+        elif isinstance(a, K8sEvent) and a.object_kind == "Pod" and a.name and a.type == "Warning":
+            self._line(workload_of(a.name), f.index, str(a.message or ""))
+
+    def _endpoints(self, index: int, a: K8sEndpoints) -> None:
+        u = self.unit(str(a.service))
+        for row in a.endpoints or []:
+            for ip in row.get("addresses") or []:
+                u.addresses.add(str(ip))
+        u.addresses.update([*(a.ready_ips or []), *(a.not_ready_ips or [])])
+        ready, not_ready = int(a.ready or 0), int(a.not_ready or 0)
+        if ready == 0 and not_ready > 0:
+            total = ready + not_ready
+            u.states.append((index, phrase(_ENDPOINTS, self.lang, ready=ready, total=total)))
+
+    def _line(self, name: str, index: int, line: str) -> None:
+        error = read_error(line)
+        if error is None:
+            return
+        u = self.unit(name)
+        if error.software is not None and any(runs_software(i, error.software) for i in u.images):
+            # the software's own server writing its failure ("No space left on device")
+            if error.failure in (Failure.FULL, Failure.MEMORY):
+                u.states.append((index, phrase(_LOG, self.lang, line=_quote(line))))
+            return
+        u.calls.append((index, error, line))
+
+    def callee(self, caller: _Unit, error: DependencyError) -> _Unit | None:
+        """The unit a failed call names: by name, by a pod address, by its software."""
+        others = [u for u in self.by_name.values() if u is not caller]
+        for host in error.hosts:
+            first = host.split(".", 1)[0]
+            named = [u for u in others if first == u.name or first.startswith(u.name + "-")]
+            if named:
+                return max(named, key=lambda u: len(u.name))
+        for address in error.addresses:
+            placed = [u for u in others if address in u.addresses]
+            if placed:
+                return placed[0]
+        if error.software is not None:
+            running = [u for u in others if any(runs_software(i, error.software) for i in u.images)]
+            if len(running) == 1:
+                return running[0]
+        return None
+
+
+def _call_said(index: int, error: DependencyError, line: str, lang: Language) -> str:
+    what = error.label or (error.hosts[0] if error.hosts else None) or "?"
+    if error.hosts and error.label:
+        what += f" ({error.hosts[0]})"
+    how = phrase(FAILURE_LABELS[error.failure], lang) if error.failure else "?"
+    return phrase(_CALLS, lang, what=what, how=how, line=_quote(line))
+
+
+def _follow(units: _Units, start: _Unit) -> tuple[list[str], list[int]]:
+    """The links from one unit down its failed calls: its state, then each callee's."""
+    parts: list[str] = []
+    support: list[int] = []
+    seen = {start.name}
+    unit: _Unit | None = start
+    hops = 0
+    while unit is not None:
+        state = "; ".join(s for _, s in unit.states[:2])
+        link = f"{unit.name}: {state}" if state else unit.name
+        support += [i for i, _ in unit.states[:2]]
+        call = next((c for c in unit.calls), None)
+        nxt = None
+        if call is not None and hops < MAX_HOPS:
+            index, error, line = call
+            link += ("; " if state else ": ") + _call_said(index, error, line, units.lang)
+            support.append(index)
+            nxt = units.callee(unit, error)
+        parts.append(link)
+        if nxt is None or nxt.name in seen:
+            break
+        seen.add(nxt.name)
+        unit, hops = nxt, hops + 1
+    return parts, support
+
+
+def _symptom(facts: list[IndexedFact]) -> Seen[HttpRate] | None:
+    errors = [r for r in of_kind(facts, HttpRate) if r.a.what == "errors" and (r.a.total or 0) > 0]
+    return max(errors, key=lambda r: r.a.total or 0) if errors else None
+
+
+def dependency_chain(
+    facts: list[IndexedFact], onset: datetime | None, lang: Language
+) -> list[Finding]:
+    """The longest chain of failing units the facts show, told from the symptom down,
+    when it leaves the first unit or names a dependency no read reached."""
+    units = _Units(facts, lang)
+    best: tuple[list[str], list[int], bool] | None = None
+    for unit in units.by_name.values():
+        if not unit.calls or not (unit.states or unit.calls):
+            continue
+        parts, support = _follow(units, unit)
+        callee_read = len(parts) > 1
+        if best is None or len(parts) > len(best[0]):
+            best = (parts, support, callee_read)
+    if best is None:
+        return []
+    parts, support, callee_read = best
+    symptom = _symptom(facts)
+    head = []
+    if symptom is not None:
+        head = [symptom.fact.text.rstrip(".")]
+        support.insert(0, symptom.index)
+    text = phrase(_CHAIN, lang, chain=_ARROW.join([*head, *parts])) + "."
+    confidence = "high" if callee_read else "medium"
+    return [Finding(text, text, list(dict.fromkeys(support)), confidence, weight=8)]

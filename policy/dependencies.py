@@ -1,0 +1,173 @@
+"""What an error line says about a dependency: the software a client failed to reach
+(PostgreSQL from a psycopg2 or pgx error, Redis from Lettuce's), how the call failed
+(refused, timed out, auth, a full disk, out of memory) and the addresses it names. Read
+by the turn, to follow the evidence to the object behind a symptom, and by the
+conclusion, to say the chain. The shapes are data (policy/dependencies.yaml), matched in
+bounded time."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from importlib import resources
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from policy.language import Bilingual
+
+
+class Failure(StrEnum):
+    """How a call to a dependency failed, or how the dependency says it fails itself."""
+
+    FULL = "full"
+    MEMORY = "memory"
+    AUTH = "auth"
+    DNS = "dns"
+    POOL = "pool"
+    REFUSED = "refused"
+    TIMEOUT = "timeout"
+    READONLY = "readonly"
+    UNAVAILABLE = "unavailable"
+
+
+class _Software(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    label: str
+    patterns: list[str]
+    images: list[str]
+    ports: list[int]
+
+
+class _FailureShape(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Failure
+    label: tuple[str, str]
+    patterns: list[str]
+
+
+class _Catalogue(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    software: list[_Software]
+    failure: list[_FailureShape]
+
+
+def _load() -> _Catalogue:
+    text = resources.files("policy").joinpath("dependencies.yaml").read_text(encoding="utf-8")
+    return _Catalogue.model_validate(yaml.safe_load(text))
+
+
+_CATALOGUE = _load()
+
+# compiled once, module-level (the bounded-time test finds and times them)
+SOFTWARE_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (s.name, re.compile(p, re.I)) for s in _CATALOGUE.software for p in s.patterns
+)
+FAILURE_SHAPES: tuple[tuple[Failure, re.Pattern[str]], ...] = tuple(
+    (f.name, re.compile(p, re.I)) for f in _CATALOGUE.failure for p in f.patterns
+)
+_LABELS = {s.name: s.label for s in _CATALOGUE.software}
+_IMAGES = {s.name: tuple(s.images) for s in _CATALOGUE.software}
+_PORTS = {port: s.name for s in _CATALOGUE.software for port in s.ports}
+FAILURE_LABELS: dict[Failure, Bilingual] = {f.name: f.label for f in _CATALOGUE.failure}
+
+# what a line names as the other end of a call: an address with its port, a cluster DNS
+# name, a bare IPv4
+_HOST_PORT = re.compile(r"(?<![\w.-])([a-z0-9][\w.-]{0,200}?):(\d{2,5})\b", re.I)
+_CLUSTER_NAME = re.compile(r"\b([a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,3}\.svc)\b", re.I)
+_IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
+_ADDRESSABLE = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[\w.-]*[a-z][\w.-]*", re.I)
+_DATE = re.compile(r"\d{4}-\d{2}")
+_SOURCE_FILE = re.compile(
+    r"\.(?:go|py|java|kt|scala|js|mjs|ts|rb|cs|php|rs|c|cc|cpp|ex|exs)$", re.I
+)
+# failures that say a dependency was called even when the line names none: a client's
+# pool with no connection left, a name the resolver could not resolve
+_AWAY = frozenset({Failure.POOL, Failure.DNS})
+
+# a line longer than this is read by its first part: a client's error says what it
+# called near its start
+_READ = 4000
+
+
+@dataclass(frozen=True)
+class DependencyError:
+    """One line read as a failed call: to which software (None: not told), how, and the
+    hosts, addresses and ports it names."""
+
+    software: str | None
+    failure: Failure | None
+    hosts: tuple[str, ...] = ()
+    addresses: tuple[str, ...] = ()
+    ports: tuple[int, ...] = ()
+
+    @property
+    def label(self) -> str | None:
+        return _LABELS.get(self.software or "")
+
+
+def software_of(line: str) -> str | None:
+    """The software whose client or server shapes the line carries."""
+    text = line[:_READ]
+    return next((name for name, p in SOFTWARE_SHAPES if p.search(text)), None)
+
+
+def failure_of(line: str) -> Failure | None:
+    """How the line says a call failed, or the dependency fails (the first class)."""
+    text = line[:_READ]
+    return next((name for name, p in FAILURE_SHAPES if p.search(text)), None)
+
+
+def read_error(line: str) -> DependencyError | None:
+    """The line as a failed call to a dependency, or None when it is not one: it must
+    name the software (a client's own shape) or name an address and say how the call
+    failed (Go's "dial tcp 10.0.3.7:5432: connect: connection refused")."""
+    text = line[:_READ]
+    software = software_of(text)
+    failure = failure_of(text)
+    hosts: list[str] = []
+    ports: list[int] = []
+    for m in _HOST_PORT.finditer(text):
+        host, port = m.group(1), int(m.group(2))
+        if not 20 <= port <= 65535 or not _ADDRESSABLE.fullmatch(host) or _DATE.match(host):
+            continue  # a time ("16:26:37"), a timestamp or a line number is no address
+        if _SOURCE_FILE.search(host):
+            continue  # "checks.go:64": where the line was logged from
+        hosts.append(host.lower())
+        ports.append(port)
+    hosts += [h.lower() for h in _CLUSTER_NAME.findall(text)]
+    addresses = tuple(dict.fromkeys(_IPV4.findall(text)))
+    named = [h for h in hosts if not _IPV4.fullmatch(h)]
+    if software is None:
+        software = next((_PORTS[p] for p in ports if p in _PORTS), None)
+    if software is None and failure not in _AWAY and not (failure and (named or addresses)):
+        return None
+    return DependencyError(
+        software, failure, tuple(dict.fromkeys(named)), addresses, tuple(dict.fromkeys(ports))
+    )
+
+
+def excerpt(line: str, width: int) -> str:
+    """The part of a long line that says how the call failed: the words before the
+    failure's shape, up to `width` characters (a JSON line's failure sits in its last
+    field, past its time, level and caller)."""
+    text = " ".join(line[:_READ].split())
+    if len(text) <= width:
+        return text
+    ends = [m.end() for _, p in FAILURE_SHAPES if (m := p.search(text)) is not None]
+    end = min(len(text), max(min(ends, default=width), width // 2) + width // 4)
+    start = max(0, end - width)
+    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+
+
+def runs_software(image: str, software: str) -> bool:
+    """An image that runs the software ("<registry>/db/postgres:16.4" runs PostgreSQL):
+    a word of its repository's last part, never of its registry or tag."""
+    repo = image.rsplit("/", 1)[-1].split("@", 1)[0].split(":", 1)[0].lower()
+    words = set(re.split(r"[^a-z0-9]+", repo)) | {repo}
+    return any(w in words or repo.startswith(w + "-") for w in _IMAGES.get(software, ()))
