@@ -81,7 +81,6 @@ FAILURE_LABELS: dict[Failure, Bilingual] = {f.name: f.label for f in _CATALOGUE.
 _HOST_PORT = re.compile(r"(?<![\w.-])([a-z0-9][\w.-]{0,200}?):(\d{2,5})\b", re.I)
 _CLUSTER_NAME = re.compile(r"\b([a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,3}\.svc)\b", re.I)
 _IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
-_ADDRESSABLE = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[\w.-]*[a-z][\w.-]*", re.I)
 _DATE = re.compile(r"\d{4}-\d{2}")
 _SOURCE_FILE = re.compile(
     r"\.(?:go|py|java|kt|scala|js|mjs|ts|rb|cs|php|rs|c|cc|cpp|ex|exs)$", re.I
@@ -111,6 +110,11 @@ class DependencyError:
         return _LABELS.get(self.software or "")
 
 
+def _addressable(host: str) -> bool:
+    """A name (it has a letter) or an IPv4 address: not a time's or a count's digits."""
+    return any(c.isalpha() for c in host) or _IPV4.fullmatch(host) is not None
+
+
 def software_of(line: str) -> str | None:
     """The software whose client or server shapes the line carries."""
     text = line[:_READ]
@@ -134,7 +138,7 @@ def read_error(line: str) -> DependencyError | None:
     ports: list[int] = []
     for m in _HOST_PORT.finditer(text):
         host, port = m.group(1), int(m.group(2))
-        if not 20 <= port <= 65535 or not _ADDRESSABLE.fullmatch(host) or _DATE.match(host):
+        if not 20 <= port <= 65535 or not _addressable(host) or _DATE.match(host):
             continue  # a time ("16:26:37"), a timestamp or a line number is no address
         if _SOURCE_FILE.search(host):
             continue  # "checks.go:64": where the line was logged from

@@ -66,6 +66,7 @@ class Findings:
         env: str | None = None,
         namespace: str | None = None,
         routes: list[IngressRoute] | None = None,
+        images: list[str] | None = None,
         **attrs: Any,
     ) -> None:
         """A node of the graph; an empty or placeholder name ("-") is not one."""
@@ -83,6 +84,7 @@ class Findings:
                 namespace=namespace,
                 attrs=attrs,
                 routes=routes or [],
+                images=images or [],
             )
         )
 

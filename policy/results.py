@@ -75,6 +75,11 @@ class Entity(BaseModel):
     routes: list[IngressRoute] = Field(
         default_factory=list, description="an Ingress's rules: host + path -> Service"
     )
+    images: list[str] = Field(
+        default_factory=list,
+        description="the images a workload's pods run: which software it is (a database, "
+        "a cache) when an error names the software and not the workload",
+    )
 
 
 class Relation(BaseModel):

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
 
-from planner.conclude.rule import Finding, IndexedFact, Seen, of_kind
+from planner.conclude.rule import Confidence, Finding, IndexedFact, Seen, of_kind
 from policy.dependencies import (
     FAILURE_LABELS,
     DependencyError,
     Failure,
     excerpt,
+    failure_of,
     read_error,
     runs_software,
 )
@@ -39,6 +39,8 @@ from policy.facts import (
 from policy.language import Bilingual, Language, phrase
 
 MAX_HOPS = 2
+# what an object's own log says of itself that explains its failure
+OWN_FAILURES = frozenset({Failure.FULL, Failure.MEMORY})
 # a quoted line is cut here: the chain is one sentence
 QUOTE = 160
 
@@ -63,11 +65,17 @@ class _Unit:
     log holds, the images and addresses of its pods."""
 
     name: str
-    states: list[tuple[int, str]] = field(default_factory=list)
+    # (how much it explains, lower first; fact index; the state said)
+    states: list[tuple[int, int, str]] = field(default_factory=list)
     calls: list[tuple[int, DependencyError, str]] = field(default_factory=list)
+    lines: int = 0  # failed calls its log holds (a template counts its lines)
     images: set[str] = field(default_factory=set)
     addresses: set[str] = field(default_factory=set)
 
+
+# how much a state explains: the unit's own log saying why, then a crash or a wait, then
+# not being ready (what the others cause)
+_OWN_LOG, _WAITING, _UNREADY = 0, 1, 2
 
 _NOT_READY: Bilingual = ("not ready", "не готов")
 _ENDPOINTS: Bilingual = (
@@ -93,7 +101,10 @@ class _Units:
     def __init__(self, facts: list[IndexedFact], lang: Language) -> None:
         self.by_name: dict[str, _Unit] = {}
         self.lang = lang
-        for f in facts:
+        # what each unit runs and where first: a line is its server's own or a call by
+        # what the unit's images are
+        lines = (K8sLog, AppLog, LogTemplate, K8sEvent)
+        for f in sorted(facts, key=lambda f: isinstance(f.fact.attrs, lines)):
             self._add(f)
 
     def unit(self, name: str) -> _Unit:
@@ -104,17 +115,18 @@ class _Units:
         lang = self.lang
         if isinstance(a, K8sWaiting) and a.pod:
             u = self.unit(workload_of(a.pod))
-            u.states.append((f.index, f"{a.pod} {a.reason}"))
+            u.states.append((_WAITING, f.index, f"{a.pod} {a.reason}"))
             if a.image:
                 u.images.add(a.image)
         elif isinstance(a, K8sTermination) and a.pod and a.reason in ("OOMKilled", "Error"):
             code = f" (exit code {a.exit_code})" if a.exit_code is not None else ""
-            self.unit(workload_of(a.pod)).states.append((f.index, f"{a.pod} {a.reason}{code}"))
+            said = f"{a.pod} {a.reason}{code}"
+            self.unit(workload_of(a.pod)).states.append((_WAITING, f.index, said))
         elif isinstance(a, K8sPod) and a.pod:
             u = self.unit(workload_of(a.pod))
             u.images.update(a.images or ([a.image] if a.image else []))
             if a.phase == "Running" and a.ready is False:
-                u.states.append((f.index, f"{a.pod} {phrase(_NOT_READY, lang)}"))
+                u.states.append((_UNREADY, f.index, f"{a.pod} {phrase(_NOT_READY, lang)}"))
         elif isinstance(a, K8sPlacement) and a.pod and a.ip:
             self.unit(workload_of(a.pod)).addresses.add(a.ip)
         elif isinstance(a, K8sEndpoints) and a.service:
@@ -125,7 +137,7 @@ class _Units:
             name = str(a.service) if a.service else workload_of(str(a.pod))
             self._line(name, f.index, str(a.message or f.fact.text))
         elif isinstance(a, LogTemplate) and a.service:
-            self._line(a.service, f.index, str(a.example or a.template or ""))
+            self._line(a.service, f.index, str(a.example or a.template or ""), a.count or 1)
         elif isinstance(a, K8sEvent) and a.object_kind == "Pod" and a.name and a.type == "Warning":
             self._line(workload_of(a.name), f.index, str(a.message or ""))
 
@@ -138,19 +150,24 @@ class _Units:
         ready, not_ready = int(a.ready or 0), int(a.not_ready or 0)
         if ready == 0 and not_ready > 0:
             total = ready + not_ready
-            u.states.append((index, phrase(_ENDPOINTS, self.lang, ready=ready, total=total)))
+            said = phrase(_ENDPOINTS, self.lang, ready=ready, total=total)
+            u.states.append((_UNREADY, index, said))
 
-    def _line(self, name: str, index: int, line: str) -> None:
-        error = read_error(line)
-        if error is None:
-            return
+    def _line(self, name: str, index: int, line: str, count: int = 1) -> None:
         u = self.unit(name)
-        if error.software is not None and any(runs_software(i, error.software) for i in u.images):
-            # the software's own server writing its failure ("No space left on device")
-            if error.failure in (Failure.FULL, Failure.MEMORY):
-                u.states.append((index, phrase(_LOG, self.lang, line=_quote(line))))
-            return
-        u.calls.append((index, error, line))
+        error = read_error(line)
+        server = (
+            error is not None
+            and error.software is not None
+            and any(runs_software(i, error.software) for i in u.images)
+        )
+        if error is not None and not server:
+            u.calls.append((index, error, line))
+            u.lines += count
+        elif failure_of(line) in OWN_FAILURES:
+            # the unit's own failure (a full disk, no memory left), or its server's own
+            # line: never a call to something else
+            u.states.append((_OWN_LOG, index, phrase(_LOG, self.lang, line=_quote(line))))
 
     def callee(self, caller: _Unit, error: DependencyError) -> _Unit | None:
         """The unit a failed call names: by name, by a pod address, by its software."""
@@ -187,9 +204,10 @@ def _follow(units: _Units, start: _Unit) -> tuple[list[str], list[int]]:
     unit: _Unit | None = start
     hops = 0
     while unit is not None:
-        state = "; ".join(s for _, s in unit.states[:2])
+        told = sorted(unit.states)[:2]
+        state = "; ".join(s for _, _, s in told)
         link = f"{unit.name}: {state}" if state else unit.name
-        support += [i for i, _ in unit.states[:2]]
+        support += [i for _, i, _ in told]
         call = next((c for c in unit.calls), None)
         nxt = None
         if call is not None and hops < MAX_HOPS:
@@ -210,28 +228,43 @@ def _symptom(facts: list[IndexedFact]) -> Seen[HttpRate] | None:
     return max(errors, key=lambda r: r.a.total or 0) if errors else None
 
 
+def _starts(units: _Units, asked: frozenset[str], symptom: Seen[HttpRate] | None) -> list[_Unit]:
+    """Where a chain may start: an object the question is about (or the one the symptom
+    is counted on) whose calls fail again and again, or which fails itself. One failed
+    call of a healthy peer is noise, never a cause."""
+    about = set(asked) | ({symptom.a.service} if symptom and symptom.a.service else set())
+    return [
+        u
+        for u in units.by_name.values()
+        if u.calls and (u.name in about or not about) and (u.states or u.lines >= MIN_CALLS)
+    ]
+
+
+# a failed call seen fewer times than this, in an object that does not fail, is no cause
+MIN_CALLS = 3
+
+
 def dependency_chain(
-    facts: list[IndexedFact], onset: datetime | None, lang: Language
+    facts: list[IndexedFact], asked: frozenset[str], lang: Language
 ) -> list[Finding]:
-    """The longest chain of failing units the facts show, told from the symptom down,
-    when it leaves the first unit or names a dependency no read reached."""
+    """The longest chain from an object asked about down the calls its log says failed,
+    told from the symptom when it leaves that object or names a dependency no read
+    reached."""
     units = _Units(facts, lang)
-    best: tuple[list[str], list[int], bool] | None = None
-    for unit in units.by_name.values():
-        if not unit.calls or not (unit.states or unit.calls):
-            continue
+    symptom = _symptom(facts)
+    best: tuple[list[str], list[int]] | None = None
+    for unit in _starts(units, asked, symptom):
         parts, support = _follow(units, unit)
-        callee_read = len(parts) > 1
         if best is None or len(parts) > len(best[0]):
-            best = (parts, support, callee_read)
+            best = (parts, support)
     if best is None:
         return []
-    parts, support, callee_read = best
-    symptom = _symptom(facts)
+    parts, support = best
     head = []
     if symptom is not None:
         head = [symptom.fact.text.rstrip(".")]
         support.insert(0, symptom.index)
     text = phrase(_CHAIN, lang, chain=_ARROW.join([*head, *parts])) + "."
-    confidence = "high" if callee_read else "medium"
+    # the callee read and failing too: the chain is shown end to end
+    confidence: Confidence = "high" if len(parts) > 1 else "medium"
     return [Finding(text, text, list(dict.fromkeys(support)), confidence, weight=8)]

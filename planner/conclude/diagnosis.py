@@ -367,7 +367,6 @@ def _autoscaler(facts: list[IndexedFact], onset: datetime | None, lang: Language
 # reads the kinds it needs (the edge rule: the access log, the error log and the app's
 # answer), so rules are listed here, not on any one fact kind.
 RULES: tuple[Rule, ...] = (
-    dependency_chain,
     _edge,
     _node_network,
     _workload,
@@ -381,14 +380,22 @@ RULES: tuple[Rule, ...] = (
 
 
 def diagnose(
-    facts: list[IndexedFact], onset: datetime | None = None, language: Language = Language.EN
+    facts: list[IndexedFact],
+    onset: datetime | None = None,
+    language: Language = Language.EN,
+    asked: frozenset[str] = frozenset(),
 ) -> list[Finding]:
-    """Every rule's findings, most explanatory first. A rule that breaks on odd data is
-    skipped (and logged): the facts already collected must still reach the answer."""
+    """Every rule's findings, most explanatory first, and the chain from the objects
+    `asked` about to what is behind them. A rule that breaks on odd data is skipped (and
+    logged): the facts already collected must still reach the answer."""
     findings: list[Finding] = []
     for rule in RULES:
         try:
             findings.extend(rule(facts, onset, language))
         except (TypeError, ValueError, KeyError, AttributeError):
             log.exception("diagnosis.rule_failed", rule=rule.__name__)
+    try:
+        findings.extend(dependency_chain(facts, asked, language))
+    except (TypeError, ValueError, KeyError, AttributeError):
+        log.exception("diagnosis.rule_failed", rule="dependency_chain")
     return sorted(findings, key=lambda f: f.weight)

@@ -74,7 +74,10 @@ def finalize(
     t = TurnView(turn, context, plan, records, outcomes, language)
     collected = _facts(t, packet)
     # an onset the question states ("503 since 12:30") bounds what can have caused it
-    findings = diagnose(collected.indexed, context.onset, t.language)
+    asked = frozenset(
+        name for name in [context.scope.object, *(o.name for o in context.objects)] if name
+    )
+    findings = diagnose(collected.indexed, context.onset, t.language, asked)
     hypotheses = [
         Hypothesis(text=f.hypothesis, supported_by=f.supported_by, confidence=f.confidence)
         for f in findings

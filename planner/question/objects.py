@@ -41,6 +41,7 @@ class InventoryItem(BaseModel):
     # a workload's Services (selecting its pods) and the Ingresses routing to them: the
     # names its traffic is labelled with when they differ from its own
     fronted_by: tuple[str, ...] = ()
+    images: tuple[str, ...] = ()  # a workload's images: the software it runs
 
 
 class ObjectRef(BaseModel):

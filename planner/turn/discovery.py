@@ -12,6 +12,7 @@ from planner.plan.routing import Discovered, PodState
 from planner.question.context import ContextState, InventoryItem
 from planner.question.names import normalise
 from planner.read.executor import CallRecord
+from policy.dependencies import DependencyError, read_error, runs_software
 from policy.facts import (
     AppLog,
     AppResponse,
@@ -26,6 +27,7 @@ from policy.facts import (
     K8sPod,
     K8sTermination,
     K8sWaiting,
+    LogTemplate,
     RelationKind,
 )
 
@@ -53,6 +55,7 @@ def learn(
     """Everything a round's new records point to, added to `discovered`."""
     discover(records, discovered)
     _named_workloads(records, context, inventory, discovered)
+    _called(records, context, inventory, discovered)
     _subjects_of(records, context, inventory, discovered)
 
 
@@ -85,6 +88,81 @@ def _named_workloads(
                 continue
             if normalise(item.name) in said:
                 discovered.add_object(env, item.name, item.namespace)
+
+
+def _called(
+    records: list[CallRecord],
+    context: ContextState,
+    inventory: list[InventoryItem],
+    discovered: Discovered,
+) -> None:
+    """The dependency a failed call in a log line goes to (policy/dependencies.py): the
+    Service or workload its host names ("<svc>.<ns>.svc:5432", "<svc>-rw"), the workload
+    a pod address it names belongs to, else the one workload of the env whose images run
+    the software the line names (Redis from "OOM command not allowed", PostgreSQL from a
+    psycopg2 error). Read next as the question's object is (state, events, logs)."""
+    asked = {o.name for o in context.objects} | {context.scope.object}
+    for rec in records:
+        env = rec.result.scope.env or rec.call.env
+        if env is None:
+            continue
+        items = [i for i in inventory if i.env == env and i.kind in _WORKLOADS]
+        placed = _placed(records, env)
+        for fact in rec.result.facts:
+            error = read_error(_said(fact.attrs, fact.text))
+            if error is None:
+                continue
+            target = _callee(error, items, placed, asked, context.scope.namespace)
+            if target is not None:
+                discovered.add_object(env, target.name, target.namespace)
+            for ip in error.addresses:
+                discovered.add_address(env, ip)
+
+
+def _said(attrs: FactAttrs, text: str) -> str:
+    """The words of a log line, an event or a waiting reason; nothing for other facts."""
+    if isinstance(attrs, K8sLog | AppLog | K8sEvent | K8sWaiting | LogTemplate):
+        return text
+    return ""
+
+
+def _placed(records: list[CallRecord], env: str) -> dict[str, str]:
+    """Pod address -> pod, from the placements read so far in `env`."""
+    out: dict[str, str] = {}
+    for rec in records:
+        if (rec.result.scope.env or rec.call.env) != env:
+            continue
+        for fact in rec.result.facts:
+            a = fact.attrs
+            if isinstance(a, K8sPlacement) and a.ip and a.pod:
+                out[a.ip] = a.pod
+    return out
+
+
+def _callee(
+    error: DependencyError,
+    items: list[InventoryItem],
+    placed: dict[str, str],
+    asked: set[str | None],
+    namespace: str | None,
+) -> InventoryItem | None:
+    others = [i for i in items if i.name not in asked]
+    for host in error.hosts:
+        first = host.split(".", 1)[0]
+        named = [i for i in others if first == i.name or first.startswith(i.name + "-")]
+        if named:
+            return max(named, key=lambda i: len(i.name))
+    for ip in error.addresses:
+        pod = placed.get(ip)
+        owners = [i for i in others if pod and pod.startswith(i.name + "-")]
+        if owners:
+            return max(owners, key=lambda i: len(i.name))
+    if error.software is None or error.hosts:
+        return None
+    running = [i for i in others if any(runs_software(image, error.software) for image in i.images)]
+    # several run it: the one beside the asked object
+    near = [i for i in running if i.namespace == namespace] if len(running) > 1 else running
+    return near[0] if len(near) == 1 else None
 
 
 def _subjects_of(

@@ -213,6 +213,7 @@ def _take(out: Inventory, call: PlannedCall, result: ToolResult, *, secondary: b
                 kind=ent.kind,
                 routes=tuple(ent.routes),
                 fronted_by=tuple(fronts.get(f"{ent.kind.value}/{ent.name}", ())),
+                images=tuple(ent.images),
             )
         )
 

@@ -1,0 +1,98 @@
+"""The chain behind a symptom, told from typed facts: the object asked about, the calls
+its log says failed, and the object behind them with its own state. A healthy peer's one
+failed call is no chain."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from planner.conclude.chain import dependency_chain, workload_of
+from planner.conclude.rule import IndexedFact
+from policy.facts import AppLog, FactAttrs, HttpRate, K8sLog, K8sPlacement, K8sPod, K8sWaiting
+from policy.language import Language
+from policy.results import ResultFact
+
+NOW = datetime(2026, 11, 3, 9, 30, tzinfo=UTC)
+
+
+def _facts(*attrs: tuple[str, FactAttrs]) -> list[IndexedFact]:
+    return [
+        IndexedFact(i, ResultFact(text=text, source="test", observed_at=NOW, attrs=a), "prod")
+        for i, (text, a) in enumerate(attrs)
+    ]
+
+
+SYMPTOM = (
+    "ledger-web: 812 responses with status 500",
+    HttpRate(what="errors", total=812, status="500", service="ledger-web"),
+)
+PG_DOWN = (
+    'psycopg2.OperationalError: connection to server at "acct-store.money.svc" (10.96.1.9), '
+    "port 5432 failed: Connection refused"
+)
+FULL = 'PANIC:  could not write to file "pg_wal/xlogtemp.31": No space left on device'
+PG_IMAGE = "mirror.example/db/postgres:15.6"
+
+
+def _app_errors(service: str, line: str, count: int) -> list[tuple[str, FactAttrs]]:
+    return [(line, AppLog(service=service, pod=f"{service}-7d9f8c6b5-x{i}q2z", message=line))
+            for i in range(count)]  # fmt: skip
+
+
+def test_the_chain_goes_from_the_symptom_to_the_database_and_its_own_state() -> None:
+    facts = _facts(
+        SYMPTOM,
+        *_app_errors("ledger-web", PG_DOWN, 3),
+        ("acct-store-0 waiting", K8sWaiting(pod="acct-store-0", reason="CrashLoopBackOff")),
+        ("acct-store-0 log", K8sLog(pod="acct-store-0", message=FULL)),
+        ("pod", K8sPod(pod="acct-store-0", image=PG_IMAGE, phase="Running", ready=False)),
+    )  # fmt: skip
+    [finding] = dependency_chain(facts, frozenset({"ledger-web"}), Language.EN)
+    text = finding.summary
+    # symptom first, then the caller's failed calls, then the database's own state
+    assert text.index("812 responses") < text.index("its calls") < text.index("acct-store:")
+    assert "PostgreSQL" in text and "connection refused" in text
+    assert "CrashLoopBackOff" in text and "No space left on device" in text
+    assert finding.confidence == "high"
+    assert 0 in finding.supported_by and 4 in finding.supported_by
+
+
+def test_a_callee_named_only_by_its_pod_address_is_found_by_the_placement() -> None:
+    line = (
+        'rpc error: code = Unavailable desc = connection error: desc = "transport: Error while '
+        'dialing: dial tcp 10.244.3.17:50051: connect: connection refused"'
+    )
+    facts = _facts(
+        SYMPTOM,
+        *_app_errors("ledger-web", line, 4),
+        ("placement", K8sPlacement(pod="fx-rates-5c8d7b9f4-k2m4p", ip="10.244.3.17")),
+        ("waiting", K8sWaiting(pod="fx-rates-5c8d7b9f4-k2m4p", reason="CrashLoopBackOff")),
+    )  # fmt: skip
+    [finding] = dependency_chain(facts, frozenset({"ledger-web"}), Language.RU)
+    assert finding.summary.startswith("Цепочка:")
+    assert "fx-rates: fx-rates-5c8d7b9f4-k2m4p CrashLoopBackOff" in finding.summary
+
+
+def test_a_dependency_no_read_reached_is_still_named_from_the_callers_log() -> None:
+    line = "redis.exceptions.ResponseError: OOM command not allowed when used memory > 'maxmemory'."
+    facts = _facts(SYMPTOM, *_app_errors("ledger-web", line, 5))
+    [finding] = dependency_chain(facts, frozenset({"ledger-web"}), Language.EN)
+    assert "Redis" in finding.summary and "out of memory" in finding.summary
+    assert finding.confidence == "medium"
+
+
+def test_one_failed_call_of_a_healthy_peer_is_no_chain() -> None:
+    line = "pq: canceling statement due to user request"
+    peer = [(line, AppLog(service="stock-api", pod="stock-api-5d7c8b6f9c-gtjjg", message=line))]
+    asked = frozenset({"ledger-web", "stock-api"})
+    assert dependency_chain(_facts(SYMPTOM, *peer), asked, Language.EN) == []
+    # nor is a failing object the question is not about
+    many = _app_errors("stock-api", PG_DOWN, 6)
+    assert dependency_chain(_facts(SYMPTOM, *many), frozenset({"ledger-web"}), Language.EN) == []
+
+
+def test_a_pods_workload_is_read_from_its_name() -> None:
+    assert workload_of("ledger-web-7d9f8c6b5-x0q2z") == "ledger-web"
+    assert workload_of("acct-store-0") == "acct-store"
+    assert workload_of("node-agent-k2m4p") == "node-agent"
+    assert workload_of("standalone") == "standalone"
