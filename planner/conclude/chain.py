@@ -35,6 +35,7 @@ from policy.facts import (
     K8sTermination,
     K8sWaiting,
     LogTemplate,
+    MetricsRestarts,
 )
 from policy.language import Bilingual, Language, phrase
 
@@ -74,8 +75,17 @@ class _Unit:
 
 
 # how much a state explains: the unit's own log saying why, then a crash or a wait, then
-# not being ready (what the others cause)
-_OWN_LOG, _WAITING, _UNREADY = 0, 1, 2
+# what Kubernetes reported of it, then not being ready (what the others cause)
+_OWN_LOG, _WAITING, _EVENT, _UNREADY = 0, 1, 2, 3
+# the events of a pod that say it does not run or serve (kubelet's and the scheduler's
+# reasons): its state, beside what their message says it called
+_STATE_EVENTS = frozenset(
+    {"BackOff", "Unhealthy", "FailedMount", "FailedScheduling", "Failed", "FailedAttachVolume"}
+)
+_RESTARTED: Bilingual = (
+    "{pod} restarted {count} time(s){reason}",
+    "{pod} перезапускался {count} раз(а){reason}",
+)
 
 _NOT_READY: Bilingual = ("not ready", "не готов")
 _ENDPOINTS: Bilingual = (
@@ -138,8 +148,16 @@ class _Units:
             self._line(name, f.index, str(a.message or f.fact.text))
         elif isinstance(a, LogTemplate) and a.service:
             self._line(a.service, f.index, str(a.example or a.template or ""), a.count or 1)
+        elif isinstance(a, MetricsRestarts) and a.pod and (a.increase or 0) > 0:
+            reason = f", {a.last_reason}" if a.last_reason else ""
+            said = phrase(_RESTARTED, lang, pod=a.pod, count=int(a.increase or 0), reason=reason)
+            self.unit(workload_of(a.pod)).states.append((_WAITING, f.index, said))
         elif isinstance(a, K8sEvent) and a.object_kind == "Pod" and a.name and a.type == "Warning":
-            self._line(workload_of(a.name), f.index, str(a.message or ""))
+            name = workload_of(a.name)
+            if a.reason in _STATE_EVENTS:
+                said = f"{a.reason}: {_quote(str(a.message or ''))}"
+                self.unit(name).states.append((_EVENT, f.index, said))
+            self._line(name, f.index, str(a.message or ""))
 
     def _endpoints(self, index: int, a: K8sEndpoints) -> None:
         u = self.unit(str(a.service))
@@ -197,24 +215,32 @@ def _call_said(index: int, error: DependencyError, line: str, lang: Language) ->
 
 
 def _follow(units: _Units, start: _Unit) -> tuple[list[str], list[int]]:
-    """The links from one unit down its failed calls: its state, then each callee's."""
+    """The links from one unit down its failed calls: its state, then each callee's. A
+    callee reached for a software runs it: its own lines of that software are its state
+    ("FATAL: the database system is in recovery mode"), not calls it makes."""
     parts: list[str] = []
     support: list[int] = []
     seen = {start.name}
     unit: _Unit | None = start
+    serves: str | None = None
     hops = 0
     while unit is not None:
-        told = sorted(unit.states)[:2]
-        state = "; ".join(s for _, _, s in told)
+        own = [c for c in unit.calls if serves and c[1].software == serves]
+        calls = [c for c in unit.calls if c not in own]
+        states = sorted(
+            unit.states
+            + [(_EVENT, i, phrase(_LOG, units.lang, line=_quote(line))) for i, _, line in own]
+        )[:2]
+        state = "; ".join(s for _, _, s in states)
         link = f"{unit.name}: {state}" if state else unit.name
-        support += [i for _, i, _ in told]
-        call = next((c for c in unit.calls), None)
+        support += [i for _, i, _ in states]
         nxt = None
-        if call is not None and hops < MAX_HOPS:
-            index, error, line = call
+        if calls and hops < MAX_HOPS:
+            index, error, line = calls[0]
             link += ("; " if state else ": ") + _call_said(index, error, line, units.lang)
             support.append(index)
             nxt = units.callee(unit, error)
+            serves = error.software
         parts.append(link)
         if nxt is None or nxt.name in seen:
             break
