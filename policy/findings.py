@@ -67,6 +67,7 @@ class Findings:
         namespace: str | None = None,
         routes: list[IngressRoute] | None = None,
         images: list[str] | None = None,
+        addresses: list[str] | None = None,
         **attrs: Any,
     ) -> None:
         """A node of the graph; an empty or placeholder name ("-") is not one."""
@@ -85,6 +86,7 @@ class Findings:
                 attrs=attrs,
                 routes=routes or [],
                 images=images or [],
+                addresses=addresses or [],
             )
         )
 

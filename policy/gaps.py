@@ -125,6 +125,7 @@ class Need(StrEnum):
     POD = "pod"
     FAILING_POD = "failing_pod"
     ADDRESS = "address"
+    CALLED_ADDRESS = "called_address"
 
 
 # what is missing, said when a MISSING_INPUT or NOT_OBSERVED note names its need
@@ -152,6 +153,10 @@ NEED_SENTENCES: dict[Need, Bilingual] = {
     Need.ADDRESS: (
         "no upstream address was identified from the evidence",
         "по фактам не определён ни один адрес upstream",
+    ),
+    Need.CALLED_ADDRESS: (
+        "no failed call named an address",
+        "ни один сбойный вызов не назвал адрес",
     ),
 }
 

@@ -80,6 +80,10 @@ class Entity(BaseModel):
         description="the images a workload's pods run: which software it is (a database, "
         "a cache) when an error names the software and not the workload",
     )
+    addresses: list[str] = Field(
+        default_factory=list,
+        description="a Service's cluster IPs: a client's error names the Service by address",
+    )
 
 
 class Relation(BaseModel):

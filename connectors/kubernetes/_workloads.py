@@ -183,11 +183,18 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
             meta(svc).get("namespace"),
             type=spec.get("type"),
             selector=spec.get("selector") or {},
+            addresses=_cluster_ips(spec),
         )
         _relate_selected(found, svc, by_namespace.get(meta(svc).get("namespace"), []), ctx)
     return found.finish(
         "k8s.inventory", args, ctx, returned=len(found.entities), data_in_entities=True
     )
+
+
+def _cluster_ips(spec: dict[str, Any]) -> list[str]:
+    """A Service's virtual addresses ("None" for a headless one is none)."""
+    ips = spec.get("clusterIPs") or [spec.get("clusterIP")]
+    return [str(ip) for ip in ips if ip and ip != "None"]
 
 
 def _relate_selected(

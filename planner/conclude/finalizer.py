@@ -192,6 +192,9 @@ def _objective_gaps(t: TurnView) -> list[Gap]:
             read = ", ".join(out.sources) or say(Phrase.THE_SOURCE, language)
             title = t.by_id[obj_id].title_in(language)
             gaps.append(Gap.of(obj_id, GapNote(GapReason.ABSENCE_ONLY, env, title, read), language))
+        unpointed = all(n.reason is GapReason.NOT_OBSERVED for n in out.reasons)
+        if t.by_id[obj_id].until_observed and out.reasons and unpointed:
+            continue  # nothing in the evidence pointed there: nothing left unread
         if out.status != "resolved":
             for note in out.reasons or [GapNote(GapReason.NO_CALL, env)]:
                 gaps.append(Gap.of(obj_id, note, language))

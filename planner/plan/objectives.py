@@ -51,6 +51,11 @@ class Objective(BaseModel):
         description="also read for the workloads the evidence names (a dependency a log "
         "line connects to: a Redis the readiness check pings, the database that refuses)",
     )
+    until_observed: bool = Field(
+        default=False,
+        description="read only once the evidence yields its input, and no gap before: "
+        "nothing pointed there (the pods behind the addresses a failed call named)",
+    )
     facet: Facet | None = Field(
         default=None,
         description="a baseline objective: every evidence kind of this facet an admitted "

@@ -96,6 +96,8 @@ class Discovered:
     pods: dict[str, list[tuple[str, str | None, PodState]]] = field(default_factory=dict)
     # workloads other than the question's that the evidence names (name, namespace)
     objects: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
+    # addresses a failed call named (a callee's pod, a Service's cluster IP): whose they are
+    called: dict[str, list[str]] = field(default_factory=dict)
     # when the question names no workload: the ones the evidence puts behind the symptom
     # (the pods the failing requests went to), read as the question's object
     subjects: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
@@ -114,6 +116,11 @@ class Discovered:
         lst = self.nodes.setdefault(env, [])
         if node not in lst:
             lst.append(node)
+
+    def add_called(self, env: str, address: str) -> None:
+        lst = self.called.setdefault(env, [])
+        if address and address not in lst:
+            lst.append(address)
 
     def add_address(self, env: str, address: str) -> None:
         lst = self.addresses.setdefault(env, [])
@@ -314,7 +321,9 @@ def _base(b: _Binding, now: datetime, round_no: int) -> Arguments | Blocked:
             base["upstreams"] = addresses[:20]
         elif round_no == 0:
             return Blocked(Block.DEFERRED)
-    if b.takes("addresses") and Need.ADDRESS in b.objective.needs:
+    if b.takes("addresses") and Need.CALLED_ADDRESS in b.objective.needs:
+        addresses = b.discovered.called.get(b.env, [])
+    if b.takes("addresses") and {Need.ADDRESS, Need.CALLED_ADDRESS} & set(b.objective.needs):
         base["addresses"] = addresses[:20]
         base.pop("namespace", None)  # an address may belong to any namespace
         base.pop("service", None)
@@ -477,6 +486,7 @@ def needs_missing(
         Need.POD: bool(discovered.pods.get(env)),
         Need.FAILING_POD: any(p[2] is not PodState.OK for p in discovered.pods.get(env, [])),
         Need.ADDRESS: bool(discovered.addresses.get(env)),
+        Need.CALLED_ADDRESS: bool(discovered.called.get(env)),
     }
     for need in objective.needs:
         if need in asked and not asked[need]:

@@ -42,6 +42,7 @@ class InventoryItem(BaseModel):
     # names its traffic is labelled with when they differ from its own
     fronted_by: tuple[str, ...] = ()
     images: tuple[str, ...] = ()  # a workload's images: the software it runs
+    addresses: tuple[str, ...] = ()  # a Service's cluster IPs
 
 
 class ObjectRef(BaseModel):

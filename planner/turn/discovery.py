@@ -115,8 +115,9 @@ def _called(
             target = _callee(error, items, placed, asked, context.scope.namespace)
             if target is not None:
                 discovered.add_object(env, target.name, target.namespace)
-            for ip in error.addresses:
-                discovered.add_address(env, ip)
+            elif error.addresses:
+                # whose pod the address is: read next, then followed
+                discovered.add_called(env, error.addresses[0])
 
 
 def _said(attrs: FactAttrs, text: str) -> str:
@@ -153,6 +154,10 @@ def _callee(
         if named:
             return max(named, key=lambda i: len(i.name))
     for ip in error.addresses:
+        # a Service's cluster IP, else the pod a placement read put at that address
+        fronted = [i for i in others if ip in i.addresses]
+        if fronted:
+            return fronted[0]
         pod = placed.get(ip)
         owners = [i for i in others if pod and pod.startswith(i.name + "-")]
         if owners:

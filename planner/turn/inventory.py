@@ -214,6 +214,7 @@ def _take(out: Inventory, call: PlannedCall, result: ToolResult, *, secondary: b
                 routes=tuple(ent.routes),
                 fronted_by=tuple(fronts.get(f"{ent.kind.value}/{ent.name}", ())),
                 images=tuple(ent.images),
+                addresses=tuple(ent.addresses),
             )
         )
 

@@ -30,7 +30,9 @@ from planner.plan.routing import (
 from planner.question.context import ContextState
 from planner.read.executor import CallRecord, Executor
 from policy.contracts import ToolContract
+from policy.errors import ErrorKind
 from policy.gaps import GapNote, GapReason
+from policy.results import ToolResult
 
 Wanted = dict[str, tuple[PlannedCall, set[str]]]
 """Calls a round asks, by key, each with the objectives it serves."""
@@ -124,6 +126,10 @@ def _plan_objective(
         out.blocked[(objective.id, env)] = Blocked(Block.UNAVAILABLE, tuple(dict.fromkeys(reasons)))
 
 
+def _not_served(result: ToolResult) -> bool:
+    return result.failed and result.error_kind is ErrorKind.UNSUPPORTED
+
+
 def _no_candidate(inputs: RoundInputs, objective: Objective, env: str) -> Blocked:
     """No admitted tool serves the objective here: the user may not use the ones that
     could (which the gate refused), or no configured source serves it."""
@@ -180,7 +186,10 @@ def _try_sources(
                 if rec is not None:
                     rec.objectives.add(objective.id)
         if all(m is not None for m in made):
-            covered |= kinds
+            if not all(m is not None and _not_served(m.result) for m in made):
+                # a source that does not serve the env leaves its kinds to the next
+                # acceptable one (the pods' own logs when no index holds them)
+                covered |= kinds
             if not objective.all_of and inputs.outcome(objective, env).status == "resolved":
                 return _Sources.DONE, reasons
             continue  # tried and failed, or a union: next acceptable source
