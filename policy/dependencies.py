@@ -163,8 +163,10 @@ def excerpt(line: str, width: int) -> str:
     text = " ".join(line[:_READ].split())
     if len(text) <= width:
         return text
-    ends = [m.end() for _, p in FAILURE_SHAPES if (m := p.search(text)) is not None]
-    end = min(len(text), max(min(ends, default=width), width // 2) + width // 4)
+    # the end of the shape that decided how the call failed (the first class that
+    # matches, as failure_of reads it), else the line's start
+    shown = next((m.end() for _, p in FAILURE_SHAPES if (m := p.search(text)) is not None), width)
+    end = min(len(text), max(shown + width // 8, width))
     start = max(0, end - width)
     return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
 

@@ -233,7 +233,8 @@ def _baseline(
         if o.facet is not None:
             kinds = sorted(k for k, f in served.items() if f == o.facet and k not in read)
         else:
-            kinds = [k for k in o.evidence if k in served and k not in read]
+            # one read only once the evidence points there has an input of its own
+            kinds = [k for k in o.evidence if k in served and (o.until_observed or k not in read)]
         if kinds:
             out.append(o.model_copy(update={"evidence": kinds}))
             read.update(kinds)

@@ -51,11 +51,14 @@ def learn(
     context: ContextState,
     inventory: list[InventoryItem],
     discovered: Discovered,
+    every: list[CallRecord] | None = None,
 ) -> None:
-    """Everything a round's new records point to, added to `discovered`."""
+    """Everything a round's new records point to, added to `discovered`; `every`, all the
+    turn's records: a pod placed this round is the callee of a call logged in an earlier
+    one."""
     discover(records, discovered)
     _named_workloads(records, context, inventory, discovered)
-    _called(records, context, inventory, discovered)
+    _called(every if every is not None else records, context, inventory, discovered)
     _subjects_of(records, context, inventory, discovered)
 
 

@@ -117,7 +117,8 @@ class _Reading:
             log.info("plan.round", round=round_no + 1, calls=len(calls))
             ahead = functools.partial(self._read_ahead, round_no)
             new = await self.executor.run(calls, on_progress=ahead)
-            learn(new, self.inputs.context, self.inventory, self.discovered)
+            every = self.executor.ordered()
+            learn(new, self.inputs.context, self.inventory, self.discovered, every)
 
     def _read_ahead(self, round_no: int) -> None:
         """While round `round_no` still waits for its slowest calls, start what the next

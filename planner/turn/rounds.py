@@ -221,7 +221,10 @@ def _share_a_call(
 ) -> bool:
     """One call that closes several evidence kinds serves every objective that accepts
     one of them: attach this objective to a call already planned this round, or to one
-    already made whose result did not fail, instead of calling another tool."""
+    already made whose result did not fail, instead of calling another tool. A read only
+    the evidence points to has an input of its own: another call's never serves it."""
+    if objective.until_observed:
+        return False
     for call, objectives in wanted.values():
         if call.env in (env, None) and _covers(by_name.get(call.tool), objective):
             objectives.add(objective.id)
