@@ -152,8 +152,21 @@ def message_of(text: str) -> str:
     doc = _json(text)
     if doc is None:
         return text.strip()
-    parts = [str(doc[k]) for k in _JSON_MESSAGE_KEYS if isinstance(doc.get(k), str | int)]
+    parts = [said for k in _JSON_MESSAGE_KEYS if (said := _field_said(doc.get(k)))]
     return ": ".join(dict.fromkeys(parts)) or text.strip()
+
+
+def _field_said(value: object) -> str:
+    """A message field as words: a string or a number as is; an error object (pino's and
+    bunyan's `err`, ECS's `error`) by its type and message, never its stack."""
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, dict):
+        kind = value.get("type") or value.get("name") or value.get("kind")
+        message = value.get("message") or value.get("msg")
+        said = [str(x) for x in (kind, message) if isinstance(x, str) and x]
+        return ": ".join(said)
+    return ""
 
 
 def template_of(message: str) -> str:

@@ -65,6 +65,19 @@ _TS_NEAR_START = re.compile(
 _DAY_MONTH_RE = re.compile(r"^.{0,24}?\b(\d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?)")
 
 
+def _json_time(value: object) -> datetime | None:
+    """A JSON log's time field: an RFC 3339 string, epoch milliseconds (pino) or seconds
+    (zap's "ts"), or MongoDB's {"$date": ...}."""
+    if isinstance(value, dict):
+        value = value.get("$date")
+    if isinstance(value, str):
+        return parse_time(value)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 1e9:
+        seconds = value / 1000 if value > 1e11 else value
+        return datetime.fromtimestamp(seconds, UTC)
+    return None
+
+
 def line_time(line: str) -> datetime | None:
     """When the line says it was written, in any of the layouts above; None otherwise."""
     if m := _TS_RE.match(line):
@@ -76,8 +89,7 @@ def line_time(line: str) -> datetime | None:
             doc = None
         if isinstance(doc, dict):
             for key in _JSON_TIME_KEYS:
-                value = doc.get(key)
-                if isinstance(value, str) and (parsed := parse_time(value)) is not None:
+                if (parsed := _json_time(doc.get(key))) is not None:
                     return parsed
     if m := _TS_NEAR_START.match(line):
         return parse_time(m[1])
