@@ -171,6 +171,103 @@ def excerpt(line: str, width: int) -> str:
     return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
 
 
+@dataclass(frozen=True)
+class Endpoint:
+    """An address a setting names: a host, its port and the software, when told."""
+
+    host: str
+    port: int | None
+    software: str | None
+
+
+_URL = re.compile(
+    r"([a-z][a-z0-9+.-]{1,20})://(?:[^@/\s]{0,200}@)?([a-z0-9][\w.-]{0,200})(?::(\d{2,5}))?", re.I
+)
+_DSN_HOST = re.compile(r"\bhost=([a-z0-9][\w.-]{0,200})", re.I)
+_DSN_PORT = re.compile(r"\bport=(\d{2,5})", re.I)
+_LABEL = re.compile(r"[a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9][a-z0-9-]{0,62}){0,6}", re.I)
+_SCHEMES = {
+    "postgres": "postgresql",
+    "postgresql": "postgresql",
+    "jdbc:postgresql": "postgresql",
+    "mysql": "mysql",
+    "jdbc:mysql": "mysql",
+    "jdbc:mariadb": "mysql",
+    "redis": "redis",
+    "rediss": "redis",
+    "mongodb": "mongodb",
+    "mongodb+srv": "mongodb",
+    "amqp": "rabbitmq",
+    "amqps": "rabbitmq",
+    "kafka": "kafka",
+    "memcached": "memcached",
+}
+# a setting whose value is a bare name is an address only when its key says so: the
+# conventions of twelve-factor settings and client libraries (REDIS_HOST, DB_ADDR,
+# KAFKA_BROKERS, *_URL, spring.redis.host)
+_ADDRESS_KEY = re.compile(
+    r"(?:host|hosts|addr|address|addresses|server|servers|brokers|bootstrap|endpoint|url|uri|dsn|target)s?$",
+    re.I,
+)
+
+
+def software_named(key: str) -> str | None:
+    """The software a setting's key names ("SPRING_DATA_REDIS_HOST", "PG_DSN",
+    "kafka.bootstrap.servers"): a word of the key that is a software's name or an image
+    word of it."""
+    words = set(re.split(r"[^a-z0-9]+", key.lower()))
+    for software in _CATALOGUE.software:
+        if words & {software.name, *software.images, *_KEY_WORDS.get(software.name, ())}:
+            return software.name
+    return None
+
+
+# short names settings use for a software beside its own ("PG_HOST", "MONGO_URL")
+_KEY_WORDS = {
+    "postgresql": ("pg", "postgres", "psql"),
+    "mongodb": ("mongo",),
+    "rabbitmq": ("amqp",),
+}
+
+
+def endpoints_in(key: str, value: str) -> list[Endpoint]:
+    """The addresses a setting's value names: URLs and JDBC URLs, libpq key=value DSNs,
+    host:port lists (a broker list), or a bare host under a key that says it is one; the
+    software by the URL's scheme, the port, else the key's words."""
+    named = software_named(key)
+    return [
+        e if e.software or named is None else Endpoint(e.host, e.port, named)
+        for e in _endpoints(key, value)
+    ]
+
+
+def _endpoints(key: str, value: str) -> list[Endpoint]:
+    text = value[:_READ]
+    out: list[Endpoint] = []
+    for m in _URL.finditer(text):
+        scheme = m.group(1).lower()
+        before = text[max(0, m.start() - 5) : m.start()].lower()
+        if before.endswith("jdbc:"):
+            scheme = "jdbc:" + scheme
+        software = _SCHEMES.get(scheme)
+        port = int(m.group(3)) if m.group(3) else None
+        out.append(Endpoint(m.group(2).lower(), port, software or _PORTS.get(port or 0)))
+    if not out and (host := _DSN_HOST.search(text)):
+        port_m = _DSN_PORT.search(text)
+        port = int(port_m.group(1)) if port_m else None
+        out.append(Endpoint(host.group(1).lower(), port, _PORTS.get(port or 0)))
+    if not out:
+        for m in _HOST_PORT.finditer(text):
+            port = int(m.group(2))
+            if _addressable(m.group(1)) and not _DATE.match(m.group(1)) and 20 <= port <= 65535:
+                out.append(Endpoint(m.group(1).lower(), port, _PORTS.get(port)))
+    if not out and _ADDRESS_KEY.search(key.replace(".", "_")):
+        for part in re.split(r"[,\s;]+", text.strip())[:8]:
+            if _LABEL.fullmatch(part) and any(c.isalpha() for c in part):
+                out.append(Endpoint(part.lower(), None, None))
+    return out[:8]
+
+
 def runs_software(image: str, software: str) -> bool:
     """An image that runs the software ("<registry>/db/postgres:16.4" runs PostgreSQL):
     a word of its repository's last part, never of its registry or tag."""

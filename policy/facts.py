@@ -65,6 +65,7 @@ class FactKind(StrEnum):
     K8S_LOG = "k8s.log"
     K8S_SWEEP = "k8s.sweep"  # what a sweep of a whole environment covered and found
     K8S_AUTOSCALER = "k8s.autoscaler"  # a HorizontalPodAutoscaler's bounds, metrics, limits
+    K8S_DEPENDENCY = "k8s.dependency"  # an address a workload's configuration calls
     LOG_TEMPLATE = "log.template"  # error-like log lines of one template, with a count
     METRICS_RESTARTS = "metrics.restarts"
     METRICS_USAGE = "metrics.usage"
@@ -484,6 +485,20 @@ class K8sAutoscaler(_Attrs):
     last_scale_time: str | None = None
 
 
+class K8sDependency(_Attrs):
+    """An address a workload's configuration points its pods at (an env value, a key of
+    a ConfigMap it reads or mounts): where its calls go when its log names none."""
+
+    kind: Literal[FactKind.K8S_DEPENDENCY] = FactKind.K8S_DEPENDENCY
+    rank: ClassVar[int] = 45
+    workload: str | None = None
+    namespace: str | None = None
+    host: str | None = None
+    port: int | None = None
+    software: str | None = None  # policy/dependencies.yaml's name, when told
+    setting: str | None = None  # where it is set: "env DATABASE_URL", "configmap x key y"
+
+
 class LogTemplate(_Attrs):
     kind: Literal[FactKind.LOG_TEMPLATE] = FactKind.LOG_TEMPLATE
     rank: ClassVar[int] = 4  # an error repeated in the object's own log
@@ -667,6 +682,7 @@ FactAttrs = Annotated[
     | K8sLog
     | K8sSweep
     | K8sAutoscaler
+    | K8sDependency
     | LogTemplate
     | MetricsRestarts
     | MetricsUsage

@@ -46,6 +46,7 @@ _RESOURCES: dict[str, tuple[str, bool]] = {
     "pods": ("/api/v1", True),
     "events": ("/api/v1", True),
     "services": ("/api/v1", True),
+    "configmaps": ("/api/v1", True),
     "resourcequotas": ("/api/v1", True),
     "nodes": ("/api/v1", False),
     "namespaces": ("/api/v1", False),
@@ -61,7 +62,16 @@ _RESOURCES: dict[str, tuple[str, bool]] = {
     AUDIT_PLURAL: (f"/apis/{AUDIT_GROUP}/{AUDIT_VERSION}", True),
 }
 _GETTABLE = frozenset(
-    {"pods", "services", "nodes", "namespaces", "deployments", "statefulsets", "daemonsets"}
+    {
+        "pods",
+        "services",
+        "configmaps",
+        "nodes",
+        "namespaces",
+        "deployments",
+        "statefulsets",
+        "daemonsets",
+    }
 )
 
 

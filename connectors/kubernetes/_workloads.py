@@ -15,6 +15,7 @@ from connectors.kubernetes._common import (
     owned_by,
     selector_string,
 )
+from connectors.kubernetes._config import dependency_facts
 from connectors.kubernetes._pods import pod_facts
 from policy.errors import SourceError
 from policy.facts import K8sWorkload, ReplicaSetState
@@ -319,6 +320,7 @@ async def workload_status(reader: KubeReader, args: Any, ctx: CallContext) -> To
         or (kind == "Deployment" and _rs_owner_belongs(p, service))
     ]
     found.facts.append(_workload_fact(reader, kind, obj, replicasets, ctx))
+    await dependency_facts(reader, kind, obj, found, ctx)
     ready, desired = _counts(kind, obj)
     found.entity(kind.lower(), service, env, ns, ready=ready, desired=desired)
     for rs in replicasets:

@@ -27,6 +27,7 @@ from policy.dependencies import (
 from policy.facts import (
     AppLog,
     HttpRate,
+    K8sDependency,
     K8sEndpoints,
     K8sEvent,
     K8sLog,
@@ -72,6 +73,8 @@ class _Unit:
     lines: int = 0  # failed calls its log holds (a template counts its lines)
     images: set[str] = field(default_factory=set)
     addresses: set[str] = field(default_factory=set)
+    # the addresses its configuration points it at: (fact index, host, software)
+    configured: list[tuple[int, str, str | None]] = field(default_factory=list)
 
 
 # how much a state explains: the unit's own log saying why, then a crash or a wait, then
@@ -139,6 +142,8 @@ class _Units:
                 u.states.append((_UNREADY, f.index, f"{a.pod} {phrase(_NOT_READY, lang)}"))
         elif isinstance(a, K8sPlacement) and a.pod and a.ip:
             self.unit(workload_of(a.pod)).addresses.add(a.ip)
+        elif isinstance(a, K8sDependency) and a.workload and a.host:
+            self.unit(a.workload).configured.append((f.index, a.host, a.software))
         elif isinstance(a, K8sEndpoints) and a.service:
             self._endpoints(f.index, a)
         elif isinstance(a, K8sLog) and a.pod:
@@ -187,23 +192,43 @@ class _Units:
             # line: never a call to something else
             u.states.append((_OWN_LOG, index, phrase(_LOG, self.lang, line=_quote(line))))
 
-    def callee(self, caller: _Unit, error: DependencyError) -> _Unit | None:
-        """The unit a failed call names: by name, by a pod address, by its software."""
+    def callee(self, caller: _Unit, error: DependencyError) -> tuple[_Unit, int | None] | None:
+        """The unit a failed call names: by name, by a pod address, by the address the
+        caller's configuration gives for it, by its software; with the fact that links
+        them when it is not the line itself (the caller's setting)."""
         others = [u for u in self.by_name.values() if u is not caller]
         for host in error.hosts:
-            first = host.split(".", 1)[0]
-            named = [u for u in others if first == u.name or first.startswith(u.name + "-")]
-            if named:
-                return max(named, key=lambda u: len(u.name))
+            if (named := _named(others, host)) is not None:
+                return named, None
         for address in error.addresses:
             placed = [u for u in others if address in u.addresses]
             if placed:
-                return placed[0]
+                return placed[0], None
+        if not error.hosts and not error.addresses:
+            # the dependencies configured for that software: the one that fails, else
+            # the first configured
+            configured = [
+                (named, index)
+                for index, host, software in caller.configured
+                if error.software in (None, software)
+                and (named := _named(others, host)) is not None
+            ]
+            failing = [c for c in configured if c[0].states]
+            if failing or configured:
+                return (failing or configured)[0]
         if error.software is not None:
             running = [u for u in others if any(runs_software(i, error.software) for i in u.images)]
             if len(running) == 1:
-                return running[0]
+                return running[0], None
         return None
+
+
+def _named(units: list[_Unit], host: str) -> _Unit | None:
+    """The unit a host names: its first label is the unit's name or a Service of it
+    ("<unit>-rw", "<unit>-master")."""
+    first = host.split(".", 1)[0]
+    named = [u for u in units if first == u.name or first.startswith(u.name + "-")]
+    return max(named, key=lambda u: len(u.name)) if named else None
 
 
 def _call_said(index: int, error: DependencyError, line: str, lang: Language) -> str:
@@ -239,7 +264,10 @@ def _follow(units: _Units, start: _Unit) -> tuple[list[str], list[int]]:
             index, error, line = calls[0]
             link += ("; " if state else ": ") + _call_said(index, error, line, units.lang)
             support.append(index)
-            nxt = units.callee(unit, error)
+            found = units.callee(unit, error)
+            if found is not None:
+                nxt, link_index = found
+                support += [link_index] if link_index is not None else []
             serves = error.software
         parts.append(link)
         if nxt is None or nxt.name in seen:

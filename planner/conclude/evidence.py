@@ -7,7 +7,7 @@ the same number of slots first, so the tenth result can never push out the fifth
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from policy.facts import FACT_RANKS, AppLog, K8sLog, K8sNodeCondition
@@ -67,13 +67,16 @@ def build_packet(
     per_source: int = 12,
     priority: Mapping[str, int] | None = None,
     lead: frozenset[str] = frozenset(),
+    links: Callable[[ResultFact], bool] | None = None,
 ) -> EvidencePacket:
     """Group facts by (source, env); keep the `per_source` most important of each.
 
     `lead`: the calls read for a required objective. The best `LEAD_KEPT` facts of each
     are kept before the budget is filled by rank: a p99 asked for must not be pushed out
     by the request rates read beside it, nor a crash's log line by the pod list. Then
-    every other read keeps its best fact, then the rest by rank."""
+    every other read keeps its best fact, then the rest by rank. `links`: facts the turn
+    followed the evidence through (the setting that named the dependency read next),
+    kept first: the chain the answer tells cites them."""
     prio = FACT_RANKS if priority is None else priority
     groups: dict[str, list[PacketEntry]] = {}
     for call_id, result in results:
@@ -85,7 +88,7 @@ def build_packet(
     packet = EvidencePacket(priority=prio)
     for key, entries in groups.items():
         ranked = sorted(range(len(entries)), key=lambda i: (fact_rank(entries[i].fact, prio), i))
-        reserved: list[int] = []
+        reserved = [i for i in ranked if links is not None and links(entries[i].fact)]
         for call_id in dict.fromkeys(entries[i].call_id for i in ranked if entries[i].lead):
             reserved += [i for i in ranked if entries[i].call_id == call_id][:LEAD_KEPT]
         # then the best fact of every other read: the audit line that names the change

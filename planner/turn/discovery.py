@@ -7,6 +7,7 @@ sentences."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from planner.plan.routing import Discovered, PodState
 from planner.question.context import ContextState, InventoryItem
@@ -20,6 +21,7 @@ from policy.facts import (
     EdgeError,
     EntityKind,
     FactAttrs,
+    K8sDependency,
     K8sEndpoints,
     K8sEvent,
     K8sLog,
@@ -30,6 +32,7 @@ from policy.facts import (
     LogTemplate,
     RelationKind,
 )
+from policy.results import ResultFact
 
 IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
 
@@ -115,12 +118,62 @@ def _called(
             error = read_error(_said(fact.attrs, fact.text))
             if error is None:
                 continue
+            # what the caller is configured to call comes before a guess by software
+            configured = _configured(error, items, _settings(records, env), asked)
             target = _callee(error, items, placed, asked, context.scope.namespace)
-            if target is not None:
-                discovered.add_object(env, target.name, target.namespace)
-            elif error.addresses:
+            for item in configured or ([target] if target is not None else []):
+                discovered.add_object(env, item.name, item.namespace)
+            if not configured and target is None and error.addresses:
                 # whose pod the address is: read next, then followed
                 discovered.add_called(env, error.addresses[0])
+
+
+def links(discovered: Discovered) -> Callable[[ResultFact], bool]:
+    """Whether a fact is a link the turn followed: the setting of an object that names a
+    dependency read next (the answer's chain cites it)."""
+    followed = {name for names in discovered.objects.values() for name, _ in names}
+
+    def link(fact: ResultFact) -> bool:
+        a = fact.attrs
+        if not isinstance(a, K8sDependency) or not a.host:
+            return False
+        first = a.host.split(".", 1)[0]
+        return any(first == name or first.startswith(name + "-") for name in followed)
+
+    return link
+
+
+def _settings(records: list[CallRecord], env: str) -> list[K8sDependency]:
+    """The addresses the configuration read so far in `env` points workloads at."""
+    return [
+        f.attrs
+        for rec in records
+        if (rec.result.scope.env or rec.call.env) == env
+        for f in rec.result.facts
+        if isinstance(f.attrs, K8sDependency)
+    ]
+
+
+def _configured(
+    error: DependencyError,
+    items: list[InventoryItem],
+    settings: list[K8sDependency],
+    asked: set[str | None],
+) -> list[InventoryItem]:
+    """A failed call that names no address: the dependencies the caller's configuration
+    points at for that software (every one configured, when the line names none; at most
+    three): each is read, and the one that fails is the chain's."""
+    if error.hosts or error.addresses:
+        return []
+    mine = [s for s in settings if s.workload in asked and s.host]
+    typed = [s for s in mine if s.software == error.software] if error.software else mine
+    out: list[InventoryItem] = []
+    for setting in typed:
+        first = str(setting.host).split(".", 1)[0]
+        named = [i for i in items if first == i.name or first.startswith(i.name + "-")]
+        if named and (best := max(named, key=lambda i: len(i.name))) not in out:
+            out.append(best)
+    return out[:3]
 
 
 def _said(attrs: FactAttrs, text: str) -> str:

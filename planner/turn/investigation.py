@@ -40,7 +40,7 @@ from planner.shapes.answer import Answer, ModelTally, Timings
 from planner.shapes.language import Language, language_of
 from planner.shapes.progress import ProgressSink
 from planner.shapes.turn import Turn
-from planner.turn.discovery import discover, learn, seed
+from planner.turn.discovery import discover, learn, links, seed
 from planner.turn.rounds import RoundInputs, plan_round
 from policy.contracts import ToolContract
 from policy.facts import FACT_RANKS
@@ -239,6 +239,7 @@ async def investigate(
         per_source=settings.facts_per_source,
         priority=value_priority(context.asked, dict(FACT_RANKS)),
         lead=frozenset(r.call_id for r in executor.records if r.objectives & required),
+        links=links(reading.discovered),
     )
     conclusions = finalize(
         turn=turn,
