@@ -59,6 +59,7 @@ from planner.question.quantile import quantile_asked
 from planner.question.ranking import Ranking, ranking_asked
 from planner.question.timeparse import parse_time
 from planner.question.timeshift import moved, shift_asked
+from policy.facts import EntityKind
 from policy.scope import Scope, TimeSpec, shifted
 
 __all__ = [
@@ -394,8 +395,58 @@ def _pick_object(msg: _Message, env: str | None, setting: _Setting) -> _ObjectPi
     named = _named_object(msg, env, setting.envs)
     if named.obj is not None:
         return named
-    other = _routed_object(msg, env, setting) or _guessed_object(msg, env, setting)
+    other = (
+        _routed_object(msg, env, setting)
+        or _shortened_object(msg, env, setting)
+        or _guessed_object(msg, env, setting)
+    )
     return named if other is None else other
+
+
+# a word shorter than this is no workload's name written short ("api", "web", "db")
+MIN_SHORT_NAME = 5
+
+
+def _shortened_object(msg: _Message, env: str | None, setting: _Setting) -> _ObjectPick | None:
+    """A name written short, the way people do ("storefront" for <storefront-web>): a word
+    that the name of exactly one workload or Service of the env starts with, up to a
+    hyphen. Said in the scope's notes, never guessed between two."""
+    # not an env, a namespace, nor a part of a host or a path ("shop" in shop.example.com)
+    known = env_words(setting.envs, setting.aliases) | {
+        i.name for i in setting.inventory if i.kind is EntityKind.NAMESPACE
+    }
+    words = [
+        w
+        for w in dict.fromkeys(re.findall(r"[\w./:-]+", msg.blanked))
+        if len(w) >= MIN_SHORT_NAME and w not in known and re.fullmatch(r"[a-z0-9-]+", w)
+    ]
+    for word in words:
+        items = [
+            i
+            for i in setting.inventory
+            if (env is None or i.env == env)
+            and i.kind in _SHORTENED_KINDS
+            and i.name.startswith(word + "-")
+        ]
+        names = {i.name for i in items}
+        if len(names) != 1:
+            continue
+        item = items[0]
+        note = f"{word} taken as {item.name}, the one workload whose name starts with it"
+        return _ObjectPick(
+            env or (item.env if len({i.env for i in items}) == 1 else None),
+            item.name,
+            _only(namespaces_of(items)),
+            (ObjectRef(name=item.name, namespace=item.namespace),),
+            tuple(items),
+            notes=(note,),
+        )
+    return None
+
+
+_SHORTENED_KINDS = frozenset(
+    {EntityKind.DEPLOYMENT, EntityKind.STATEFULSET, EntityKind.DAEMONSET, EntityKind.SERVICE}
+)
 
 
 def _remembered(picked: _ObjectPick, msg: _Message, setting: _Setting) -> _ObjectPick:
