@@ -210,8 +210,8 @@ class _Units:
             configured = [
                 (named, index)
                 for index, host, software in caller.configured
-                if error.software in (None, software)
-                and (named := _named(others, host)) is not None
+                if None in (error.software, software) or error.software == software
+                if (named := _named(others, host)) is not None
             ]
             failing = [c for c in configured if c[0].states]
             if failing or configured:

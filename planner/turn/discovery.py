@@ -166,7 +166,13 @@ def _configured(
     if error.hosts or error.addresses:
         return []
     mine = [s for s in settings if s.workload in asked and s.host]
-    typed = [s for s in mine if s.software == error.software] if error.software else mine
+    # the settings for that software; else the ones whose software is not told
+    # (DB_HOST); every one when the line names no software
+    typed = (
+        [s for s in mine if s.software == error.software] or [s for s in mine if s.software is None]
+        if error.software
+        else mine
+    )
     out: list[InventoryItem] = []
     for setting in typed:
         first = str(setting.host).split(".", 1)[0]
