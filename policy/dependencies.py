@@ -242,30 +242,39 @@ def endpoints_in(key: str, value: str) -> list[Endpoint]:
 
 
 def _endpoints(key: str, value: str) -> list[Endpoint]:
+    """Every address of the value: its URLs, then the host:port pairs outside them (a
+    broker list, a gRPC target, a line of a mounted config file), then a DSN's host; a
+    bare host only under a key that says it is one."""
     text = value[:_READ]
     out: list[Endpoint] = []
+    spans: list[tuple[int, int]] = []
     for m in _URL.finditer(text):
         scheme = m.group(1).lower()
         before = text[max(0, m.start() - 5) : m.start()].lower()
         if before.endswith("jdbc:"):
             scheme = "jdbc:" + scheme
-        software = _SCHEMES.get(scheme)
         port = int(m.group(3)) if m.group(3) else None
-        out.append(Endpoint(m.group(2).lower(), port, software or _PORTS.get(port or 0)))
-    if not out and (host := _DSN_HOST.search(text)):
+        software = _SCHEMES.get(scheme) or _PORTS.get(port or 0)
+        out.append(Endpoint(m.group(2).lower(), port, software))
+        spans.append(m.span())
+    for m in _HOST_PORT.finditer(text):
+        port, host = int(m.group(2)), m.group(1)
+        inside = any(a <= m.start() < b for a, b in spans)
+        if inside or not _addressable(host) or _DATE.match(host) or not 20 <= port <= 65535:
+            continue
+        out.append(Endpoint(host.lower(), port, _PORTS.get(port)))
+    if host_m := _DSN_HOST.search(text):
         port_m = _DSN_PORT.search(text)
         port = int(port_m.group(1)) if port_m else None
-        out.append(Endpoint(host.group(1).lower(), port, _PORTS.get(port or 0)))
-    if not out:
-        for m in _HOST_PORT.finditer(text):
-            port = int(m.group(2))
-            if _addressable(m.group(1)) and not _DATE.match(m.group(1)) and 20 <= port <= 65535:
-                out.append(Endpoint(m.group(1).lower(), port, _PORTS.get(port)))
+        out.append(Endpoint(host_m.group(1).lower(), port, _PORTS.get(port or 0)))
     if not out and _ADDRESS_KEY.search(key.replace(".", "_")):
         for part in re.split(r"[,\s;]+", text.strip())[:8]:
             if _LABEL.fullmatch(part) and any(c.isalpha() for c in part):
                 out.append(Endpoint(part.lower(), None, None))
-    return out[:8]
+    unique: dict[str, Endpoint] = {}
+    for point in out:
+        unique.setdefault(point.host, point)
+    return list(unique.values())[:8]
 
 
 def runs_software(image: str, software: str) -> bool:

@@ -159,10 +159,11 @@ class _Units:
             self.unit(workload_of(a.pod)).states.append((_WAITING, f.index, said))
         elif isinstance(a, K8sEvent) and a.object_kind == "Pod" and a.name and a.type == "Warning":
             name = workload_of(a.name)
+            # the kubelet's words about the pod (a probe it ran, an image it pulled):
+            # the pod's state, never a call the pod made
             if a.reason in _STATE_EVENTS:
                 said = f"{a.reason}: {_quote(str(a.message or ''))}"
                 self.unit(name).states.append((_EVENT, f.index, said))
-            self._line(name, f.index, str(a.message or ""))
 
     def _endpoints(self, index: int, a: K8sEndpoints) -> None:
         u = self.unit(str(a.service))
