@@ -249,6 +249,8 @@ class HttpRate(MetricAttrs):
     window_s: int | None = None
     min: float | None = None
     max: float | None = None
+    # requests the client closed before the answer (nginx 499), beside a read of no errors
+    client_closed: float | None = None
 
 
 class HttpLatency(MetricAttrs):

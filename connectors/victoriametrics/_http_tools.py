@@ -313,6 +313,21 @@ def _error_fact(
     )
 
 
+# nginx's code for a request the client closed before the answer: a proxy's "no 5xx"
+# beside many of them is where an edge in front of it gave up and answered 504 itself
+CLIENT_CLOSED = "499"
+
+
+async def _client_closed(run: Run, layout: Any, matchers: list[Any], asked: str) -> float:
+    """How many requests the client closed, when a 5xx class asked for found none."""
+    if not asked.startswith("5") or layout.classes_only:
+        return 0.0
+    closed, _ = layout.status(CLIENT_CLOSED)
+    expr = f"sum(increase({selector(layout.requests, [*matchers, closed])}[{run.window.seconds}s]))"
+    read = await run.instant(expr)
+    return float(read.scalar(0) or 0.0)
+
+
 async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
     found = await resolve_layout(run, args.namespace, args.service, args.fronts)
     if found is None:
@@ -422,10 +437,19 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
     entities, relations = _entities(run, [row["labels"] for row in rows])
     if not facts:
         target = args.service or args.namespace or run.env
+        closed = await _client_closed(run, layout, found.matchers, args.status)
+        gave_up = (
+            f"; {fmt_num(round(closed))} requests ended with {CLIENT_CLOSED} (the client "
+            "closed the connection before the answer: a layer in front of this one may have "
+            "timed out)"
+            if closed
+            else ""
+        )
         facts.append(
             run.fact(
                 f"{target} in {run.env}: no responses with status {args.status} {run.span()} "
-                f"({fmt_num(round(requests))} requests counted by {via(found, args.service)})",
+                f"({fmt_num(round(requests))} requests counted by {via(found, args.service)})"
+                f"{gave_up}",
                 HttpRate(
                     what="errors",
                     value=0.0,
@@ -434,6 +458,7 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
                     service=args.service,
                     namespace=args.namespace,
                     window_s=w,
+                    client_closed=closed or None,
                 ),
                 total_expr,
                 run.window.end,

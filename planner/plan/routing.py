@@ -271,6 +271,14 @@ def _ask_values(context: ContextState) -> Arguments:
             return {}
 
 
+def _edge_host(b: _Binding) -> str | None:
+    """An edge log read for an object the question names by name, not host: the host its
+    Ingress serves, the one field an edge in front of the cluster records it by."""
+    edge = any(kind.startswith("edge.") for kind in b.objective.evidence)
+    hosts = b.context.served_hosts
+    return hosts[0] if edge and hosts else None
+
+
 def _scope_values(b: _Binding, now: datetime) -> Arguments:
     """Every argument the question's scope and identifiers give, by argument name."""
     scope = b.context.scope
@@ -287,7 +295,7 @@ def _scope_values(b: _Binding, now: datetime) -> Arguments:
         "project": scope.object,
         "request_id": ids.request_ids[0] if ids.request_ids else None,
         "job_id": ids.job_ids[0] if ids.job_ids else None,
-        "host": ids.hosts[0] if ids.hosts else None,
+        "host": ids.hosts[0] if ids.hosts else _edge_host(b),
         "port": ids.ports[0] if ids.ports else None,
         "query": _query_for(b.objective, b.context),
         "start": _iso(start),
@@ -321,6 +329,11 @@ def _base(b: _Binding, now: datetime, round_no: int) -> Arguments | Blocked:
             base["upstreams"] = addresses[:20]
         elif round_no == 0:
             return Blocked(Block.DEFERRED)
+    if base.get("host") and any(k.startswith("edge.") for k in b.objective.evidence):
+        # an edge in front of the cluster is read by the host: its upstream is the
+        # ingress, not the pods, and its records name no service
+        base.pop("upstreams", None)
+        base.pop("service", None)
     if b.takes("addresses") and Need.CALLED_ADDRESS in b.objective.needs:
         addresses = b.discovered.called.get(b.env, [])
     if b.takes("addresses") and {Need.ADDRESS, Need.CALLED_ADDRESS} & set(b.objective.needs):

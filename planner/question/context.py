@@ -33,7 +33,7 @@ from planner.question.envs import (
     unknown_envs,
 )
 from planner.question.extract import Identifiers, extract_identifiers
-from planner.question.intent import Intent, classify_all
+from planner.question.intent import Intent, asks_generically, classify_all
 from planner.question.listing import Listing, listing_asked
 from planner.question.logtail import LogTail, log_tail_asked, pods_named
 from planner.question.names import normalise
@@ -51,6 +51,7 @@ from planner.question.objects import (
     namespaces_of,
     nodes_in,
     routed,
+    served_hosts,
     terms_in,
 )
 from planner.question.phrase import PhraseCount, phrase_count_asked
@@ -162,6 +163,11 @@ class ContextState(BaseModel):
     fronts: list[str] = Field(
         default_factory=list,
         description="the object's Services and Ingresses, named otherwise than it",
+    )
+    served_hosts: list[str] = Field(
+        default_factory=list,
+        description="the hosts the object's Ingress routes serve: what an edge in front of "
+        "the cluster logs its requests by, when no record names the service",
     )
 
     @property
@@ -654,13 +660,19 @@ def build_context(
         ref = ObjectRef(name=absent[0])
         picked, absent = replace(picked, obj=ref.name, objects=(ref,)), []
     follow_up = msg.follow_up
+    hosts = served_hosts(setting.inventory, picked.obj, picked.namespace, read_envs)
+    also = [i for i in msg.intents[1:] if i != intent]
+    if hosts and intent != "http_errors" and asks_generically(msg.text, msg.ids):
+        # "what happened with <service>?": a service users reach through an Ingress is read
+        # at every layer their requests cross too (edge, ingress), not only its pods
+        also.append("http_errors")
     return ContextState(
         scope=Scope(
             env=env, namespace=picked.namespace, object=picked.obj, subject=intent, time=when.time
         ),
         envs=read_envs,
         intent=intent,
-        also=[i for i in msg.intents[1:] if i != intent],
+        also=also,
         objects=list(picked.objects),
         nodes=nodes,
         identifiers=_identifiers(msg, restated),
@@ -680,4 +692,5 @@ def build_context(
         polar=polar,
         change=change_asked(message),
         fronts=fronts(inventory, picked.obj, picked.namespace, read_envs),
+        served_hosts=hosts,
     )

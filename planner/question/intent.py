@@ -142,6 +142,12 @@ def classify_strong(text: str, ids: Identifiers) -> list[Intent]:
     return sorted(strong, key=lambda i: -scores[i])
 
 
+def asks_generically(text: str, ids: Identifiers) -> bool:
+    """The message asks what happened, or what is wrong, and names no symptom or kind of
+    question strongly: the kind it was read as is a guess."""
+    return bool(_scores(text, ids)) and not classify_strong(text, ids)
+
+
 def _scores(text: str, ids: Identifiers) -> dict[Intent, float]:
     low = text.lower()
     scores: dict[Intent, float] = {}

@@ -220,6 +220,25 @@ def routed(message: str, inventory: list[InventoryItem], env: str | None) -> Rou
 MAX_BEHIND = 3
 
 
+def served_hosts(
+    inventory: list[InventoryItem], obj: str | None, namespace: str | None, envs: list[str]
+) -> list[str]:
+    """The hosts of the Ingress routes to the object or to a Service of it (at most four)."""
+    if obj is None:
+        return []
+    names = {obj, *fronts(inventory, obj, namespace, envs)}
+    hosts: list[str] = []
+    for item in inventory:
+        if item.kind is not EntityKind.INGRESS or item.env not in envs:
+            continue
+        for route in item.routes:
+            # the object is the Ingress itself, or a Service it routes to
+            ours = item.name == obj or route.service in names
+            if route.host and ours and route.host not in hosts:
+                hosts.append(route.host)
+    return hosts[:4]
+
+
 def fronts(
     inventory: list[InventoryItem], obj: str | None, namespace: str | None, envs: list[str]
 ) -> list[str]:
