@@ -63,7 +63,20 @@ _CHAINED = re.compile(
     r"^(?:During handling of the above exception|The above exception was the direct cause)"
 )
 _NUMERIC_LEVELS = ((50, "ERROR"), (40, "WARN"), (30, "INFO"), (20, "DEBUG"), (0, "TRACE"))
-_JSON_MESSAGE_KEYS = ("msg", "message", "error", "err", "exception", "error.message")
+# the keys are read case-insensitively: Microsoft.Extensions.Logging writes "LogLevel",
+# "Message", "Exception"; Serilog's compact JSON "@l", "@m", "@mt", "@x"
+_JSON_MESSAGE_KEYS = (
+    "msg",
+    "message",
+    "@m",
+    "@mt",
+    "error",
+    "err",
+    "exception",
+    "@x",
+    "error.message",
+)
+_JSON_LEVEL_KEYS = ("level", "severity", "lvl", "log.level", "loglevel", "@l")
 _TIME = r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
 _MASKS = (
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<id>"),
@@ -115,7 +128,7 @@ def level_of(text: str) -> str | None:
     """The level a line states (JSON field, logfmt, klog, a level word), upper case."""
     doc = _json(text)
     if doc is not None:
-        for key in ("level", "severity", "lvl", "log.level"):
+        for key in _JSON_LEVEL_KEYS:
             if (name := level_name(doc.get(key))) is not None:
                 return name
         return None
@@ -144,7 +157,10 @@ def _json(text: str) -> dict[str, object] | None:
         doc = json.loads(text)
     except (ValueError, RecursionError):  # a line nested past the parser's depth
         return None
-    return doc if isinstance(doc, dict) else None
+    if not isinstance(doc, dict):
+        return None
+    # a key's case is the logger's choice ("LogLevel", "Message"): read as lower case
+    return {str(k).lower(): v for k, v in doc.items()}
 
 
 def message_of(text: str) -> str:

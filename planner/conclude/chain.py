@@ -79,7 +79,7 @@ class _Unit:
 
 # how much a state explains: the unit's own log saying why, then a crash or a wait, then
 # what Kubernetes reported of it, then not being ready (what the others cause)
-_OWN_LOG, _WAITING, _EVENT, _UNREADY = 0, 1, 2, 3
+_OWN_LOG, _WAITING, _ENDED, _EVENT, _UNREADY = 0, 1, 2, 3, 4
 # the events of a pod that say it does not run or serve (kubelet's and the scheduler's
 # reasons): its state, beside what their message says it called
 _STATE_EVENTS = frozenset(
@@ -134,7 +134,9 @@ class _Units:
         elif isinstance(a, K8sTermination) and a.pod and a.reason in ("OOMKilled", "Error"):
             code = f" (exit code {a.exit_code})" if a.exit_code is not None else ""
             said = f"{a.pod} {a.reason}{code}"
-            self.unit(workload_of(a.pod)).states.append((_WAITING, f.index, said))
+            # killed for memory says why; an exit code says only that it ended
+            rank = _OWN_LOG if a.reason == "OOMKilled" else _ENDED
+            self.unit(workload_of(a.pod)).states.append((rank, f.index, said))
         elif isinstance(a, K8sPod) and a.pod:
             u = self.unit(workload_of(a.pod))
             u.images.update(a.images or ([a.image] if a.image else []))
@@ -253,10 +255,10 @@ def _follow(units: _Units, start: _Unit) -> tuple[list[str], list[int]]:
     while unit is not None:
         own = [c for c in unit.calls if serves and c[1].software == serves]
         calls = [c for c in unit.calls if c not in own]
-        states = sorted(
+        states = _told(
             unit.states
             + [(_EVENT, i, phrase(_LOG, units.lang, line=_quote(line))) for i, _, line in own]
-        )[:2]
+        )
         state = "; ".join(s for _, _, s in states)
         link = f"{unit.name}: {state}" if state else unit.name
         support += [i for _, i, _ in states]
@@ -278,20 +280,34 @@ def _follow(units: _Units, start: _Unit) -> tuple[list[str], list[int]]:
     return parts, support
 
 
+def _told(states: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The states a link says: the most explanatory of each kind (its own log's line, its
+    crash, what Kubernetes reported), two at most, each once."""
+    out: list[tuple[int, int, str]] = []
+    for state in sorted(states):
+        if all(state[0] != o[0] and state[2] != o[2] for o in out):
+            out.append(state)
+    return out[:2]
+
+
 def _symptom(facts: list[IndexedFact]) -> Seen[HttpRate] | None:
     errors = [r for r in of_kind(facts, HttpRate) if r.a.what == "errors" and (r.a.total or 0) > 0]
     return max(errors, key=lambda r: r.a.total or 0) if errors else None
 
 
 def _starts(units: _Units, asked: frozenset[str], symptom: Seen[HttpRate] | None) -> list[_Unit]:
-    """Where a chain may start: an object the question is about (or the one the symptom
-    is counted on) whose calls fail again and again, or which fails itself. One failed
+    """Where a chain may start: the object the failed requests are counted on, or one the
+    question is about whose calls fail again and again or which fails itself. One failed
     call of a healthy peer is noise, never a cause."""
-    about = set(asked) | ({symptom.a.service} if symptom and symptom.a.service else set())
+    counted = symptom.a.service if symptom and symptom.a.service else None
+    about = set(asked) | ({counted} if counted else set())
     return [
         u
         for u in units.by_name.values()
-        if u.calls and (u.name in about or not about) and (u.states or u.lines >= MIN_CALLS)
+        if u.calls
+        and (u.name in about or not about)
+        # the object the failed requests were counted on: its failed calls explain them
+        and (u.states or u.lines >= MIN_CALLS or u.name == counted)
     ]
 
 

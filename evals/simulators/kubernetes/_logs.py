@@ -57,7 +57,8 @@ class LogLine:
     text: str
 
 
-_JSON_TIME_KEYS = ("time", "ts", "timestamp", "@timestamp", "t")
+# read case-insensitively ("Timestamp" of Microsoft.Extensions.Logging, Serilog's "@t")
+_JSON_TIME_KEYS = ("time", "ts", "timestamp", "@timestamp", "t", "@t")
 # a stamp after a bracket or a prefix near the start: "[2026-08-11 08:53:14,902: ERROR/…]"
 _TS_NEAR_START = re.compile(
     r"^.{0,16}?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)"
@@ -88,8 +89,9 @@ def line_time(line: str) -> datetime | None:
         except ValueError:
             doc = None
         if isinstance(doc, dict):
+            low = {str(k).lower(): v for k, v in doc.items()}
             for key in _JSON_TIME_KEYS:
-                if (parsed := _json_time(doc.get(key))) is not None:
+                if (parsed := _json_time(low.get(key))) is not None:
                     return parsed
     if m := _TS_NEAR_START.match(line):
         return parse_time(m[1])
