@@ -88,6 +88,7 @@ _SOURCE_FILE = re.compile(
 # failures that say a dependency was called even when the line names none: a client's
 # pool with no connection left, a name the resolver could not resolve
 _AWAY = frozenset({Failure.POOL, Failure.DNS})
+_DNS_PORT = 53
 
 # a line longer than this is read by its first part: a client's error says what it
 # called near its start
@@ -149,6 +150,17 @@ def read_error(line: str) -> DependencyError | None:
     named = [h for h in hosts if not _IPV4.fullmatch(h)]
     if software is None:
         software = next((_PORTS[p] for p in ports if p in _PORTS), None)
+    resolver = [h for h, p in zip(hosts, ports, strict=False) if p == _DNS_PORT]
+    if failure is Failure.DNS and resolver:
+        # "lookup <name> on <resolver>:53": the call that failed went to the resolver;
+        # the name looked up is not what failed
+        return DependencyError(
+            "dns",
+            failure,
+            (),
+            tuple(r for r in resolver if _IPV4.fullmatch(r)) or addresses,
+            (_DNS_PORT,),
+        )
     if software is None and failure not in _AWAY and not (failure and (named or addresses)):
         return None
     return DependencyError(

@@ -459,6 +459,11 @@ def _remembered(picked: _ObjectPick, msg: _Message, setting: _Setting) -> _Objec
     """A namespace the message names (outside an object's name) beats any; an object it
     does not name comes from the thread when the message continues it."""
     namespace = namespace_in(msg.blanked, setting.inventory)
+    listed = {i.namespace for i in picked.candidates if i.namespace}
+    if namespace and listed and namespace not in listed:
+        # a word that is also a namespace's name ("logs kafka errors") is not where the
+        # object named runs: the inventory lists it elsewhere
+        namespace = None
     if namespace:
         picked = replace(
             picked, namespace=namespace, explicit=picked.explicit | {ScopeField.NAMESPACE}

@@ -93,7 +93,8 @@ def _named_workloads(
             if item.env != env or item.name in asked or item.kind not in _WORKLOADS:
                 continue
             if normalise(item.name) in said:
-                discovered.add_object(env, item.name, item.namespace)
+                behind = _behind(item, inventory)
+                discovered.add_object(env, behind.name, behind.namespace)
 
 
 def _called(
@@ -122,7 +123,8 @@ def _called(
             configured = _configured(error, items, _settings(records, env), asked)
             target = _callee(error, items, placed, asked, context.scope.namespace)
             for item in configured or ([target] if target is not None else []):
-                discovered.add_object(env, item.name, item.namespace)
+                behind = _behind(item, inventory)
+                discovered.add_object(env, behind.name, behind.namespace)
             if not configured and target is None and error.addresses:
                 # whose pod the address is: read next, then followed
                 discovered.add_called(env, error.addresses[0])
@@ -141,6 +143,22 @@ def links(discovered: Discovered) -> Callable[[ResultFact], bool]:
         return any(first == name or first.startswith(name + "-") for name in followed)
 
     return link
+
+
+def _behind(item: InventoryItem, inventory: list[InventoryItem]) -> InventoryItem:
+    """A Service named otherwise than its workload (kube-dns before coredns, <db>-rw before
+    <db>): the workload whose pods it selects, the one with a state, restarts and logs."""
+    if item.kind is not EntityKind.SERVICE:
+        return item
+    selected = [
+        i
+        for i in inventory
+        if i.env == item.env
+        and i.namespace == item.namespace
+        and i.kind in _WORKLOADS - {EntityKind.SERVICE}
+        and item.name in i.fronted_by
+    ]
+    return selected[0] if len(selected) == 1 else item
 
 
 def _settings(records: list[CallRecord], env: str) -> list[K8sDependency]:
