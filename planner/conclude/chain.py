@@ -220,7 +220,12 @@ class _Units:
             if failing or configured:
                 return (failing or configured)[0]
         if error.software is not None:
-            running = [u for u in others if any(runs_software(i, error.software) for i in u.images)]
+            # by its images, or by a name that is the software's (a coredns Deployment)
+            running = [
+                u
+                for u in others
+                if any(runs_software(i, error.software) for i in [*u.images, u.name])
+            ]
             if len(running) == 1:
                 return running[0], None
         return None
@@ -306,9 +311,15 @@ def _starts(units: _Units, asked: frozenset[str], symptom: Seen[HttpRate] | None
         for u in units.by_name.values()
         if u.calls
         and (u.name in about or not about)
-        # the object the failed requests were counted on: its failed calls explain them
-        and (u.states or u.lines >= MIN_CALLS or u.name == counted)
+        # the object the failed requests were counted on: its failed calls explain them;
+        # one failed call is enough too when what it called is seen failing
+        and (u.states or u.lines >= MIN_CALLS or u.name == counted or _corroborated(units, u))
     ]
+
+
+def _corroborated(units: _Units, unit: _Unit) -> bool:
+    found = units.callee(unit, unit.calls[0][1])
+    return found is not None and bool(found[0].states)
 
 
 # a failed call seen fewer times than this, in an object that does not fail, is no cause
