@@ -543,6 +543,8 @@ class MetricsUsage(MetricAttrs):
     limit: float | None = None
     scope: str | None = None
     containers: int | None = None
+    # the share of CFS periods the container was held back in by its CPU limit
+    throttled: float | None = None
     cpu_used: float | None = None
     cpu_requested: float | None = None
     memory_used: float | None = None

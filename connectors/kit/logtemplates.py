@@ -180,9 +180,23 @@ def _field_said(value: object) -> str:
     if isinstance(value, dict):
         kind = value.get("type") or value.get("name") or value.get("kind")
         message = value.get("message") or value.get("msg")
-        said = [str(x) for x in (kind, message) if isinstance(x, str) and x]
-        return ": ".join(said)
+        said = ": ".join(str(x) for x in (kind, message) if isinstance(x, str) and x)
+        target = _target(value)
+        return f"{said} ({target})" if said and target else said
     return ""
+
+
+def _target(error: dict[str, object]) -> str | None:
+    """What a structured error says it called: axios's config.url, a URL, Node's
+    address and port."""
+    config = error.get("config")
+    url = error.get("url") or (config.get("url") if isinstance(config, dict) else None)
+    if isinstance(url, str) and url:
+        return url
+    address, port = error.get("address"), error.get("port")
+    if isinstance(address, str) and address:
+        return f"{address}:{port}" if isinstance(port, int | str) and port else address
+    return None
 
 
 def template_of(message: str) -> str:

@@ -26,6 +26,10 @@ from policy.window import WindowArgs
 RESTARTS = "kube_pod_container_status_restarts_total"
 LAST_REASON = "kube_pod_container_status_last_terminated_reason"
 CPU = "container_cpu_usage_seconds_total"
+# cAdvisor's CFS counters: the share of scheduling periods a container was held back in
+# by its CPU limit (the kubernetes-mixin CPUThrottlingHigh alert reads the same two)
+THROTTLED = "container_cpu_cfs_throttled_periods_total"
+PERIODS = "container_cpu_cfs_periods_total"
 MEMORY = "container_memory_working_set_bytes"
 REQUESTS = "kube_pod_container_resource_requests"
 LIMITS = "kube_pod_container_resource_limits"
@@ -208,12 +212,16 @@ async def resource_usage(run: Run, args: PodScopeArgs) -> ToolResult:
     mem_expr = f"max by ({BY}) ({selector(MEMORY, usage)})"
     req_expr = f"max by ({BY}, resource) (last_over_time({selector(REQUESTS, matchers)}[{w}s]))"
     lim_expr = f"max by ({BY}, resource) (last_over_time({selector(LIMITS, matchers)}[{w}s]))"
-    cpu, cpu_avg, mem, req, lim = await gather(
+    throttled_expr = f"sum by ({BY}) (increase({selector(THROTTLED, usage)}[{w}s]))"
+    periods_expr = f"sum by ({BY}) (increase({selector(PERIODS, usage)}[{w}s]))"
+    cpu, cpu_avg, mem, req, lim, throttled, periods = await gather(
         run.range(cpu_expr),
         run.instant(cpu_avg_expr),
         run.range(mem_expr),
         run.instant(req_expr),
         run.instant(lim_expr),
+        run.instant(throttled_expr),
+        run.instant(periods_expr),
     )
     rows: dict[Key, dict[str, Any]] = {}
     for s in cpu.series:
@@ -240,6 +248,11 @@ async def resource_usage(run: Run, args: PodScopeArgs) -> ToolResult:
         for s in source.series:
             if _key(s.labels) in rows:
                 rows[_key(s.labels)][f"{s.labels.get('resource')}_{name}"] = s.value
+    held = {_key(s.labels): s.value for s in throttled.series}
+    for s in periods.series:
+        key = _key(s.labels)
+        if key in rows and s.value > 0 and key in held:
+            rows[key]["throttled"] = min(1.0, held[key] / s.value)
 
     def pressure(item: tuple[Key, dict[str, Any]]) -> float:
         row = item[1]
@@ -328,10 +341,16 @@ def _usage_facts(
         def cores(v: float) -> str:
             return f"{fmt_num(v)} cores"
 
+        throttled = row.get("throttled")
+        held = (
+            f"; throttled by its CPU limit in {throttled:.0%} of its scheduling periods"
+            if throttled
+            else ""
+        )
         facts.append(
             run.fact(
                 f"{who}: CPU {cores(avg or 0.0)} on average {run.span()}{peak_text}"
-                f"{_bounds(request, limit, cores)}",
+                f"{_bounds(request, limit, cores)}{held}",
                 MetricsUsage(
                     namespace=key[0],
                     pod=key[1],
@@ -341,6 +360,7 @@ def _usage_facts(
                     peak=peak[1] if peak else None,
                     request=request,
                     limit=limit,
+                    throttled=throttled,
                 ),
                 cpu_expr,
                 peak[0] if peak else None,

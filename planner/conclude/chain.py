@@ -37,6 +37,7 @@ from policy.facts import (
     K8sWaiting,
     LogTemplate,
     MetricsRestarts,
+    MetricsUsage,
 )
 from policy.language import Bilingual, Language, phrase
 
@@ -85,6 +86,20 @@ _OWN_LOG, _WAITING, _ENDED, _EVENT, _UNREADY = 0, 1, 2, 3, 4
 _STATE_EVENTS = frozenset(
     {"BackOff", "Unhealthy", "FailedMount", "FailedScheduling", "Failed", "FailedAttachVolume"}
 )
+_THROTTLED: Bilingual = (
+    "{pod} throttled by its CPU limit ({limit} cores) in {share} of its scheduling periods",
+    "{pod} притормаживается лимитом CPU ({limit} ядра) в {share} периодов планировщика",
+)
+# a container held back by its CPU limit in this share of its periods or more is slowed
+# by it (the kubernetes-mixin CPUThrottlingHigh alert fires at 25%)
+THROTTLED_SHARE = 0.25
+
+
+def held_back(usage: MetricsUsage) -> bool:
+    """The container is slowed by its CPU limit."""
+    return usage.resource == "cpu" and (usage.throttled or 0) >= THROTTLED_SHARE
+
+
 _RESTARTED: Bilingual = (
     "{pod} restarted {count} time(s){reason}",
     "{pod} перезапускался {count} раз(а){reason}",
@@ -155,6 +170,11 @@ class _Units:
             self._line(name, f.index, str(a.message or f.fact.text))
         elif isinstance(a, LogTemplate) and a.service:
             self._line(a.service, f.index, str(a.example or a.template or ""), a.count or 1)
+        elif isinstance(a, MetricsUsage) and a.pod and held_back(a):
+            said = phrase(
+                _THROTTLED, lang, pod=a.pod, share=f"{a.throttled or 0:.0%}", limit=a.limit
+            )
+            self.unit(workload_of(a.pod)).states.append((_OWN_LOG, f.index, said))
         elif isinstance(a, MetricsRestarts) and a.pod and (a.increase or 0) > 0:
             reason = f", {a.last_reason}" if a.last_reason else ""
             said = phrase(_RESTARTED, lang, pod=a.pod, count=int(a.increase or 0), reason=reason)
