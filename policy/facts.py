@@ -372,6 +372,9 @@ class K8sEndpoints(MetricAttrs):
     endpoints: list[dict[str, Any]] | None = None
     ports: list[Any] | None = None
     service_found: bool | None = None
+    # the Service's target ports no container of its pods declares, and those they declare
+    unserved_ports: list[str] | None = None
+    container_ports: list[str] | None = None
 
 
 class K8sPlacement(_Attrs):

@@ -81,6 +81,12 @@ async def endpoints(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
         text += " (the Service has no selector; its endpoints are managed by hand)"
     if ports:
         text += f"; ports {', '.join(sorted(ports))}"
+    declared, unserved = await _port_check(reader, svc, rows, ns)
+    if unserved:
+        text += (
+            f"; its target port {', '.join(unserved)} is no port its pods' containers "
+            f"declare ({', '.join(declared)})"
+        )
     found.facts.append(
         ResultFact(
             text=text,
@@ -96,6 +102,8 @@ async def endpoints(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
                 endpoints=rows,
                 ports=sorted(ports),
                 service_found=svc is not None,
+                unserved_ports=unserved or None,
+                container_ports=declared or None,
             ),
         )
     )
@@ -127,6 +135,39 @@ def _describe(row: dict[str, Any]) -> str:
     if row["node"]:
         where += f" on {row['node']}"
     return f"{'/'.join(row['addresses']) or '?'} ({where}, {state})"
+
+
+async def _port_check(
+    reader: KubeReader, svc: KubeObject | None, rows: list[dict[str, Any]], ns: str | None
+) -> tuple[list[str], list[str]]:
+    """(the ports the Service's pods' containers declare, "name number/protocol"; the
+    Service's target ports none of them declares): a Service edited to send traffic to a
+    port nothing listens on. Read from one pod behind it; a pod that declares no port says
+    nothing either way."""
+    pod_name = next((r["pod"] for r in rows if r["pod"]), None)
+    if svc is None or pod_name is None or ns is None:
+        return [], []
+    pod = await reader.get("pods", pod_name, ns)
+    containers = ((pod or {}).get("spec") or {}).get("containers") or []
+    declared = [p for c in containers for p in c.get("ports") or [] if p.get("containerPort")]
+    if not declared:
+        return [], []
+    numbers = {int(p["containerPort"]) for p in declared}
+    names = {str(p.get("name")) for p in declared if p.get("name")}
+    unserved = []
+    for port in (svc.get("spec") or {}).get("ports") or []:
+        target = port.get("targetPort", port.get("port"))
+        known = (
+            target in names
+            if isinstance(target, str) and not target.isdigit()
+            else (int(target) in numbers if target is not None else True)
+        )
+        if not known:
+            unserved.append(str(target))
+    said = [
+        f"{p.get('name') or '-'} {p['containerPort']}/{p.get('protocol', 'TCP')}" for p in declared
+    ]
+    return said, unserved
 
 
 async def _service_for_workload(

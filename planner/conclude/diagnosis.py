@@ -33,6 +33,7 @@ from policy.facts import (
     EdgeError,
     HttpRate,
     K8sAutoscaler,
+    K8sEndpoints,
     K8sEvent,
     K8sLog,
     K8sPlacement,
@@ -315,6 +316,28 @@ def _quota(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> 
     return out
 
 
+def _ports(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
+    """A Service whose target port no container of its pods declares (edited to a port
+    nothing listens on), with the last change before the symptom: who edited it."""
+    out = []
+    for e in of_kind(facts, K8sEndpoints):
+        if not e.a.unserved_ports:
+            continue
+        text = said(
+            Said.PORT_UNSERVED,
+            lang,
+            service=f"{e.a.namespace}/{e.a.service}",
+            target=", ".join(e.a.unserved_ports),
+            declared=", ".join(e.a.container_ports or []),
+        )
+        changes = changes_before(facts, onset + ONSET_SLACK if onset else None)[-1:]
+        for change in changes:
+            text += said(Said.POD_AFTER, lang, change=change_text(change, lang))
+        support = [e.index, *(c.index for c in changes)]
+        out.append(Finding(text + ".", text + ".", support, "high", weight=9))
+    return out
+
+
 def _rates(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
     rates = of_kind(facts, HttpRate)
     if not rates:
@@ -369,6 +392,7 @@ def _autoscaler(facts: list[IndexedFact], onset: datetime | None, lang: Language
 RULES: tuple[Rule, ...] = (
     _edge,
     _node_network,
+    _ports,
     _workload,
     _quota,
     _autoscaler,

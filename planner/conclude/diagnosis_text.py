@@ -33,6 +33,7 @@ class Said(StrEnum):
     POD_AFTER = "pod_after"
     EVICTED = "evicted"
     NO_MESSAGE = "no_message"
+    PORT_UNSERVED = "port_unserved"
     K8S_REPORTS = "k8s_reports"
     CHANGE_JOB = "change_job"
     CHANGE_AUDIT = "change_audit"
@@ -105,6 +106,12 @@ _TEXT: dict[Said, Bilingual] = {
         "kubelet вытеснил pod'ов: {count}, например {pod}: {message}",
     ),
     Said.NO_MESSAGE: ("no message", "без сообщения"),
+    Said.PORT_UNSERVED: (
+        "Service {service} sends its traffic to port {target}, which no container of its "
+        "pods declares (they declare {declared}): every request to it is refused",
+        "Service {service} направляет трафик на порт {target}, которого не объявляет ни "
+        "один контейнер его pod'ов (объявлены {declared}): каждый запрос к нему отклоняется",
+    ),
     Said.K8S_REPORTS: (
         "Kubernetes reports {reason} for {object}: {message}",
         "Kubernetes сообщает {reason} для {object}: {message}",

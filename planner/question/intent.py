@@ -44,7 +44,8 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
         ),
     ],
     "http_errors": [
-        (r"\b5\d\ds?\b|\b5xxs?\b|\b4\d\ds?\b", 2),
+        # a status used as a verb or a plural too ("502ing", "503s")
+        (r"\b5\d\d(?:s|ing|ed)?\b|\b5xxs?\b|\b4\d\d(?:s|ing|ed)?\b", 2),
         (r"\berrors?\b|\bfail(?:ed|ing|ures?)\b|bad gateway|gateway timeout|unavailable", 1),
         (r"ошиб\w*|отдава\w*|отдаёт|отдает|возвраща\w*|сбо[ий]\w*", 1),
         (r"request[_\s-]?id|реквест", 1),
@@ -58,7 +59,8 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
         (r"не (?:стартует|запускается|поднимается|поднялся|стартовал|запустился)|падает|упал", 2.5),
         (r"(?:won'?t|doesn'?t|does not|can'?t|cannot) start|not starting|keeps? crashing", 2.5),
         (r"\bstuck\b|завис\w*|не готов\w*|not ready", 1),
-        (r"сломал\w*|слома\w*|\bbroke\b|\bbroken\b|what broke|не работает|isn'?t working", 2),
+        # "what broke": as generic as "what happened" beside a symptom a status code names
+        (r"сломал\w*|слома\w*|\bbroke\b|\bbroken\b|what broke|не работает|isn'?t working", 1.5),
         # colloquial "it is down / what is wrong with it": start from the workload itself
         (
             r"\bлежит\b|\bлег\b|\bлёг\b|\bупал\w*|\bdown\b",
