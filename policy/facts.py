@@ -335,6 +335,7 @@ class K8sWaiting(_Attrs):
     message: str | None = None
     restarts: int | None = None
     image: str | None = None  # the image the waiting container runs
+    pull_secrets: list[str] | None = None  # an image that does not pull: the secrets it uses
 
 
 class K8sEvent(_Attrs):

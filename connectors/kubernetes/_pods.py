@@ -12,6 +12,9 @@ from policy.facts import K8sPod, K8sTermination, K8sWaiting
 from policy.results import ResultFact
 from policy.toolset import CallContext
 
+# the waiting reasons of a container whose image the kubelet could not pull
+PULL_FAILURES = frozenset({"ImagePullBackOff", "ErrImagePull"})
+
 
 def _statuses(pod: KubeObject) -> list[dict[str, Any]]:
     status = pod.get("status") or {}
@@ -100,8 +103,15 @@ def pod_facts(reader: KubeReader, pod: KubeObject, found: Findings, ctx: CallCon
         found.entity("node", node, reader.env, None)
         found.relate(f"pod/{name}", "runs_on", f"node/{node}", ctx.now)
     limits = _memory_limits(pod)
+    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    secrets = [
+        str(ref.get("name"))
+        for ref in (spec or {}).get("imagePullSecrets") or []
+        if isinstance(ref, dict) and ref.get("name")
+    ]
     for cs in _statuses(pod):
-        _container_facts(reader, ns, name, cs, found, link, ctx, limits.get(str(cs.get("name"))))
+        limit = limits.get(str(cs.get("name")))
+        _container_facts(reader, ns, name, cs, found, link, ctx, limit, secrets)
 
 
 def _memory_limits(pod: KubeObject) -> dict[str, str]:
@@ -129,6 +139,7 @@ def _container_facts(
     link: str,
     ctx: CallContext,
     memory_limit: str | None = None,
+    pull_secrets: list[str] | None = None,
 ) -> None:
     container, restarts = cs.get("name"), int(cs.get("restartCount") or 0)
     state, last = cs.get("state") or {}, cs.get("lastState") or {}
@@ -175,6 +186,10 @@ def _container_facts(
         text = f"Container {container} in pod {ns}/{pod} is waiting: {reason}"
         if waiting.get("message"):
             text += f" - {str(waiting['message'])[:300]}"
+        pulling = reason in PULL_FAILURES
+        if pulling and pull_secrets:
+            # the registry credential the kubelet pulled with: a 401 names it
+            text += f"; image pull secret(s): {', '.join(pull_secrets)}"
         text += f"; {restarts} restarts so far"
         found.facts.append(
             ResultFact(
@@ -190,6 +205,7 @@ def _container_facts(
                     message=waiting.get("message"),
                     restarts=restarts,
                     image=cs.get("image"),
+                    pull_secrets=(pull_secrets or None) if pulling else None,
                 ),
             )
         )

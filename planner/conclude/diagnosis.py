@@ -236,6 +236,12 @@ def _waiting(
     text += said(Said.POD_IN, lang, reason=reason)
     if first.a.message:
         text += f": {first.a.message}"
+    # the registry's answer is in the waiting message, or in the pull events of the pod
+    pulls = [first.a.message or ""] + [
+        str(e.a.message or "") for e in of_kind(facts, K8sEvent) if e.a.name == first.a.pod
+    ]
+    if first.a.pull_secrets and any(_REFUSED.search(m) for m in pulls):
+        text += said(Said.PULL_SECRET, lang, secrets=", ".join(first.a.pull_secrets))
     severe = [lf for lf in logs if str(lf.a.level or "").upper() in SEVERE_LEVELS]
     quoted = _distinct_lines(severe or logs)[-2:]
     if quoted:
@@ -250,6 +256,10 @@ def _waiting(
         "high" if logs else "medium",
         weight=15,
     )
+
+
+# the registry refused the credential, not the image: 401/403, unauthorized, denied
+_REFUSED = re.compile(r"\b40[13]\b|unauthori[sz]ed|forbidden|denied|authenticat", re.I)
 
 
 def _evicted(facts: list[IndexedFact], lang: Language) -> list[Finding]:

@@ -34,6 +34,7 @@ class Said(StrEnum):
     EVICTED = "evicted"
     NO_MESSAGE = "no_message"
     PORT_UNSERVED = "port_unserved"
+    PULL_SECRET = "pull_secret"
     K8S_REPORTS = "k8s_reports"
     CHANGE_JOB = "change_job"
     CHANGE_AUDIT = "change_audit"
@@ -106,6 +107,10 @@ _TEXT: dict[Said, Bilingual] = {
         "kubelet вытеснил pod'ов: {count}, например {pod}: {message}",
     ),
     Said.NO_MESSAGE: ("no message", "без сообщения"),
+    Said.PULL_SECRET: (
+        "; the pods pull with the secret(s) {secrets}: the credential the registry refused",
+        "; pod'ы скачивают образ с секретом(ами) {secrets}: эти учётные данные реестр отклонил",
+    ),
     Said.PORT_UNSERVED: (
         "Service {service} sends its traffic to port {target}, which no container of its "
         "pods declares (they declare {declared}): every request to it is refused",
