@@ -74,8 +74,8 @@ class _Unit:
     lines: int = 0  # failed calls its log holds (a template counts its lines)
     images: set[str] = field(default_factory=set)
     addresses: set[str] = field(default_factory=set)
-    # the addresses its configuration points it at: (fact index, host, software)
-    configured: list[tuple[int, str, str | None]] = field(default_factory=list)
+    # the addresses its configuration points it at: (fact index, host, software, port)
+    configured: list[tuple[int, str, str | None, int | None]] = field(default_factory=list)
 
 
 # how much a state explains: the unit's own log saying why, then a crash or a wait, then
@@ -160,7 +160,7 @@ class _Units:
         elif isinstance(a, K8sPlacement) and a.pod and a.ip:
             self.unit(workload_of(a.pod)).addresses.add(a.ip)
         elif isinstance(a, K8sDependency) and a.workload and a.host:
-            self.unit(a.workload).configured.append((f.index, a.host, a.software))
+            self.unit(a.workload).configured.append((f.index, a.host, a.software, a.port))
         elif isinstance(a, K8sEndpoints) and a.service:
             self._endpoints(f.index, a)
         elif isinstance(a, K8sLog) and a.pod:
@@ -215,6 +215,19 @@ class _Units:
             # line: never a call to something else
             u.states.append((_OWN_LOG, index, phrase(_LOG, self.lang, line=_quote(line))))
 
+    @staticmethod
+    def _configured(
+        caller: _Unit, error: DependencyError
+    ) -> list[tuple[int, str, str | None, int | None]]:
+        if error.hosts:
+            return []
+        return [c for c in caller.configured if _fits(c[2], c[3], error)]
+
+    def configured_host(self, caller: _Unit, error: DependencyError) -> str | None:
+        """The host the caller is configured to call for a failed call that names none."""
+        fitting = [c for c in self._configured(caller, error) if c[2] == error.software]
+        return fitting[0][1] if len(fitting) == 1 else None
+
     def callee(self, caller: _Unit, error: DependencyError) -> tuple[_Unit, int | None] | None:
         """The unit a failed call names: by name, by a pod address, by the address the
         caller's configuration gives for it, by its software; with the fact that links
@@ -227,18 +240,17 @@ class _Units:
             placed = [u for u in others if address in u.addresses]
             if placed:
                 return placed[0], None
-        if not error.hosts and not error.addresses:
-            # the dependencies configured for that software: the one that fails, else
-            # the first configured
-            configured = [
-                (named, index)
-                for index, host, software in caller.configured
-                if None in (error.software, software) or error.software == software
-                if (named := _named(others, host)) is not None
-            ]
-            failing = [c for c in configured if c[0].states]
-            if failing or configured:
-                return (failing or configured)[0]
+        # the dependencies the caller's configuration points at for that software (for
+        # that port, when the line names an address no read placed): the one that fails,
+        # else the first configured
+        configured = [
+            (named, index)
+            for index, host, _software, _port in self._configured(caller, error)
+            if (named := _named(others, host)) is not None
+        ]
+        failing = [c for c in configured if c[0].states]
+        if failing or (configured and not error.addresses):
+            return (failing or configured)[0]
         if error.software is not None:
             # by its images, or by a name that is the software's (a coredns Deployment)
             running = [
@@ -251,6 +263,14 @@ class _Units:
         return None
 
 
+def _fits(software: str | None, port: int | None, error: DependencyError) -> bool:
+    """A configured address a failed call may have gone to: the same software, or the
+    same port when the call names one."""
+    if error.ports and port is not None and port not in error.ports:
+        return False
+    return None in (error.software, software) or error.software == software
+
+
 def _named(units: list[_Unit], host: str) -> _Unit | None:
     """The unit a host names: its first label is the unit's name or a Service of it
     ("<unit>-rw", "<unit>-master")."""
@@ -259,10 +279,12 @@ def _named(units: list[_Unit], host: str) -> _Unit | None:
     return max(named, key=lambda u: len(u.name)) if named else None
 
 
-def _call_said(index: int, error: DependencyError, line: str, lang: Language) -> str:
-    what = error.label or (error.hosts[0] if error.hosts else None) or "?"
-    if error.hosts and error.label:
-        what += f" ({error.hosts[0]})"
+def _call_said(error: DependencyError, line: str, lang: Language, host: str | None) -> str:
+    """ "its calls to PostgreSQL (<host>) fail (how): <line>"; the host the line names,
+    else the one the caller's configuration gives for that software."""
+    what = error.label or host or "?"
+    if host and error.label:
+        what += f" ({host})"
     how = phrase(FAILURE_LABELS[error.failure], lang) if error.failure else "?"
     return phrase(_CALLS, lang, what=what, how=how, line=_quote(line))
 
@@ -290,12 +312,14 @@ def _follow(units: _Units, start: _Unit) -> tuple[list[str], list[int]]:
         nxt = None
         if calls and hops < MAX_HOPS:
             index, error, line = calls[0]
-            link += ("; " if state else ": ") + _call_said(index, error, line, units.lang)
-            support.append(index)
             found = units.callee(unit, error)
+            host = error.hosts[0] if error.hosts else units.configured_host(unit, error)
             if found is not None:
                 nxt, link_index = found
                 support += [link_index] if link_index is not None else []
+                host = host or nxt.name
+            link += ("; " if state else ": ") + _call_said(error, line, units.lang, host)
+            support.append(index)
             serves = error.software
         parts.append(link)
         if nxt is None or nxt.name in seen:

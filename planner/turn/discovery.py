@@ -140,7 +140,10 @@ def links(discovered: Discovered) -> Callable[[ResultFact], bool]:
         if not isinstance(a, K8sDependency) or not a.host:
             return False
         first = a.host.split(".", 1)[0]
-        return any(first == name or first.startswith(name + "-") for name in followed)
+        # a setting that named a dependency read next, or a dependency's own settings:
+        # where the next hop's calls go
+        named = any(first == name or first.startswith(name + "-") for name in followed)
+        return named or a.workload in followed
 
     return link
 

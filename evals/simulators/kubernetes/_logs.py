@@ -63,6 +63,8 @@ _JSON_TIME_KEYS = ("time", "ts", "timestamp", "@timestamp", "t", "@t")
 _TS_NEAR_START = re.compile(
     r"^.{0,16}?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)"
 )
+_SLASHED_RE = re.compile(r"^(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2})")
+_CLF_RE = re.compile(r"\[(\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4})\]")
 _DAY_MONTH_RE = re.compile(r"^.{0,24}?\b(\d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?)")
 
 
@@ -95,6 +97,13 @@ def line_time(line: str) -> datetime | None:
                     return parsed
     if m := _TS_NEAR_START.match(line):
         return parse_time(m[1])
+    if m := _SLASHED_RE.match(line):  # nginx's error log: "2026/12/02 09:15:07 [error]"
+        return parse_time(m[1].replace("/", "-"))
+    if m := _CLF_RE.search(line[:120]):  # the common log format: "[02/Dec/2026:09:13:50 +0000]"
+        try:
+            return datetime.strptime(m[1], "%d/%b/%Y:%H:%M:%S %z")
+        except ValueError:
+            return None
     if m := _DAY_MONTH_RE.match(line):
         try:
             return datetime.strptime(m[1].split(".")[0], "%d %b %Y %H:%M:%S").replace(tzinfo=UTC)
