@@ -154,13 +154,8 @@ def read_error(line: str) -> DependencyError | None:
     if failure is Failure.DNS and resolver:
         # "lookup <name> on <resolver>:53": the call that failed went to the resolver;
         # the name looked up is not what failed
-        return DependencyError(
-            "dns",
-            failure,
-            (),
-            tuple(r for r in resolver if _IPV4.fullmatch(r)) or addresses,
-            (_DNS_PORT,),
-        )
+        at = tuple(dict.fromkeys(r for r in resolver if _IPV4.fullmatch(r))) or addresses
+        return DependencyError("dns", failure, (), at, (_DNS_PORT,))
     if software is None and failure not in _AWAY and not (failure and (named or addresses)):
         return None
     return DependencyError(

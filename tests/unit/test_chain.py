@@ -8,7 +8,18 @@ from datetime import UTC, datetime
 
 from planner.conclude.chain import dependency_chain, workload_of
 from planner.conclude.rule import IndexedFact
-from policy.facts import AppLog, FactAttrs, HttpRate, K8sLog, K8sPlacement, K8sPod, K8sWaiting
+from policy.facts import (
+    AppLog,
+    FactAttrs,
+    HttpRate,
+    K8sDependency,
+    K8sEvent,
+    K8sLog,
+    K8sPlacement,
+    K8sPod,
+    K8sWaiting,
+    MetricsUsage,
+)
 from policy.language import Language
 from policy.results import ResultFact
 
@@ -96,3 +107,32 @@ def test_a_pods_workload_is_read_from_its_name() -> None:
     assert workload_of("acct-store-0") == "acct-store"
     assert workload_of("node-agent-k2m4p") == "node-agent"
     assert workload_of("standalone") == "standalone"
+
+
+def test_a_timeout_naming_no_host_is_followed_to_the_callee_its_configuration_names() -> None:
+    line = "rpc error: code = DeadlineExceeded desc = context deadline exceeded"
+    facts = _facts(
+        SYMPTOM,
+        *_app_errors("ledger-web", line, 4),
+        ("setting", K8sDependency(workload="ledger-web", host="fx-rates.money.svc", port=9090,
+                                  setting="configmap ledger-web key app.yaml")),
+        ("setting", K8sDependency(workload="ledger-web", host="audit-sink.money.svc", port=9090,
+                                  setting="configmap ledger-web key app.yaml")),
+        ("usage", MetricsUsage(pod="fx-rates-5c8d7b9f4-k2m4p", resource="cpu", usage=0.5,
+                               limit=0.5, throttled=0.86)),
+        ("pod", K8sPod(pod="audit-sink-6f7d8c9b5-q2w3e", phase="Running", ready=True)),
+    )  # fmt: skip
+    [finding] = dependency_chain(facts, frozenset({"ledger-web"}), Language.EN)
+    # of the two configured on that port, the one seen failing: held back by its CPU limit
+    assert "← fx-rates: fx-rates-5c8d7b9f4-k2m4p throttled by its CPU limit" in finding.summary
+    assert "86%" in finding.summary and "audit-sink" not in finding.summary
+    assert 5 in finding.supported_by  # the setting that links them is cited
+
+
+def test_a_kubelet_event_about_the_pod_is_its_state_not_a_call() -> None:
+    probe = K8sEvent(
+        object_kind="Pod", name="ledger-web-7d9f8c6b5-x0q2z", type="Warning", reason="Unhealthy",
+        message='Liveness probe failed: Get "http://10.1.2.3:8081/live": context deadline exceeded',
+    )  # fmt: skip
+    facts = _facts(SYMPTOM, ("event", probe))
+    assert dependency_chain(facts, frozenset({"ledger-web"}), Language.EN) == []

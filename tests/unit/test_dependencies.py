@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from policy.dependencies import Failure, excerpt, read_error, runs_software
+from policy.dependencies import Failure, endpoints_in, excerpt, read_error, runs_software
 
 LINES = [
     # psycopg2 through SQLAlchemy
@@ -123,3 +123,60 @@ def test_a_long_line_is_quoted_around_how_the_call_failed() -> None:
     )
     quoted = excerpt(line, 120)
     assert "connection refused" in quoted and len(quoted) <= 122
+
+
+def test_a_resolver_failure_is_a_call_to_the_resolver_not_to_the_name_looked_up() -> None:
+    line = (
+        'Get "http://tiles.geo.svc.cluster.local:8080/v1": dial tcp: lookup '
+        "tiles.geo.svc.cluster.local on 10.43.0.10:53: read udp 10.42.2.119:41234->"
+        "10.43.0.10:53: i/o timeout"
+    )
+    error = read_error(line)
+    assert error is not None and error.software == "dns" and error.failure is Failure.DNS
+    assert error.hosts == () and error.addresses == ("10.43.0.10",)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "hosts", "software"),
+    [
+        (
+            "DATABASE_URL",
+            "postgres://u:secret@acct-db.ledger.svc:5432/acct",
+            ["acct-db.ledger.svc"],
+            "postgresql",
+        ),
+        ("SPRING_DATASOURCE_URL", "jdbc:mysql://shop-db:3306/shop", ["shop-db"], "mysql"),
+        (
+            "KAFKA_BROKERS",
+            "k-0.k-headless:9092,k-1.k-headless:9092",
+            ["k-0.k-headless", "k-1.k-headless"],
+            "kafka",
+        ),
+        (
+            "SPRING_DATA_REDIS_HOST",
+            "sessions-master.cart.svc",
+            ["sessions-master.cart.svc"],
+            "redis",
+        ),
+        ("PG_DSN", "host=ledger-pg port=5432 dbname=l", ["ledger-pg"], "postgresql"),
+        ("config.yaml", "target: dns:///fx.rates.svc:9090\n", ["fx.rates.svc"], None),
+        (
+            "ConnectionStrings__Main",
+            "Host=acct-pg.db.svc;Port=5432;Database=a",
+            ["acct-pg.db.svc"],
+            "postgresql",
+        ),
+    ],
+)
+def test_a_setting_names_the_addresses_it_points_at(
+    key: str, value: str, hosts: list[str], software: str | None
+) -> None:
+    points = endpoints_in(key, value)
+    assert [p.host for p in points] == hosts
+    assert {p.software for p in points} == {software}
+
+
+def test_a_setting_that_is_no_address_names_none() -> None:
+    assert endpoints_in("LOG_LEVEL", "info") == []
+    assert endpoints_in("TZ", "Europe/Moscow") == []
+    assert endpoints_in("GREETING", "hello-world") == []
