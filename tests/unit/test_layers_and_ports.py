@@ -26,8 +26,10 @@ def _facts(*attrs: tuple[datetime, FactAttrs]) -> list[IndexedFact]:
 
 
 def test_a_target_port_no_container_declares_leads_with_who_changed_the_service() -> None:
-    endpoints = K8sEndpoints(service="booking-api", namespace="travel", ready=3,
-                             unserved_ports=["8443"], container_ports=["http 8080/TCP"])  # fmt: skip
+    endpoints = K8sEndpoints(
+        service="booking-api", namespace="travel", unserved_ports=["8443"],
+        container_ports=["http 8080/TCP"],
+    )  # fmt: skip
     patch = K8sAudit(actor="oidc:j.doe", verb="patch", code=200, resource="services",
                      name="booking-api", namespace="travel")  # fmt: skip
     facts = _facts((NOW, endpoints), (datetime(2026, 12, 7, 10, 12, tzinfo=UTC), patch))
