@@ -66,6 +66,7 @@ class FactKind(StrEnum):
     K8S_SWEEP = "k8s.sweep"  # what a sweep of a whole environment covered and found
     K8S_AUTOSCALER = "k8s.autoscaler"  # a HorizontalPodAutoscaler's bounds, metrics, limits
     K8S_DEPENDENCY = "k8s.dependency"  # an address a workload's configuration calls
+    K8S_NETWORK_POLICY = "k8s.network_policy"  # a NetworkPolicy that selects a workload
     LOG_TEMPLATE = "log.template"  # error-like log lines of one template, with a count
     METRICS_RESTARTS = "metrics.restarts"
     METRICS_USAGE = "metrics.usage"
@@ -279,6 +280,9 @@ class ReplicaSetState(BaseModel):
 class K8sWorkload(_Attrs):
     kind: Literal[FactKind.K8S_WORKLOAD] = FactKind.K8S_WORKLOAD
     rank: ClassVar[int] = 50
+    # its pods' labels and its namespace's: who a NetworkPolicy's rule admits
+    pod_labels: dict[str, str] | None = None
+    namespace_labels: dict[str, str] | None = None
     workload_kind: str | None = None  # Deployment, StatefulSet, ...
     name: str | None = None
     namespace: str | None = None
@@ -505,6 +509,34 @@ class K8sDependency(_Attrs):
     setting: str | None = None  # where it is set: "env DATABASE_URL", "configmap x key y"
 
 
+class PolicyPeer(BaseModel):
+    """Who a NetworkPolicy rule admits (or lets its pods reach): pods by labels, in the
+    policy's namespace unless namespaces are selected too; `any_namespace`: an empty
+    namespaceSelector; an address block."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pod_labels: dict[str, str] | None = None
+    namespace_labels: dict[str, str] | None = None
+    any_namespace: bool = False
+    ip_block: str | None = None
+
+
+class K8sNetworkPolicy(_Attrs):
+    """A NetworkPolicy whose podSelector selects a workload's pods, with who its rules
+    admit (`ingress`) and where they let its pods go (`egress`); None: that direction is
+    not restricted by it."""
+
+    kind: Literal[FactKind.K8S_NETWORK_POLICY] = FactKind.K8S_NETWORK_POLICY
+    rank: ClassVar[int] = 44
+    name: str | None = None
+    namespace: str | None = None
+    workload: str | None = None
+    created: str | None = None
+    ingress: list[list[PolicyPeer]] | None = None  # per rule; [] in a rule: from anywhere
+    egress: list[list[PolicyPeer]] | None = None
+
+
 class LogTemplate(_Attrs):
     kind: Literal[FactKind.LOG_TEMPLATE] = FactKind.LOG_TEMPLATE
     rank: ClassVar[int] = 4  # an error repeated in the object's own log
@@ -691,6 +723,7 @@ FactAttrs = Annotated[
     | K8sSweep
     | K8sAutoscaler
     | K8sDependency
+    | K8sNetworkPolicy
     | LogTemplate
     | MetricsRestarts
     | MetricsUsage

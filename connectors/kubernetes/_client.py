@@ -58,6 +58,7 @@ _RESOURCES: dict[str, tuple[str, bool]] = {
     "jobs": ("/apis/batch/v1", True),
     "endpointslices": ("/apis/discovery.k8s.io/v1", True),
     "ingresses": ("/apis/networking.k8s.io/v1", True),
+    "networkpolicies": ("/apis/networking.k8s.io/v1", True),
     "horizontalpodautoscalers": ("/apis/autoscaling/v2", True),
     AUDIT_PLURAL: (f"/apis/{AUDIT_GROUP}/{AUDIT_VERSION}", True),
 }

@@ -16,6 +16,7 @@ from connectors.kubernetes._common import (
     selector_string,
 )
 from connectors.kubernetes._config import dependency_facts
+from connectors.kubernetes._netpol import policy_facts
 from connectors.kubernetes._pods import pod_facts
 from policy.errors import SourceError
 from policy.facts import K8sWorkload, ReplicaSetState
@@ -222,8 +223,10 @@ def _workload_fact(
     obj: KubeObject,
     replicasets: list[KubeObject],
     ctx: CallContext,
+    namespace_labels: dict[str, str] | None = None,
 ) -> ResultFact:
     ns, name = meta(obj).get("namespace"), name_of(obj)
+    template = ((obj.get("spec") or {}).get("template") or {}).get("metadata") or {}
     status = obj.get("status") or {}
     ready, desired = _counts(kind, obj)
     images = _images(obj)
@@ -292,6 +295,8 @@ def _workload_fact(
             abnormal_conditions=bad,
             replicasets=[name_of(rs) for rs in replicasets],
             live_replicasets=sorted(states, key=_revision_order) or None,
+            pod_labels={str(k): str(v) for k, v in (template.get("labels") or {}).items()} or None,
+            namespace_labels=namespace_labels or None,
         ),
     )
 
@@ -319,8 +324,11 @@ async def workload_status(reader: KubeReader, args: Any, ctx: CallContext) -> To
         # Deployment: <deployment>-<pod-template-hash>
         or (kind == "Deployment" and _rs_owner_belongs(p, service))
     ]
-    found.facts.append(_workload_fact(reader, kind, obj, replicasets, ctx))
+    space = await reader.get("namespaces", ns) if ns else None
+    space_labels = {str(k): str(v) for k, v in (meta(space or {}).get("labels") or {}).items()}
+    found.facts.append(_workload_fact(reader, kind, obj, replicasets, ctx, space_labels))
     await dependency_facts(reader, kind, obj, found, ctx)
+    await policy_facts(reader, kind, obj, found, ctx)
     ready, desired = _counts(kind, obj)
     found.entity(kind.lower(), service, env, ns, ready=ready, desired=desired)
     for rs in replicasets:

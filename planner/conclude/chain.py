@@ -31,13 +31,16 @@ from policy.facts import (
     K8sEndpoints,
     K8sEvent,
     K8sLog,
+    K8sNetworkPolicy,
     K8sPlacement,
     K8sPod,
     K8sTermination,
     K8sWaiting,
+    K8sWorkload,
     LogTemplate,
     MetricsRestarts,
     MetricsUsage,
+    PolicyPeer,
 )
 from policy.language import Bilingual, Language, phrase
 
@@ -74,6 +77,12 @@ class _Unit:
     lines: int = 0  # failed calls its log holds (a template counts its lines)
     images: set[str] = field(default_factory=set)
     addresses: set[str] = field(default_factory=set)
+    # its pods' labels, its namespace and that namespace's labels (K8sWorkload), and the
+    # NetworkPolicies that select its pods: who may reach it, where it may go
+    labels: dict[str, str] | None = None
+    namespace: str | None = None
+    namespace_labels: dict[str, str] = field(default_factory=dict)
+    policies: list[tuple[int, K8sNetworkPolicy]] = field(default_factory=list)
     # the addresses its configuration points it at: (fact index, host, software, port)
     configured: list[tuple[int, str, str | None, int | None]] = field(default_factory=list)
 
@@ -100,6 +109,10 @@ def held_back(usage: MetricsUsage) -> bool:
     return usage.resource == "cpu" and (usage.throttled or 0) >= THROTTLED_SHARE
 
 
+_POLICY: Bilingual = (
+    "NetworkPolicy {policy} (created {created}) lets no pod of {caller} reach {callee}",
+    "NetworkPolicy {policy} (создана {created}) не пускает pod'ы {caller} к {callee}",
+)
 _RESTARTED: Bilingual = (
     "{pod} restarted {count} time(s){reason}",
     "{pod} перезапускался {count} раз(а){reason}",
@@ -159,6 +172,12 @@ class _Units:
                 u.states.append((_UNREADY, f.index, f"{a.pod} {phrase(_NOT_READY, lang)}"))
         elif isinstance(a, K8sPlacement) and a.pod and a.ip:
             self.unit(workload_of(a.pod)).addresses.add(a.ip)
+        elif isinstance(a, K8sWorkload) and a.name:
+            u = self.unit(a.name)
+            u.labels, u.namespace = a.pod_labels or {}, a.namespace
+            u.namespace_labels = a.namespace_labels or {}
+        elif isinstance(a, K8sNetworkPolicy) and a.workload:
+            self.unit(a.workload).policies.append((f.index, a))
         elif isinstance(a, K8sDependency) and a.workload and a.host:
             self.unit(a.workload).configured.append((f.index, a.host, a.software, a.port))
         elif isinstance(a, K8sEndpoints) and a.service:
@@ -318,6 +337,8 @@ def _follow(units: _Units, start: _Unit) -> tuple[list[str], list[int]]:
                 nxt, link_index = found
                 support += [link_index] if link_index is not None else []
                 host = host or nxt.name
+                if (blocked := _blocked(unit, nxt, units.lang)) is not None:
+                    nxt.states.append((_OWN_LOG, *blocked))
             link += ("; " if state else ": ") + _call_said(error, line, units.lang, host)
             support.append(index)
             serves = error.software
@@ -327,6 +348,49 @@ def _follow(units: _Units, start: _Unit) -> tuple[list[str], list[int]]:
         seen.add(nxt.name)
         unit, hops = nxt, hops + 1
     return parts, support
+
+
+def _admits(peers: list[PolicyPeer], policy_ns: str | None, other: _Unit) -> bool:
+    """A rule's peers let `other`'s pods through (an address block: not decided here)."""
+    if not peers:
+        return True
+    for p in peers:
+        if p.ip_block:
+            return True
+        if p.namespace_labels:
+            in_ns = all(other.namespace_labels.get(k) == v for k, v in p.namespace_labels.items())
+        else:
+            in_ns = p.any_namespace or other.namespace == policy_ns
+        pods = p.pod_labels is None or all(
+            (other.labels or {}).get(k) == v for k, v in p.pod_labels.items()
+        )
+        if in_ns and pods:
+            return True
+    return False
+
+
+def _blocked(caller: _Unit, callee: _Unit, lang: Language) -> tuple[int, str] | None:
+    """The NetworkPolicy that keeps the caller's pods from the callee's: one selecting the
+    callee whose ingress rules admit none of the caller's pods, or one selecting the
+    caller whose egress rules let none reach the callee. Decided only when both units'
+    labels were read."""
+    if caller.labels is None or callee.labels is None:
+        return None
+    for side, other, ingress in ((callee, caller, True), (caller, callee, False)):
+        for index, policy in side.policies:
+            rules = policy.ingress if ingress else policy.egress
+            if rules is None or any(_admits(r, policy.namespace, other) for r in rules):
+                continue
+            said = phrase(
+                _POLICY,
+                lang,
+                policy=f"{policy.namespace}/{policy.name}",
+                created=policy.created or "?",
+                caller=caller.name,
+                callee=callee.name,
+            )
+            return index, said
+    return None
 
 
 def _told(states: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -362,8 +426,11 @@ def _starts(units: _Units, asked: frozenset[str], symptom: Seen[HttpRate] | None
 
 
 def _corroborated(units: _Units, unit: _Unit) -> bool:
+    """What the unit's first failed call reached fails too, or a policy keeps it out."""
     found = units.callee(unit, unit.calls[0][1])
-    return found is not None and bool(found[0].states)
+    if found is None:
+        return False
+    return bool(found[0].states) or _blocked(unit, found[0], units.lang) is not None
 
 
 # a failed call seen fewer times than this, in an object that does not fail, is no cause

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from evals.world import world_from_data
-from policy.facts import K8sDependency, K8sEndpoints, K8sWaiting
+from policy.facts import K8sDependency, K8sEndpoints, K8sNetworkPolicy, K8sWaiting, K8sWorkload
 from tests.integration.test_kubernetes_connector import gate_for, now_ctx
 
 NS = "ledger"
@@ -180,3 +180,43 @@ async def test_the_inventory_knows_a_services_cluster_ip() -> None:
         result = await gate.call("k8s.inventory", {"env": "dc-a"}, now_ctx())
     [svc] = [e for e in result.entities if e.kind == "service"]
     assert svc.addresses == ["10.96.40.12"]
+
+
+POLICY = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "NetworkPolicy",
+    "metadata": {
+        "name": "db-ingress",
+        "namespace": NS,
+        "creationTimestamp": "2026-07-20T07:58:14Z",
+    },
+    "spec": {
+        "podSelector": {"matchLabels": {"app": "posting-api"}},
+        "policyTypes": ["Ingress"],
+        "ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"team": "bi"}}}]}],
+    },
+}
+OTHER = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "NetworkPolicy",
+    "metadata": {"name": "selects-others", "namespace": NS},
+    "spec": {"podSelector": {"matchLabels": {"app": "another"}}, "policyTypes": ["Ingress"]},
+}
+
+
+async def test_the_network_policies_selecting_a_workloads_pods_are_read_with_their_rules() -> None:
+    space = {"apiVersion": "v1", "kind": "Namespace",
+             "metadata": {"name": NS, "labels": {"team": "ledger"}}}  # fmt: skip
+    with gate_for(_world(_deployment([], []), _pod(), POLICY, OTHER, space)) as (gate, _):
+        result = await gate.call(
+            "k8s.workload_status", {"env": "dc-a", "namespace": NS, "service": "posting-api"},
+            now_ctx(),
+        )  # fmt: skip
+    [policy] = [f for f in result.facts if isinstance(f.attrs, K8sNetworkPolicy)]
+    assert policy.attrs.name == "db-ingress" and policy.attrs.egress is None
+    assert policy.attrs.ingress is not None
+    assert policy.attrs.ingress[0][0].namespace_labels == {"team": "bi"}
+    assert "admits from namespaces team=bi" in policy.text
+    [workload] = [f for f in result.facts if isinstance(f.attrs, K8sWorkload)]
+    assert workload.attrs.pod_labels == {"app": "posting-api"}
+    assert workload.attrs.namespace_labels == {"team": "ledger"}

@@ -15,10 +15,13 @@ from policy.facts import (
     K8sDependency,
     K8sEvent,
     K8sLog,
+    K8sNetworkPolicy,
     K8sPlacement,
     K8sPod,
     K8sWaiting,
+    K8sWorkload,
     MetricsUsage,
+    PolicyPeer,
 )
 from policy.language import Language
 from policy.results import ResultFact
@@ -136,3 +139,33 @@ def test_a_kubelet_event_about_the_pod_is_its_state_not_a_call() -> None:
     )  # fmt: skip
     facts = _facts(SYMPTOM, ("event", probe))
     assert dependency_chain(facts, frozenset({"ledger-web"}), Language.EN) == []
+
+
+def test_a_network_policy_that_admits_none_of_the_callers_pods_is_the_callees_state() -> None:
+    line = (
+        'connection to server at "acct-store.money.svc" (10.96.1.9), port 5432 failed: '
+        "timeout expired"
+    )
+    admits_bi = [[PolicyPeer(namespace_labels={"team": "bi"})]]
+    facts = _facts(
+        SYMPTOM,
+        *_app_errors("ledger-web", "psycopg2.OperationalError: " + line, 3),
+        ("web", K8sWorkload(name="ledger-web", namespace="money", pod_labels={"app": "ledger-web"},
+                            namespace_labels={"team": "money"})),
+        ("db", K8sWorkload(name="acct-store", namespace="money", pod_labels={"app": "pg"})),
+        ("policy", K8sNetworkPolicy(name="pg-ingress", namespace="money", workload="acct-store",
+                                    created="2026-11-03T08:58:14Z", ingress=admits_bi)),
+    )  # fmt: skip
+    [finding] = dependency_chain(facts, frozenset({"ledger-web"}), Language.EN)
+    assert "NetworkPolicy money/pg-ingress" in finding.summary
+    assert "lets no pod of ledger-web reach acct-store" in finding.summary
+    # a rule that admits the caller's namespace is no block
+    facts[-1] = IndexedFact(
+        len(facts) - 1,
+        ResultFact(text="p", source="t", observed_at=NOW, attrs=K8sNetworkPolicy(
+            name="pg-ingress", namespace="money", workload="acct-store",
+            ingress=[[PolicyPeer(namespace_labels={"team": "money"})]])),
+        "prod",
+    )  # fmt: skip
+    found = dependency_chain(facts, frozenset({"ledger-web"}), Language.EN)
+    assert all("NetworkPolicy" not in f.summary for f in found)

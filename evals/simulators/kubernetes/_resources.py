@@ -49,6 +49,7 @@ BUILTIN: tuple[ResourceType, ...] = (
     ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
     ResourceType("events.k8s.io", "v1", "Event", "events", True, ("ev",)),
     ResourceType("networking.k8s.io", "v1", "Ingress", "ingresses", True, ("ing",)),
+    ResourceType("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", True, ("netpol",)),
     ResourceType(
         "autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", True, ("hpa",)
     ),
