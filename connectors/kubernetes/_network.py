@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from connectors.kubernetes._bodies import KubeObject, as_endpoint_slices
@@ -85,7 +86,7 @@ async def endpoints(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
     if unserved:
         text += (
             f"; its target port {', '.join(unserved)} is no port its pods' containers "
-            f"declare ({', '.join(declared)})"
+            f"declare or listen on ({', '.join(declared)})"
         )
     found.facts.append(
         ResultFact(
@@ -140,34 +141,70 @@ def _describe(row: dict[str, Any]) -> str:
 async def _port_check(
     reader: KubeReader, svc: KubeObject | None, rows: list[dict[str, Any]], ns: str | None
 ) -> tuple[list[str], list[str]]:
-    """(the ports the Service's pods' containers declare, "name number/protocol"; the
-    Service's target ports none of them declares): a Service edited to send traffic to a
-    port nothing listens on. Read from one pod behind it; a pod that declares no port says
-    nothing either way."""
+    """(the ports the Service's pods' containers declare, or say in their log they listen
+    on; the Service's target ports none of them is): a Service edited to send traffic to
+    a port nothing listens on, or a process that binds another port than the one declared.
+    Read from one pod behind it; a pod that says nothing of its ports says nothing either
+    way."""
     pod_name = next((r["pod"] for r in rows if r["pod"]), None)
     if svc is None or pod_name is None or ns is None:
         return [], []
     pod = await reader.get("pods", pod_name, ns)
     containers = ((pod or {}).get("spec") or {}).get("containers") or []
     declared = [p for c in containers for p in c.get("ports") or [] if p.get("containerPort")]
-    if not declared:
-        return [], []
-    numbers = {int(p["containerPort"]) for p in declared}
-    names = {str(p.get("name")) for p in declared if p.get("name")}
-    unserved = []
+    by_name = {str(p.get("name")): int(p["containerPort"]) for p in declared if p.get("name")}
+    targets: list[int | str] = []
     for port in (svc.get("spec") or {}).get("ports") or []:
         target = port.get("targetPort", port.get("port"))
-        known = (
-            target in names
-            if isinstance(target, str) and not target.isdigit()
-            else (int(target) in numbers if target is not None else True)
-        )
-        if not known:
-            unserved.append(str(target))
+        if isinstance(target, str) and not target.isdigit():
+            targets.append(by_name.get(target, target))
+        elif target is not None:
+            targets.append(int(target))
+    numbers = {int(p["containerPort"]) for p in declared}
     said = [
         f"{p.get('name') or '-'} {p['containerPort']}/{p.get('protocol', 'TCP')}" for p in declared
     ]
-    return said, unserved
+    unserved = [str(t) for t in targets if not (isinstance(t, int) and t in numbers)]
+    if declared and unserved:
+        return said, unserved
+    # declared or not, the process may bind another port: what its log says it listens on
+    bound = await _bound_ports(reader, pod, ns)
+    if not bound:
+        return said, []
+    unbound = [str(t) for t in targets if isinstance(t, int) and t not in bound]
+    return [f"{port} (its log says it listens there)" for port in sorted(bound)], unbound
+
+
+# "listening on :8081", "Listening at: http://0.0.0.0:8000", "Tomcat started on port 8080",
+# a JSON line's "msg":"http server listening","addr":":8081": the ports a server binds
+_LISTENING = re.compile(
+    r"(?:listen\w{0,12}|started on port|bound to|serving on|running on)"
+    r"[^\n]{0,80}?[:\s](\d{2,5})\b",
+    re.I,
+)
+# the head of a log, where a server says what it binds
+BOUND_READ = 65_536
+
+
+async def _bound_ports(reader: KubeReader, pod: KubeObject | None, ns: str) -> set[int]:
+    """The ports a pod's containers say in their log they listen on (the log from its
+    start: the line is written once)."""
+    if pod is None:
+        return set()
+    ports: set[int] = set()
+    for container in ((pod.get("spec") or {}).get("containers") or [])[:3]:
+        read = await reader.pod_log(
+            ns,
+            name_of(pod),
+            str(container.get("name")),
+            since_time=None,
+            previous=False,
+            limit_bytes=BOUND_READ,
+        )
+        for m in _LISTENING.finditer(read.body):
+            if 20 <= int(m.group(1)) <= 65535:
+                ports.add(int(m.group(1)))
+    return ports
 
 
 async def _service_for_workload(

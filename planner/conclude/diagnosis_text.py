@@ -113,9 +113,9 @@ _TEXT: dict[Said, Bilingual] = {
     ),
     Said.PORT_UNSERVED: (
         "Service {service} sends its traffic to port {target}, which no container of its "
-        "pods declares (they declare {declared}): every request to it is refused",
-        "Service {service} направляет трафик на порт {target}, которого не объявляет ни "
-        "один контейнер его pod'ов (объявлены {declared}): каждый запрос к нему отклоняется",
+        "pods declares or listens on ({declared}): every request to it is refused",
+        "Service {service} направляет трафик на порт {target}, который не объявляет и не "
+        "слушает ни один контейнер его pod'ов ({declared}): каждый запрос к нему отклоняется",
     ),
     Said.K8S_REPORTS: (
         "Kubernetes reports {reason} for {object}: {message}",

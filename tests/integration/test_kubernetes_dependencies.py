@@ -160,7 +160,38 @@ async def test_a_target_port_no_container_declares_is_said_and_a_declared_one_is
         [fact] = [f for f in result.facts if isinstance(f.attrs, K8sEndpoints)]
         assert fact.attrs.unserved_ports == unserved, target
         if unserved:
-            assert "8443 is no port its pods' containers declare (http 8080/TCP)" in fact.text
+            assert (
+                "8443 is no port its pods' containers declare or listen on (http 8080/TCP)"
+                in fact.text
+            )
+
+
+async def test_a_port_the_containers_log_says_it_binds_is_compared_with_the_target() -> None:
+    world = world_from_data(
+        {
+            "environments": {"dc-a": ["kubernetes"]},
+            "kubernetes": {"dc-a": [_deployment([], []), _pod(), _service("http"), _slice()]},
+            "pod_logs": {
+                "dc-a": {
+                    f"{NS}/posting-api-6d8b9c7f5-x2k9p/api": (
+                        '{"level":"info","ts":"2026-07-20T10:00:01Z","msg":"metrics server '
+                        'listening","addr":":9102"}\n'
+                        '{"level":"info","ts":"2026-07-20T10:00:01Z","msg":"http server '
+                        'listening","addr":":8081"}\n'
+                    )
+                }
+            },
+        }
+    )
+    with gate_for(world) as (gate, _):
+        result = await gate.call(
+            "k8s.endpoints", {"env": "dc-a", "namespace": NS, "service": "posting-api"},
+            now_ctx(),
+        )  # fmt: skip
+    [fact] = [f for f in result.facts if isinstance(f.attrs, K8sEndpoints)]
+    # declared as http 8080 and targeted by name, but the process binds 8081
+    assert fact.attrs.unserved_ports == ["8080"]
+    assert "8081 (its log says it listens there)" in fact.text
 
 
 async def test_an_image_that_does_not_pull_names_the_pull_secret() -> None:
