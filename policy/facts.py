@@ -252,6 +252,8 @@ class HttpRate(MetricAttrs):
     max: float | None = None
     # requests the client closed before the answer (nginx 499), beside a read of no errors
     client_closed: float | None = None
+    # the service's own calls to this callee that failed (a mesh's source-side count)
+    callee: str | None = None
 
 
 class HttpLatency(MetricAttrs):

@@ -21,7 +21,13 @@ from connectors.victoriametrics._common import (
     optional_k8s_name,
     selector,
 )
-from connectors.victoriametrics._http_layouts import LAYOUTS, HttpLayout, Variant, flags_said
+from connectors.victoriametrics._http_layouts import (
+    ISTIO,
+    LAYOUTS,
+    HttpLayout,
+    Variant,
+    flags_said,
+)
 from policy.facts import HttpLatency, HttpRate
 from policy.results import Entity, Relation, ResultFact, ToolResult
 from policy.window import WindowArgs
@@ -328,6 +334,51 @@ async def _client_closed(run: Run, layout: Any, matchers: list[Any], asked: str)
     return float(read.scalar(0) or 0.0)
 
 
+async def _failed_calls(run: Run, args: HttpErrorsArgs) -> list[ResultFact]:
+    """The calls the service made that failed, by callee, as its own sidecar reports them
+    (Istio's source_workload): the mesh says where a caller's errors come from when its
+    log names no host."""
+    w = run.window.seconds
+    sel = selector(
+        ISTIO.requests,
+        [
+            ("reporter", "=", "source"),
+            ("source_workload", "=", str(args.service)),
+            ("response_code", "=~", "5.."),
+        ],
+    )
+    by = "destination_workload, destination_workload_namespace, response_code, response_flags"
+    expr = f"sum by ({by}) (increase({sel}[{w}s]))"
+    read = await run.instant(expr)
+    out = []
+    for series in sorted(read.series, key=lambda s: -s.value)[:5]:
+        callee = series.labels.get("destination_workload")
+        if series.value <= 0 or not callee or callee == "unknown":
+            continue
+        flags = series.labels.get("response_flags")
+        code = series.labels.get("response_code")
+        out.append(
+            run.fact(
+                f"{args.service}'s calls to {callee} in {run.env}: {fmt_num(round(series.value))} "
+                f"answered {code}{f' ({flags})' if flags and flags != '-' else ''} "
+                f"{run.span()} (Istio, as {args.service}'s sidecar reports)",
+                HttpRate(
+                    what="errors",
+                    value=series.value / w,
+                    status=code,
+                    total=series.value,
+                    service=args.service,
+                    namespace=args.namespace,
+                    window_s=w,
+                    callee=callee,
+                ),
+                expr,
+                run.window.end,
+            )
+        )
+    return out
+
+
 async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
     found = await resolve_layout(run, args.namespace, args.service, args.fronts)
     if found is None:
@@ -434,6 +485,8 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
                 run.window.end,
             ),
         )
+    # the service's own failed calls, by callee: beside its answers, never counted in them
+    calls = await _failed_calls(run, args) if layout is ISTIO and args.service else []
     entities, relations = _entities(run, [row["labels"] for row in rows])
     if not facts:
         target = args.service or args.namespace or run.env
@@ -464,11 +517,11 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
                 run.window.end,
             )
         )
-        return run.result(found=False, exists=True, facts=facts, warnings=warnings)
+        return run.result(found=False, exists=True, facts=facts + calls, warnings=warnings)
     return run.result(
         found=True,
         exists=True,
-        facts=facts,
+        facts=facts + calls,
         warnings=warnings,
         entities=entities,
         relations=relations,

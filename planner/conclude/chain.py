@@ -189,6 +189,13 @@ class _Units:
             self._line(name, f.index, str(a.message or f.fact.text))
         elif isinstance(a, LogTemplate) and a.service:
             self._line(a.service, f.index, str(a.example or a.template or ""), a.count or 1)
+        elif isinstance(a, HttpRate) and a.callee and a.service and (a.total or 0) > 0:
+            # its calls a mesh counted failing, by callee
+            u = self.unit(a.service)
+            u.calls.append(
+                (f.index, DependencyError(None, Failure.UNAVAILABLE, (a.callee,)), f.fact.text)
+            )
+            u.lines += int(a.total or 0)
         elif isinstance(a, MetricsUsage) and a.pod and held_back(a):
             said = phrase(
                 _THROTTLED, lang, pod=a.pod, share=f"{a.throttled or 0:.0%}", limit=a.limit
@@ -404,7 +411,11 @@ def _told(states: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
 
 
 def _symptom(facts: list[IndexedFact]) -> Seen[HttpRate] | None:
-    errors = [r for r in of_kind(facts, HttpRate) if r.a.what == "errors" and (r.a.total or 0) > 0]
+    errors = [
+        r
+        for r in of_kind(facts, HttpRate)
+        if r.a.what == "errors" and (r.a.total or 0) > 0 and r.a.callee is None
+    ]
     return max(errors, key=lambda r: r.a.total or 0) if errors else None
 
 

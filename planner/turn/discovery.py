@@ -13,7 +13,7 @@ from planner.plan.routing import Discovered, PodState
 from planner.question.context import ContextState, InventoryItem
 from planner.question.names import normalise
 from planner.read.executor import CallRecord
-from policy.dependencies import DependencyError, read_error, runs_software
+from policy.dependencies import DependencyError, Failure, read_error, runs_software
 from policy.facts import (
     AppLog,
     AppResponse,
@@ -21,6 +21,7 @@ from policy.facts import (
     EdgeError,
     EntityKind,
     FactAttrs,
+    HttpRate,
     K8sDependency,
     K8sEndpoints,
     K8sEvent,
@@ -116,7 +117,7 @@ def _called(
         items = [i for i in inventory if i.env == env and i.kind in _WORKLOADS]
         placed = _placed(records, env)
         for fact in rec.result.facts:
-            error = read_error(_said(fact.attrs, fact.text))
+            error = _mesh_call(fact.attrs) or read_error(_said(fact.attrs, fact.text))
             if error is None:
                 continue
             # what the caller is configured to call comes before a guess by software
@@ -201,6 +202,13 @@ def _configured(
         if named and (best := max(named, key=lambda i: len(i.name))) not in out:
             out.append(best)
     return out[:3]
+
+
+def _mesh_call(attrs: FactAttrs) -> DependencyError | None:
+    """A caller's failed calls a mesh counted by callee: a failed call naming it."""
+    if isinstance(attrs, HttpRate) and attrs.callee and (attrs.total or 0) > 0:
+        return DependencyError(None, Failure.UNAVAILABLE, (attrs.callee,))
+    return None
 
 
 def _said(attrs: FactAttrs, text: str) -> str:
