@@ -574,7 +574,10 @@ class MetricsUsage(MetricAttrs):
     namespace: str | None = None
     pod: str | None = None
     container: str | None = None
-    resource: Literal["cpu", "memory"] | None = None
+    resource: Literal["cpu", "memory", "volume"] | None = None
+    claim: str | None = None  # a volume's PersistentVolumeClaim (usage/limit: bytes)
+    inodes_free: float | None = None
+    inodes: float | None = None
     usage: float | None = None
     peak: float | None = None
     request: float | None = None

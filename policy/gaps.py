@@ -126,6 +126,7 @@ class Need(StrEnum):
     FAILING_POD = "failing_pod"
     ADDRESS = "address"
     CALLED_ADDRESS = "called_address"
+    DEPENDENCY = "dependency"
 
 
 # what is missing, said when a MISSING_INPUT or NOT_OBSERVED note names its need
@@ -153,6 +154,10 @@ NEED_SENTENCES: dict[Need, Bilingual] = {
     Need.ADDRESS: (
         "no upstream address was identified from the evidence",
         "по фактам не определён ни один адрес upstream",
+    ),
+    Need.DEPENDENCY: (
+        "the evidence named no dependency",
+        "по фактам не названа ни одна зависимость",
     ),
     Need.CALLED_ADDRESS: (
         "no failed call named an address",

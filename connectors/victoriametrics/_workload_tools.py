@@ -234,6 +234,9 @@ async def resource_usage(run: Run, args: PodScopeArgs) -> ToolResult:
         row["mem_peak"] = max_point(s.points)
         row["mem_avg"] = sum(v for _, v in s.points) / len(s.points)
         row["mem_at"] = s.at
+    volumes = await _volume_facts(run, args)
+    if not rows and volumes:
+        return run.result(found=True, exists=True, facts=volumes)
     if not rows:
         return run.result(
             found=False,
@@ -266,6 +269,7 @@ async def resource_usage(run: Run, args: PodScopeArgs) -> ToolResult:
         facts.append(_totals(run, args, rows, cpu_avg_expr))
     for key, row in ordered[:MAX_FACTS]:
         facts.extend(_usage_facts(run, key, row, cpu_expr, mem_expr))
+    facts.extend(volumes)
     warnings = (
         [f"{len(rows) - MAX_FACTS} more containers not shown (see raw)"]
         if len(rows) > MAX_FACTS
@@ -278,6 +282,70 @@ async def resource_usage(run: Run, args: PodScopeArgs) -> ToolResult:
         warnings=warnings,
         entities=_pods(run, list(rows)),
     )
+
+
+# kubelet's volume stats, by PersistentVolumeClaim: what a full disk behind a database's
+# crash loop looks like before its log says "No space left on device"
+VOLUME_STATS = (
+    "kubelet_volume_stats_available_bytes",
+    "kubelet_volume_stats_capacity_bytes",
+    "kubelet_volume_stats_inodes_free",
+    "kubelet_volume_stats_inodes",
+)
+
+
+async def _volume_facts(run: Run, args: PodScopeArgs) -> list[ResultFact]:
+    """The claims of the workload's pods (a StatefulSet's "<template>-<name>-<n>"), with
+    their free bytes and inodes at the window's end."""
+    if not args.service:
+        return []
+    name = args.service.replace(".", "\\.")
+    claim = [("persistentvolumeclaim", "=~", f"(.+-)?{name}(-.+)?")]
+    matchers = ([("namespace", "=", args.namespace)] if args.namespace else []) + claim
+    reads = await gather(
+        *(
+            run.instant(
+                "max by (namespace, persistentvolumeclaim) "
+                f"(last_over_time({selector(m, matchers)}[{run.window.seconds}s]))"
+            )
+            for m in VOLUME_STATS
+        )
+    )
+    values: dict[tuple[str, str], list[float | None]] = {}
+    for i, read in enumerate(reads):
+        for series in read.series:
+            key = (
+                series.labels.get("namespace", ""),
+                series.labels.get("persistentvolumeclaim", ""),
+            )
+            values.setdefault(key, [None] * len(VOLUME_STATS))[i] = series.value
+    facts = []
+    for (ns, pvc), (free, size, inodes_free, inodes) in sorted(values.items())[:MAX_FACTS]:
+        if free is None or not size:
+            continue
+        text = (
+            f"volume claim {ns}/{pvc} in {run.env}: {bytes_said(free)} available of "
+            f"{bytes_said(size)} ({free / size:.0%})"
+        )
+        if inodes:
+            text += f"; {fmt_num(inodes_free or 0)} of {fmt_num(inodes)} inodes free"
+        facts.append(
+            run.fact(
+                text + f" at {run.time(run.window.end)}",
+                MetricsUsage(
+                    namespace=ns,
+                    resource="volume",
+                    claim=pvc,
+                    usage=size - free,
+                    limit=size,
+                    inodes_free=inodes_free,
+                    inodes=inodes,
+                ),
+                selector(VOLUME_STATS[0], matchers),
+                run.window.end,
+            )
+        )
+    return facts
 
 
 def _totals(run: Run, args: PodScopeArgs, rows: dict[Key, dict[str, Any]], expr: str) -> ResultFact:

@@ -43,6 +43,7 @@ from policy.facts import (
     PolicyPeer,
 )
 from policy.language import Bilingual, Language, phrase
+from policy.units import bytes_said
 
 MAX_HOPS = 2
 # what an object's own log says of itself that explains its failure
@@ -89,7 +90,7 @@ class _Unit:
 
 # how much a state explains: the unit's own log saying why, then a crash or a wait, then
 # what Kubernetes reported of it, then not being ready (what the others cause)
-_OWN_LOG, _WAITING, _ENDED, _EVENT, _UNREADY = 0, 1, 2, 3, 4
+_OWN_LOG, _SATURATED, _WAITING, _ENDED, _EVENT, _UNREADY = 0, 1, 2, 3, 4, 5
 # the events of a pod that say it does not run or serve (kubelet's and the scheduler's
 # reasons): its state, beside what their message says it called
 _STATE_EVENTS = frozenset(
@@ -102,6 +103,23 @@ _THROTTLED: Bilingual = (
 # a container held back by its CPU limit in this share of its periods or more is slowed
 # by it (the kubernetes-mixin CPUThrottlingHigh alert fires at 25%)
 THROTTLED_SHARE = 0.25
+
+
+_FULL: Bilingual = (
+    "volume claim {claim} has {free} of {size} left{inodes}",
+    "у тома {claim} осталось {free} из {size}{inodes}",
+)
+_INODES: Bilingual = (", {free} of {total} inodes free", ", свободных inode: {free} из {total}")
+# a volume with less than this share of its bytes or inodes left is full for a writer
+FULL_SHARE = 0.05
+
+
+def nearly_full(usage: MetricsUsage) -> bool:
+    """A claim with (almost) no bytes or no inodes left."""
+    size, used = usage.limit or 0, usage.usage or 0
+    bytes_low = size > 0 and (size - used) / size < FULL_SHARE
+    inodes_low = bool(usage.inodes) and (usage.inodes_free or 0) / (usage.inodes or 1) < FULL_SHARE
+    return bytes_low or inodes_low
 
 
 def held_back(usage: MetricsUsage) -> bool:
@@ -145,8 +163,34 @@ class _Units:
         # what each unit runs and where first: a line is its server's own or a call by
         # what the unit's images are
         lines = (K8sLog, AppLog, LogTemplate, K8sEvent)
+        self.full: list[tuple[int, MetricsUsage]] = []
         for f in sorted(facts, key=lambda f: isinstance(f.fact.attrs, lines)):
             self._add(f)
+        for index, volume in self.full:
+            self._volume(index, volume)
+
+    def _volume(self, index: int, v: MetricsUsage) -> None:
+        """A nearly full claim is the state of the workload it belongs to: a
+        StatefulSet's "<template>-<workload>-<n>", or one named after it."""
+        claim = str(v.claim)
+        owners = [
+            u
+            for u in self.by_name.values()
+            if re.fullmatch(rf"(?:.+-)?{re.escape(u.name)}(?:-\d+)?", claim)
+        ]
+        if not owners:
+            return
+        said = phrase(
+            _FULL,
+            self.lang,
+            claim=claim,
+            free=bytes_said((v.limit or 0) - (v.usage or 0)),
+            size=bytes_said(v.limit or 0),
+            inodes=phrase(_INODES, self.lang, free=f"{v.inodes_free or 0:g}", total=f"{v.inodes:g}")
+            if v.inodes
+            else "",
+        )
+        max(owners, key=lambda u: len(u.name)).states.append((_SATURATED, index, said))
 
     def unit(self, name: str) -> _Unit:
         return self.by_name.setdefault(name, _Unit(name))
@@ -196,11 +240,13 @@ class _Units:
                 (f.index, DependencyError(None, Failure.UNAVAILABLE, (a.callee,)), f.fact.text)
             )
             u.lines += int(a.total or 0)
+        elif isinstance(a, MetricsUsage) and a.claim and nearly_full(a):
+            self.full.append((f.index, a))
         elif isinstance(a, MetricsUsage) and a.pod and held_back(a):
             said = phrase(
                 _THROTTLED, lang, pod=a.pod, share=f"{a.throttled or 0:.0%}", limit=a.limit
             )
-            self.unit(workload_of(a.pod)).states.append((_OWN_LOG, f.index, said))
+            self.unit(workload_of(a.pod)).states.append((_SATURATED, f.index, said))
         elif isinstance(a, MetricsRestarts) and a.pod and (a.increase or 0) > 0:
             reason = f", {a.last_reason}" if a.last_reason else ""
             said = phrase(_RESTARTED, lang, pod=a.pod, count=int(a.increase or 0), reason=reason)
@@ -401,13 +447,13 @@ def _blocked(caller: _Unit, callee: _Unit, lang: Language) -> tuple[int, str] | 
 
 
 def _told(states: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """The states a link says: the most explanatory of each kind (its own log's line, its
-    crash, what Kubernetes reported), two at most, each once."""
+    """The states a link says: the most explanatory of each kind (its own log's line, a
+    saturated resource, its crash, what Kubernetes reported), three at most, each once."""
     out: list[tuple[int, int, str]] = []
     for state in sorted(states):
         if all(state[0] != o[0] and state[2] != o[2] for o in out):
             out.append(state)
-    return out[:2]
+    return out[:3]
 
 
 def _symptom(facts: list[IndexedFact]) -> Seen[HttpRate] | None:

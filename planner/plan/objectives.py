@@ -174,8 +174,12 @@ def plan_for(
     if plan.intent != TRIAGE:
         plan.objectives += _also(plan, cat, context)
         plan.objectives += _value_read(plan, cat, context)
-    if served and context.scope.object is not None and context.asks_cause:
-        plan.objectives += _baseline(plan, cat, context, served)
+    if served and context.scope.object is not None:
+        # the whole baseline for a question for a cause; for any other, the reads only the
+        # evidence can call for (the dependencies a failed call names): nothing unless it
+        # points there
+        pointed = not context.asks_cause
+        plan.objectives += _baseline(plan, cat, context, served, pointed_only=pointed)
     return plan
 
 
@@ -219,16 +223,21 @@ def _baseline(
     cat: Catalogue,
     context: ContextState,
     served: Mapping[str, Facet | None],
+    *,
+    pointed_only: bool = False,
 ) -> list[Objective]:
     """Each baseline objective with the kinds it adds: those of its facet (or its own
     list) that a tool serves and no objective of the plan reads. Class "additive plans":
-    a source the plan was not written for (an autoscaler's state) is still read."""
+    a source the plan was not written for (an autoscaler's state) is still read.
+    `pointed_only`: only those read once the evidence points there (`until_observed`)."""
     read = {k for o in plan.objectives for k in o.evidence}
     ids = {o.id for o in plan.objectives}
     mode = context.scope.time.mode
     out: list[Objective] = []
     for o in cat.baseline:
         if o.id in ids or (o.when is not None and o.when != mode):
+            continue
+        if pointed_only and not o.until_observed:
             continue
         if o.facet is not None:
             kinds = sorted(k for k, f in served.items() if f == o.facet and k not in read)

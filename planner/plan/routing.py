@@ -442,7 +442,11 @@ def bind_arguments(
     # the names in front of the question's object are its own: never another object's
     other = {k: v for k, v in base.items() if k != "fronts"}
     fan = _fan_subjects(b, base)
-    fan = _fan_objects(b, base, other, fan) + _fan_dependencies(b, other)
+    if Need.DEPENDENCY in objective.needs:
+        # read for the dependencies the evidence named, never for the object itself
+        fan = _fan_dependencies(b, other)
+    else:
+        fan = _fan_objects(b, base, other, fan) + _fan_dependencies(b, other)
     fan = _fan_pods(b, base, _fan_nodes(b, base, fan))
     fan = _fan_enums(b, required, fan)
     missing = sorted(required - set(fan[0]))
@@ -500,6 +504,7 @@ def needs_missing(
         Need.FAILING_POD: any(p[2] is not PodState.OK for p in discovered.pods.get(env, [])),
         Need.ADDRESS: bool(discovered.addresses.get(env)),
         Need.CALLED_ADDRESS: bool(discovered.called.get(env)),
+        Need.DEPENDENCY: bool(discovered.objects.get(env)),
     }
     for need in objective.needs:
         if need in asked and not asked[need]:
