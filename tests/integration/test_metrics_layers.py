@@ -27,6 +27,35 @@ def _counter(per_minute: float) -> list[float]:
     return [i * per_minute for i in range(19)]
 
 
+def _mesh() -> list[dict[str, Any]]:
+    """orders' sidecar: its callers' requests answered 503 by it, and its own calls to
+    stock-keeper failing 503 UF (the callee unreachable)."""
+    base = {"__name__": "istio_requests_total", "reporter": "source"}
+    into = {
+        **base, "source_workload": "web", "destination_workload": "orders",
+        "destination_service_name": "orders", "destination_service_namespace": "shop",
+    }  # fmt: skip
+    out = {
+        **base, "source_workload": "orders", "destination_workload": "stock-keeper",
+        "destination_workload_namespace": "shop", "destination_service_name": "stock-keeper",
+    }  # fmt: skip
+    return [
+        _series({**into, "response_code": "503", "response_flags": "-"}, _counter(30)),
+        _series({**out, "response_code": "503", "response_flags": "UF"}, _counter(28)),
+        _series({**out, "response_code": "200", "response_flags": "-"}, _counter(100)),
+    ]
+
+
+def _volume() -> list[dict[str, Any]]:
+    claim = {"namespace": "shop-data", "persistentvolumeclaim": "data-orders-db-0"}
+    return [
+        _series({"__name__": "kubelet_volume_stats_capacity_bytes", **claim}, [10737418240] * 19),
+        _series({"__name__": "kubelet_volume_stats_available_bytes", **claim}, [1048576] * 19),
+        _series({"__name__": "kubelet_volume_stats_inodes", **claim}, [655360] * 19),
+        _series({"__name__": "kubelet_volume_stats_inodes_free", **claim}, [600000] * 19),
+    ]
+
+
 @pytest.fixture(scope="module")
 def layers(vm: VictoriaMetrics) -> Iterator[MetricsSimulator]:
     cpu = "container_cpu_usage_seconds_total"
@@ -47,6 +76,8 @@ def layers(vm: VictoriaMetrics) -> Iterator[MetricsSimulator]:
         ),
         _series({"__name__": requests, **ingress, "status": "200"}, _counter(600)),
         _series({"__name__": requests, **ingress, "status": "499"}, _counter(12)),
+        *_mesh(),
+        *_volume(),
     ]
     world = world_from_data({"environments": {"dc-a": ["metrics"]}, "metrics": {"dc-a": metrics}})
     with MetricsSimulator(world, vm, env_prefix="layers:") as sim:
@@ -71,3 +102,24 @@ async def test_no_5xx_at_the_ingress_says_how_many_requests_the_clients_closed(l
     assert fact.attrs.total == 0
     assert fact.attrs.client_closed == pytest.approx(180, rel=0.1)  # 12 a minute, 15 minutes
     assert "ended with 499" in fact.text and "no responses with status 5xx" in fact.text
+
+
+@vm_only
+async def test_a_callers_failed_calls_the_mesh_counts_are_said_by_callee(layers) -> None:
+    args = {"env": "dc-a", "namespace": "shop", "service": "orders", "status": "5xx"}
+    result = await _gate(layers).call("metrics.http_errors", args, _ctx(NOW))
+    [call] = [f for f in result.facts if isinstance(f.attrs, HttpRate) and f.attrs.callee]
+    assert call.attrs.callee == "stock-keeper" and call.attrs.status == "503"
+    assert "orders's calls to stock-keeper" in call.text and "(UF)" in call.text
+    # its own answers are counted apart from its calls
+    answers = [f for f in result.facts if isinstance(f.attrs, HttpRate) and not f.attrs.callee]
+    assert answers and all("stock-keeper" not in f.text for f in answers)
+
+
+@vm_only
+async def test_a_workloads_volume_claims_say_the_bytes_and_inodes_left(layers) -> None:
+    args = {"env": "dc-a", "namespace": "shop-data", "service": "orders-db"}
+    result = await _gate(layers).call("metrics.resource_usage", args, _ctx(NOW))
+    [volume] = [f for f in result.facts if isinstance(f.attrs, MetricsUsage)]
+    assert volume.attrs.claim == "data-orders-db-0" and volume.attrs.resource == "volume"
+    assert "1.0 MiB available of 10.0 GiB" in volume.text
