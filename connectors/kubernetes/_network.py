@@ -182,8 +182,10 @@ _LISTENING = re.compile(
     r"[^\n]{0,80}?[:\s](\d{2,5})\b",
     re.I,
 )
-# the head of a log, where a server says what it binds
+# the head of a log, where a server says what it binds, read line by line: the words and
+# the port are near each other near the line's start
 BOUND_READ = 65_536
+LINE_READ = 400
 
 
 async def _bound_ports(reader: KubeReader, pod: KubeObject | None, ns: str) -> set[int]:
@@ -201,9 +203,10 @@ async def _bound_ports(reader: KubeReader, pod: KubeObject | None, ns: str) -> s
             previous=False,
             limit_bytes=BOUND_READ,
         )
-        for m in _LISTENING.finditer(read.body):
-            if 20 <= int(m.group(1)) <= 65535:
-                ports.add(int(m.group(1)))
+        for line in read.body.splitlines():
+            for m in _LISTENING.finditer(line[:LINE_READ]):
+                if 20 <= int(m.group(1)) <= 65535:
+                    ports.add(int(m.group(1)))
     return ports
 
 

@@ -70,6 +70,15 @@ CALLER_BOUNDS = {
     # their one caller, unbounded_reason(args.query), has PromqlArgs.query max_length=2000
     "connectors.victoriametrics._promql_tool:_SELECTOR": (2000, "PromqlArgs.query"),
     "connectors.victoriametrics._promql_tool:_MATCHER": (2000, "a selector in PromqlArgs.query"),
+    # policy.dependencies reads a line's or a setting's first _READ (4000) characters
+    **{
+        f"policy.dependencies:{name}": (4000, "policy.dependencies: text[:_READ]")
+        for name in ("_HOST_PORT", "_CLUSTER_NAME", "_URL", "_DSN_HOST", "_DSN_PORT")
+    },
+    "connectors.kubernetes._network:_LISTENING": (
+        400,
+        "connectors.kubernetes._network._bound_ports: one log line, cut at LINE_READ",
+    ),
 }
 
 
