@@ -282,6 +282,8 @@ class ReplicaSetState(BaseModel):
 class K8sWorkload(_Attrs):
     kind: Literal[FactKind.K8S_WORKLOAD] = FactKind.K8S_WORKLOAD
     rank: ClassVar[int] = 50
+    # what its newest revision changed in the pod template (image, requests, limits, env)
+    last_change: list[str] | None = None
     # its pods' labels and its namespace's: who a NetworkPolicy's rule admits
     pod_labels: dict[str, str] | None = None
     namespace_labels: dict[str, str] | None = None

@@ -106,6 +106,50 @@ def ingress_routes(ing: KubeObject) -> list[IngressRoute]:
     return out
 
 
+def _rs_revision(rs: KubeObject) -> int:
+    revision = str((meta(rs).get("annotations") or {}).get("deployment.kubernetes.io/revision"))
+    return int(revision) if revision.isdigit() else -1
+
+
+def template_diff(replicasets: list[KubeObject]) -> list[str]:
+    """What the newest revision changed in the pod template against the one before it:
+    each container's image, CPU and memory requests and limits, and which env values
+    changed (their names only: a value may be a secret)."""
+    ordered = sorted(replicasets, key=_rs_revision)
+    if len(ordered) < 2:
+        return []
+    old, new = (_containers_of(rs) for rs in ordered[-2:])
+    out: list[str] = []
+    for name, container in new.items():
+        before = old.get(name)
+        if before is None:
+            continue
+        if before.get("image") != container.get("image"):
+            out.append(f"{name} image {before.get('image')} -> {container.get('image')}")
+        for kind in ("limits", "requests"):
+            was = (before.get("resources") or {}).get(kind) or {}
+            now = (container.get("resources") or {}).get(kind) or {}
+            for resource in sorted(set(was) | set(now)):
+                if was.get(resource) != now.get(resource):
+                    out.append(
+                        f"{name} {resource} {kind[:-1]} {was.get(resource, 'none')} -> "
+                        f"{now.get(resource, 'none')}"
+                    )
+        env_was = {e.get("name"): e.get("value") for e in before.get("env") or []}
+        env_now = {e.get("name"): e.get("value") for e in container.get("env") or []}
+        moved = sorted(
+            str(k) for k in set(env_was) | set(env_now) if env_was.get(k) != env_now.get(k)
+        )
+        if moved:
+            out.append(f"{name} env {', '.join(moved[:5])}")
+    return out[:6]
+
+
+def _containers_of(rs: KubeObject) -> dict[str, dict[str, Any]]:
+    spec = ((rs.get("spec") or {}).get("template") or {}).get("spec") or {}
+    return {str(c.get("name")): c for c in spec.get("containers") or []}
+
+
 def _revision_order(state: ReplicaSetState) -> int:
     revision = state.revision or ""
     return int(revision) if revision.isdigit() else -1
@@ -277,6 +321,9 @@ def _workload_fact(
     idle = len(replicasets) - len(live)
     if idle:
         text += f"; {idle} older replica set(s) scaled to 0"
+    changed = template_diff(replicasets)
+    if changed:
+        text += f"; its last revision changed {'; '.join(changed)}"
     return ResultFact(
         text=text,
         source=reader.source,
@@ -296,6 +343,7 @@ def _workload_fact(
             replicasets=[name_of(rs) for rs in replicasets],
             live_replicasets=sorted(states, key=_revision_order) or None,
             pod_labels={str(k): str(v) for k, v in (template.get("labels") or {}).items()} or None,
+            last_change=changed or None,
             namespace_labels=namespace_labels or None,
         ),
     )

@@ -84,6 +84,7 @@ class _Unit:
     namespace: str | None = None
     namespace_labels: dict[str, str] = field(default_factory=dict)
     policies: list[tuple[int, K8sNetworkPolicy]] = field(default_factory=list)
+    changed: tuple[int, str] | None = None  # what its newest revision changed
     # the addresses its configuration points it at: (fact index, host, software, port)
     configured: list[tuple[int, str, str | None, int | None]] = field(default_factory=list)
 
@@ -127,6 +128,10 @@ def held_back(usage: MetricsUsage) -> bool:
     return usage.resource == "cpu" and (usage.throttled or 0) >= THROTTLED_SHARE
 
 
+_RELEASED: Bilingual = (
+    "its last revision changed {change}",
+    "его последняя ревизия изменила {change}",
+)
 _POLICY: Bilingual = (
     "NetworkPolicy {policy} (created {created}) lets no pod of {caller} reach {callee}",
     "NetworkPolicy {policy} (создана {created}) не пускает pod'ы {caller} к {callee}",
@@ -220,6 +225,10 @@ class _Units:
             u = self.unit(a.name)
             u.labels, u.namespace = a.pod_labels or {}, a.namespace
             u.namespace_labels = a.namespace_labels or {}
+            if a.last_change:
+                # what its last release changed: said beside a state it may explain
+                said = phrase(_RELEASED, lang, change="; ".join(a.last_change[:3]))
+                u.changed = (f.index, said)
         elif isinstance(a, K8sNetworkPolicy) and a.workload:
             self.unit(a.workload).policies.append((f.index, a))
         elif isinstance(a, K8sDependency) and a.workload and a.host:
@@ -378,6 +387,9 @@ def _follow(units: _Units, start: _Unit) -> tuple[list[str], list[int]]:
             unit.states
             + [(_EVENT, i, phrase(_LOG, units.lang, line=_quote(line))) for i, _, line in own]
         )
+        if states and unit.changed is not None:
+            # a failing unit's last release is part of its state: what it changed
+            states = [*states, (_EVENT, *unit.changed)]
         state = "; ".join(s for _, _, s in states)
         link = f"{unit.name}: {state}" if state else unit.name
         support += [i for _, i, _ in states]

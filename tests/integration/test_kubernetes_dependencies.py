@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from connectors.kubernetes._workloads import template_diff
 from evals.world import world_from_data
 from policy.facts import K8sDependency, K8sEndpoints, K8sNetworkPolicy, K8sWaiting, K8sWorkload
 from tests.integration.test_kubernetes_connector import gate_for, now_ctx
@@ -251,3 +252,24 @@ async def test_the_network_policies_selecting_a_workloads_pods_are_read_with_the
     [workload] = [f for f in result.facts if isinstance(f.attrs, K8sWorkload)]
     assert workload.attrs.pod_labels == {"app": "posting-api"}
     assert workload.attrs.namespace_labels == {"team": "ledger"}
+
+
+def test_what_a_release_changed_in_the_pod_template_is_said_without_env_values() -> None:
+    def rs(revision: str, memory: str, image: str, token: str) -> dict[str, Any]:
+        return {
+            "metadata": {"annotations": {"deployment.kubernetes.io/revision": revision}},
+            "spec": {"template": {"spec": {"containers": [{
+                "name": "api", "image": image,
+                "resources": {"limits": {"memory": memory, "cpu": "1"}},
+                "env": [{"name": "API_TOKEN", "value": token}, {"name": "MODE", "value": "x"}],
+            }]}}},
+        }  # fmt: skip
+
+    changed = template_diff(
+        [rs("24", "768Mi", "reg/api:2.1", "s3cr3t-b"), rs("23", "2Gi", "reg/api:2.0", "s3cr3t-a")]
+    )
+    assert "api image reg/api:2.0 -> reg/api:2.1" in changed
+    assert "api memory limit 2Gi -> 768Mi" in changed
+    assert "api env API_TOKEN" in changed
+    assert not any("s3cr3t" in c for c in changed)
+    assert template_diff([rs("1", "1Gi", "reg/api:1", "t")]) == []
