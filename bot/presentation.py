@@ -144,9 +144,19 @@ def zone(name: str) -> tzinfo:
         return UTC
 
 
+def in_zone(moment: datetime, tz: tzinfo) -> datetime:
+    """`moment` in `tz`; a moment at the calendar's ends (Go's zero time 0001-01-01, a
+    9999 sentinel) that cannot move into the zone stays in its own. A naive one is UTC."""
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(tz)
+    except OverflowError:
+        return moment
+
+
 def _offset_text(tz: tzinfo, at: datetime) -> str:
     """The offset of `tz` at `at`, as ISO writes it ("+03:00")."""
-    off = at.astimezone(tz).utcoffset()
+    off = in_zone(at, tz).utcoffset()
     minutes = int(off.total_seconds() // 60) if off is not None else 0
     sign = "+" if minutes >= 0 else "-"
     return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
@@ -181,7 +191,7 @@ class _Clock:
         self.day = day
 
     def show(self, moment: datetime) -> str:
-        local = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(self.tz)
+        local = in_zone(moment, self.tz)
         if self.day is not None and local.date() == self.day:
             return local.strftime("%H:%M:%S")
         return local.strftime("%Y-%m-%d %H:%M:%S")
@@ -220,7 +230,7 @@ class _Clock:
                 moment = datetime.fromisoformat(f"{m.group(1)}+00:00")
             except ValueError:
                 return m.group(0)
-            shown = moment.astimezone(self.tz).isoformat(timespec="milliseconds")
+            shown = in_zone(moment, self.tz).isoformat(timespec="milliseconds")
             return "'" + shown.replace("+", "%2B") + "'"
 
         return _KIBANA_TIME.sub(local, url)
@@ -234,9 +244,9 @@ class _Clock:
 def _day(answer: Answer, tz: tzinfo) -> date | None:
     at = answer.scope.time.at
     if at is not None:
-        return at.astimezone(tz).date()
+        return in_zone(at, tz).date()
     seen = [f.observed_at for f in answer.facts if f.observed_at is not None]
-    return max(seen).astimezone(tz).date() if seen else None
+    return in_zone(max(seen), tz).date() if seen else None
 
 
 # (day, hour, minute, second) as each language writes them after a number
@@ -262,7 +272,7 @@ def _scope_line(answer: Answer, clock: _Clock, language: Language) -> str:
     t = s.time
     span = span_text(t.window, language)
     if t.at is not None:
-        local = t.at.astimezone(clock.tz)
+        local = in_zone(t.at, clock.tz)
         when = say(Phrase.AROUND, language, at=local.strftime("%Y-%m-%d %H:%M"), span=span)
     else:
         when = say(Phrase.LAST, language, span=span)

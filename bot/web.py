@@ -33,6 +33,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from datetime import datetime
 from importlib import resources
 from typing import Any
+from urllib.parse import urlsplit
 
 import structlog
 import uvicorn
@@ -98,14 +99,35 @@ class _BadRequest(Exception):
     pass
 
 
+def _media_type(request: Request) -> str:
+    """The request's media type alone ("text/plain; application/json" is text/plain): a
+    page on another origin may send a "simple" text/plain body without asking first."""
+    return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def _cross_origin(request: Request) -> bool:
+    """A browser says where a request comes from: another origin than this host's is a
+    page elsewhere posting on the user's behalf."""
+    origin = request.headers.get("origin")
+    if not origin or origin == "null":
+        return origin == "null"
+    # behind a proxy the host the browser saw is the forwarded one
+    hosts = {request.headers.get(h, "").lower() for h in ("host", "x-forwarded-host")}
+    return urlsplit(origin).netloc.lower() not in hosts - {""}
+
+
 async def _read_request(request: Request) -> tuple[str, str, str]:
-    if "application/json" not in request.headers.get("content-type", ""):
+    if _media_type(request) != "application/json":
         raise _BadRequest("send JSON (Content-Type: application/json)")
+    if _cross_origin(request):
+        raise _BadRequest("a request from another origin is refused")
     body = await request.body()
     if len(body) > MAX_BODY_BYTES:
         raise _BadRequest(f"request body over {MAX_BODY_BYTES} bytes")
     try:
         data = json.loads(body)
+    except RecursionError:
+        raise _BadRequest("the body is nested too deeply") from None
     except ValueError:
         raise _BadRequest("the body is not valid JSON") from None
     if not isinstance(data, dict):
@@ -119,6 +141,12 @@ async def _read_request(request: Request) -> tuple[str, str, str]:
         raise _BadRequest("question: a non-empty string")
     if len(question) > MAX_QUESTION_CHARS:
         raise _BadRequest(f"question: at most {MAX_QUESTION_CHARS} characters")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError:
+        # a lone surrogate ("\ud800") parses as JSON but is no text: it could not be
+        # stored, answered or sent back
+        raise _BadRequest("question: not valid Unicode text (a lone surrogate)") from None
     if not isinstance(user, str) or not _USER_RE.match(user):
         raise _BadRequest("user: 1-64 letters, digits, '.', '@', '-' or '_'")
     return thread_id, " ".join(question.split()), user

@@ -317,6 +317,7 @@ class K8sPod(_Attrs):
     scheduling: dict[str, Any] | None = None
     pod_reason: str | None = None  # Evicted, ...
     pod_message: str | None = None
+    terminating: bool | None = None  # being deleted (a deletionTimestamp is set)
 
 
 class K8sTermination(_Attrs):

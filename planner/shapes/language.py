@@ -56,6 +56,7 @@ class Phrase(StrEnum):
     TOO_LONG = "too_long"
     UNKNOWN_ENV = "unknown_env"
     WHICH_SCOPE = "which_scope"
+    A_QUESTION = "a_question"
     COMMAND_HELP = "command_help"
     COMMAND_NOT_HERE = "command_not_here"
     COMMAND_TAKEN = "command_taken"
@@ -151,6 +152,7 @@ _TEXT: dict[Phrase, tuple[str, str]] = {
         "environments: {configured}.",
         "Окружение {unknown} не настроено, читать там нечего. Настроенные окружения: {configured}.",
     ),
+    Phrase.A_QUESTION: ("why does it return 502", "почему он отдаёт 502"),
     Phrase.WHICH_SCOPE: (
         "Which environment and which service do you mean? The question names neither, and an "
         "answer about all {count} environments would mix them up, so I have read nothing yet. "

@@ -80,8 +80,9 @@ def needs_scope(context: ContextState) -> bool:
 
 
 def clarify_answer(turn: Turn, context: ContextState, language: Language) -> Answer:
-    asked = turn.question.splitlines()[0][:120].rstrip("?. ")
-    example = f"{asked} ({context.envs[0]}, <service>)?"
+    # an empty or blank message has no first line to repeat: the example says a question
+    asked = next(iter(turn.question.strip().splitlines()), "")[:120].rstrip("?. ")
+    example = f"{asked or say(Phrase.A_QUESTION, language)} ({context.envs[0]}, <service>)?"
     text = say(
         Phrase.WHICH_SCOPE,
         language,

@@ -102,6 +102,43 @@ async def test_only_json_is_accepted_so_a_foreign_form_cannot_post(
     assert res.status_code == 400 and "JSON" in res.json()["error"]
 
 
+@pytest.mark.parametrize(
+    ("headers", "body", "error"),
+    [
+        # a "simple" request another page may send without asking first
+        ({"content-type": "text/plain; application/json"}, '{"thread_id":"t1","question":"x"}',
+         "JSON"),
+        # a JSON post from a page on another origin
+        ({"content-type": "application/json", "origin": "https://evil.example"},
+         '{"thread_id":"t1","question":"x"}', "another origin"),
+        ({"content-type": "application/json", "origin": "null"},
+         '{"thread_id":"t1","question":"x"}', "another origin"),
+        # 30,000 nested brackets
+        ({"content-type": "application/json"}, "[" * 30000 + "]" * 30000, "nested"),
+        # a lone surrogate, valid JSON but no text
+        ({"content-type": "application/json"}, '{"thread_id":"t9","question":"why \\ud800?"}',
+         "surrogate"),
+    ],
+)  # fmt: skip
+async def test_hostile_bodies_get_a_4xx_naming_why_and_break_no_thread(
+    client: httpx.AsyncClient, headers: dict[str, str], body: str, error: str
+) -> None:
+    res = await client.post("/api/ask", content=body.encode(), headers=headers)
+    assert res.status_code == 400 and error in res.json()["error"]
+    # the thread named in the refused body still answers
+    again = await ask(client, "какой средний RPS у catalog-api в dc-a за последний час?", "t9")
+    assert again.status_code == 200
+
+
+async def test_a_same_origin_post_is_answered(client: httpx.AsyncClient) -> None:
+    res = await client.post(
+        "/api/ask",
+        json={"thread_id": "t3", "question": "какой средний RPS у catalog-api в dc-a?"},
+        headers={"origin": "http://chat.test"},
+    )
+    assert res.status_code == 200
+
+
 async def test_page_and_assets_are_served_with_a_strict_policy(
     client: httpx.AsyncClient,
 ) -> None:

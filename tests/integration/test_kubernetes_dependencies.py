@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from connectors.kubernetes._workloads import template_diff
 from evals.world import world_from_data
 from policy.facts import K8sDependency, K8sEndpoints, K8sNetworkPolicy, K8sWaiting, K8sWorkload
@@ -273,3 +275,39 @@ def test_what_a_release_changed_in_the_pod_template_is_said_without_env_values()
     assert "api env API_TOKEN" in changed
     assert not any("s3cr3t" in c for c in changed)
     assert template_diff([rs("1", "1Gi", "reg/api:1", "t")]) == []
+
+
+def _in_state(state: str) -> dict[str, Any]:
+    """The pod behind the Service in one lifecycle state the API serves."""
+    pod = _pod()
+    status = pod["status"]
+    cs = status["containerStatuses"][0]
+    if state == "being deleted":
+        pod["metadata"]["deletionTimestamp"] = "2026-07-20T11:39:00Z"
+        pod["metadata"]["deletionGracePeriodSeconds"] = 30
+    elif state == "succeeded":
+        status["phase"] = "Succeeded"
+        cs["state"] = {"terminated": {"exitCode": 0, "reason": "Completed"}}
+    elif state == "failed":
+        status.update(phase="Failed", reason="Evicted", message="The node was low on memory.")
+        cs["state"] = {"terminated": {"exitCode": 137, "reason": "Error"}}
+    elif state == "unknown":
+        status.update(phase="Unknown")
+        cs["state"] = {}
+    elif state == "pending":
+        status.update(phase="Pending", podIP=None)
+        pod["spec"].pop("nodeName")
+        status["containerStatuses"] = []
+    return pod
+
+
+@pytest.mark.parametrize("state", ["being deleted", "succeeded", "failed", "unknown", "pending"])
+async def test_a_pod_in_any_lifecycle_state_is_read_by_every_tool(state: str) -> None:
+    sl = _slice()
+    sl["endpoints"][0]["conditions"] = {"ready": False, "serving": True, "terminating": True}
+    world = _world(_deployment([], []), _in_state(state), _service(8080), sl)
+    args = {"env": "dc-a", "namespace": NS, "service": "posting-api"}
+    with gate_for(world) as (gate, _):
+        for tool in ("k8s.workload_status", "k8s.endpoints", "k8s.pod_placement", "k8s.log_errors"):
+            result = await gate.call(tool, args, now_ctx())
+            assert result.status != "error", (tool, state, result.error)
