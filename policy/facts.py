@@ -28,15 +28,18 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from policy.bounded_text import bounded
 from policy.vocabulary import RankMeasure, RankSubject
 
 
 def _scalar(value: Any) -> Any:
     """A document's value as a scalar: text and numbers as they are, anything else (an
     object, a list, a boolean) as its JSON text."""
-    if value is None or (isinstance(value, str | int | float) and not isinstance(value, bool)):
+    if isinstance(value, str):
+        return bounded(value)
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
         return value
-    return json.dumps(value, sort_keys=True, default=str)
+    return bounded(json.dumps(value, sort_keys=True, default=str))
 
 
 Logged = Annotated[str | int | float | None, BeforeValidator(_scalar)]

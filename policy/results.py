@@ -11,10 +11,11 @@ Status keeps apart what a user must never confuse:
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from policy.bounded_text import bounded
 from policy.errors import ErrorKind
 from policy.facts import EntityKind, FactAttrs, FactKind, RelationKind
 from policy.scope import Scope
@@ -107,7 +108,8 @@ class ResultFact(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    text: str
+    # bounded before anything reads it (policy/bounded_text.py)
+    text: Annotated[str, AfterValidator(bounded)]
     source: str
     observed_at: datetime | None = None
     link: str | None = None

@@ -1,0 +1,63 @@
+"""A huge record costs what a long one costs: a 10 MB log line is cut to its head and tail
+before any rule, redaction or rendering reads it, the cut is said, and the answer stays
+small on every surface."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from policy.bounded_text import MAX_TEXT, bounded
+from policy.facts import AppLog
+from policy.results import ResultFact
+
+
+def test_a_long_text_keeps_its_head_and_tail_and_says_the_cut() -> None:
+    text = "HEAD " + "x" * 100_000 + " TAIL"
+    cut = bounded(text)
+    assert len(cut) < MAX_TEXT + 100
+    assert cut.startswith("HEAD ") and cut.endswith(" TAIL")
+    assert "characters cut" in cut
+    assert bounded("short") == "short"
+
+
+def test_a_facts_text_and_logged_values_are_bounded_when_made() -> None:
+    line = "ERROR " + "y" * 1_000_000
+    fact = ResultFact(text=line, source="es", attrs=AppLog(message=line))
+    assert len(fact.text) < MAX_TEXT + 100
+    assert isinstance(fact.attrs, AppLog) and len(str(fact.attrs.message)) < MAX_TEXT + 100
+
+
+def test_a_ten_megabyte_log_line_gives_a_small_answer(tmp_path: Path) -> None:
+    big = "ERROR payment failed: " + "x" * 10_000_000
+    world = {
+        "environments": {"dc-a": ["kubernetes", "logs"]},
+        "kubernetes": {"dc-a": [{
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "pay-api", "namespace": "pay"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "pay-api"}},
+                     "template": {"metadata": {"labels": {"app": "pay-api"}},
+                                  "spec": {"containers": [{"name": "app", "image": "r/p:1"}]}}},
+            "status": {"replicas": 1, "readyReplicas": 1},
+        }]},
+        "logs": {"dc-a": {"app-pay-2026.07.20": [{
+            "@timestamp": "2026-07-20T11:30:00Z", "service": "pay-api", "level": "error",
+            "kubernetes": {"namespace": "pay", "pod": {"name": "pay-api-6d8b9c7f5-x2k9p"}},
+            "message": big,
+        }]}},
+    }  # fmt: skip
+    path = tmp_path / "world.yaml"
+    path.write_text(yaml.safe_dump(world, width=10**9))
+    question = "ошибки pay-api в dc-a за последний час"
+    for flag in ([], ["--json"], ["--markdown"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "ask", "--now", "2026-07-20T14:40:00+03:00",
+             "--world", str(path), *flag, question],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert len(done.stdout) < 200_000, (flag, len(done.stdout))
+        assert "payment failed" in done.stdout and "characters cut" in done.stdout
