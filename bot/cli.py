@@ -342,15 +342,38 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return eval_main(args)
 
 
+def demo_app(session: Any, world_file: Any) -> Any:
+    """The demo's web chat on a world session: the real conversation path, knowledge kept
+    in memory, everyone an engineer (a name in a request body is a claim, not an
+    identity)."""
+    from bot.knowledge import KnowledgeBase, KnowledgeDesk
+    from bot.web import build_web_app
+
+    assert session.conversation is not None and session.config is not None
+    config = session.config
+    desk = KnowledgeDesk(
+        KnowledgeBase(None), clock=session.clock, allowed_hosts=config.allowed_link_hosts
+    )
+    session.conversation.knowledge = desk.kb
+    return build_web_app(
+        conversation=session.conversation,
+        role_of=lambda _user: "engineer",
+        clock=session.clock,
+        desk=desk,
+        questions=world_file.questions,
+        environments=list(config.environments),
+        title="infrabot demo",
+    )
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """`infrabot demo`: the demo world's simulators, the real conversation path, the web chat.
 
     Lives here because it reaches `evals` (the simulators): the CLI is the one composition
     root allowed to (see pyproject's import contract)."""
 
-    from bot.knowledge import KnowledgeBase, KnowledgeDesk
     from bot.sockets import bind, url_of
-    from bot.web import build_web_app, term_as_exit, uvicorn_server
+    from bot.web import term_as_exit, uvicorn_server
     from evals.session import WorldSession
 
     world_file = _world_file(args.world)
@@ -363,21 +386,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
             config_extra=model_config_extra(args),
         ) as session,
     ):
-        assert session.conversation is not None and session.config is not None
+        app = demo_app(session, world_file)
         config = session.config
-        desk = KnowledgeDesk(
-            KnowledgeBase(None), clock=session.clock, allowed_hosts=config.allowed_link_hosts
-        )
-        session.conversation.knowledge = desk.kb
-        app = build_web_app(
-            conversation=session.conversation,
-            role_of=config.role_of,
-            clock=session.clock,
-            desk=desk,
-            questions=world_file.questions,
-            environments=list(config.environments),
-            title="infrabot demo",
-        )
+        assert config is not None
         sock = bind(args.host, args.port)
         print(f"infrabot demo: web chat on {url_of(sock)}  (Ctrl+C to stop)")
         envs = ", ".join(config.environments)

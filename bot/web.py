@@ -11,12 +11,13 @@ calls) and a JSON API, on Starlette.
          not connected; each source's last read)  /metrics (Prometheus text format)
 
 The page renders the structured answer with DOM text nodes (never HTML from the answer:
-log lines are untrusted) and only makes http(s) links clickable. The API accepts JSON
-only, so a cross-site form cannot post a question on a user's behalf.
+log lines are untrusted) and only makes http(s) links clickable. The API accepts the
+`application/json` media type only and refuses a browser's request from another origin, so
+a page elsewhere cannot post a question on a user's behalf.
 
 Identity: the web chat has no login of its own. `role_of` decides what a claimed user name
-may see: `infrabot serve` passes a function that makes everyone an engineer (an admin must
-use Mattermost), `infrabot demo` uses the demo config's admins.
+may see: `infrabot serve` and `infrabot demo` pass a function that makes everyone an
+engineer (a name in a request body is a claim, not an identity; an admin uses Mattermost).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from bot.presentation import present
 from bot.render import markdown_of
 from bot.telemetry import METRICS_CONTENT_TYPE, Telemetry
 from planner import MAX_QUESTION_CHARS, ProgressEvent, ProgressSink, ThreadMessage, Turn
+from policy.redaction import redact
 from policy.toolset import Role
 
 log = structlog.get_logger(__name__)
@@ -207,7 +209,8 @@ def build_web_app(
             lock = locks[thread_id] = asyncio.Lock()
         async with lock, slots:
             history = threads.get(thread_id)
-            asked = ThreadMessage(author=user, text=question, at=clock())
+            # kept redacted: the thread is read back by GET /api/threads/{id}
+            asked = ThreadMessage(author=user, text=redact(question), at=clock())
             if desk is not None:
                 reply = desk.answer(
                     channel=WEB_CHANNEL, root_id=thread_id, user=user, role=role, text=question

@@ -170,3 +170,12 @@ async def test_remember_this_in_the_web_chat_is_admin_only_and_needs_a_yes(
     assert (
         "https://wiki.example.com/rps" in text and '"source":"http://chat.test/#thread=t1"' in text
     )
+
+
+async def test_a_thread_read_back_holds_the_question_redacted(client: httpx.AsyncClient) -> None:
+    token = "glpat-" + "Ab3dEf6hIj9kLm2nOp5q"
+    res = await ask(client, f"why does catalog-api in dc-a fail? my token {token}", "t5")
+    assert res.status_code == 200
+    history = (await client.get("/api/threads/t5")).json()["messages"]
+    asked = history[0]["text"]
+    assert token not in asked and "catalog-api" in asked
