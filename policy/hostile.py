@@ -117,8 +117,21 @@ _CUES = re.compile(
 )
 # where a sentence starts: after a sentence end followed by space
 _SENTENCE_END = re.compile(r"[.!?;](?=\s)")
-# characters that hide a cue from a pattern and show nothing: zero-width spaces and joiners
-_INVISIBLE = re.compile("[\u200b-\u200f\u2060\ufeff\u00ad]")
+# characters that hide a cue from a pattern and show nothing, or turn text around on
+# screen: zero-width spaces and joiners, invisible operators, the combining grapheme
+# joiner and variation selectors, bidi embeddings, overrides and isolates, the Unicode
+# tag block (text a model reads that a person does not see)
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\ufe00-\ufe0f\ufeff\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+# Cyrillic and Greek letters drawn like Latin ones: "іgnore" written with a Cyrillic і
+# reads as a cue once they are folded (the text as written is read too: a Russian cue
+# stays Russian)
+_LOOKALIKE = str.maketrans(
+    "аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅαοτνΑΒΕΗΙΚΜΝΟΡΤΧΥΖ",
+    "aeopcyxijsdhlqwABEKMHOPCTXIJSaotvABEHIKMNOPTXYZ",
+)
 
 
 # Markup written in data: a markdown link or image, an HTML element. Shown as it is, a
@@ -189,7 +202,12 @@ def _may_hold_a_cue(normal: str) -> bool:
 
 def _cue(text: str) -> re.Match[str] | None:
     normal = _normal(text)
-    return _CUES.search(normal) if _may_hold_a_cue(normal) else None
+    if not _may_hold_a_cue(normal):
+        return None
+    found = _CUES.search(normal)
+    if found is None and not normal.isascii():
+        found = _CUES.search(normal.translate(_LOOKALIKE))
+    return found
 
 
 def addressed(text: str) -> bool:
@@ -204,13 +222,16 @@ def describe(text: str) -> str:
     they are. Idempotent."""
     if not text:
         return text
+    if not text.isascii():
+        # what shows nothing or turns text around on screen is never passed on
+        text = _INVISIBLE.sub("", text)
     text = describe_markup(text)
     if _cue(text) is None:
         return text
     lines = text.split("\n")
     for i, line in enumerate(lines):
         normal = _normal(line)
-        cue = _CUES.search(normal)
+        cue = _CUES.search(normal) or _CUES.search(normal.translate(_LOOKALIKE))
         if cue is None:
             continue
         start = 0
