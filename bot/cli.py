@@ -342,7 +342,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return eval_main(args)
 
 
-def demo_app(session: Any, world_file: Any) -> Any:
+# the names a browser on this machine reaches a loopback-bound demo by
+LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+def demo_app(session: Any, world_file: Any, allowed_hosts: tuple[str, ...] = ()) -> Any:
     """The demo's web chat on a world session: the real conversation path, knowledge kept
     in memory, everyone an engineer (a name in a request body is a claim, not an
     identity)."""
@@ -363,6 +367,7 @@ def demo_app(session: Any, world_file: Any) -> Any:
         questions=world_file.questions,
         environments=list(config.environments),
         title="infrabot demo",
+        allowed_hosts=allowed_hosts,
     )
 
 
@@ -386,7 +391,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
             config_extra=model_config_extra(args),
         ) as session,
     ):
-        app = demo_app(session, world_file)
+        # bound to this machine only: a page elsewhere naming it (DNS rebinding) is refused
+        local = args.host in LOCAL_NAMES or args.host.startswith("127.")
+        app = demo_app(session, world_file, LOCAL_NAMES if local else ())
         config = session.config
         assert config is not None
         sock = bind(args.host, args.port)

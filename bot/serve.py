@@ -109,6 +109,7 @@ async def serve(
         extra_routes=routes,
         telemetry=telemetry,
         readiness=readiness,
+        allowed_hosts=config.web.allowed_hosts,
     )
     sock = bind(config.web.host, config.web.port)
     print(f"infrabot: web chat on {url_of(sock)}", flush=True)

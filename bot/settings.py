@@ -308,6 +308,13 @@ class WebSettings(_Strict):
 
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=0, le=65535)
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description='the Host names the web chat and its API answer ("chat.example.com", '
+        '"*.example.com"; a port is ignored); a page that points another name at this '
+        "address (DNS rebinding) is refused. Empty: any name. /healthz, /readyz and "
+        "/metrics answer any name (probes use the pod's address)",
+    )
 
 
 class InvestigationLimits(_Strict):

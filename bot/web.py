@@ -40,9 +40,11 @@ import structlog
 import uvicorn
 from pydantic import BaseModel
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.conversation import Conversation
 from bot.knowledge import KnowledgeDesk, is_remember_request
@@ -167,6 +169,7 @@ def build_web_app(
     extra_routes: Sequence[BaseRoute] = (),
     telemetry: Telemetry | None = None,
     readiness: Callable[[], Readiness] | None = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> Starlette:
     threads = WebThreads()
     slots = asyncio.Semaphore(max_concurrent)
@@ -305,6 +308,7 @@ def build_web_app(
         return Response(telemetry.exposition(), media_type=METRICS_CONTENT_TYPE)
 
     return Starlette(
+        middleware=[Middleware(_HostAllowlist, allowed=tuple(allowed_hosts))],
         routes=[
             Route("/", index),
             Route("/static/{name}", static),
@@ -315,11 +319,50 @@ def build_web_app(
             Route("/readyz", ready),
             Route("/metrics", metrics),
             *extra_routes,
-        ]
+        ],
     )
 
 
 _NDJSON = "application/x-ndjson"
+# what a probe or a scraper reaches by the pod's address, whatever name it uses
+_ANY_HOST_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+
+
+def host_allowed(host: str, allowed: Sequence[str]) -> bool:
+    """A Host header's name (its port dropped) against the allowlist: an exact name, or
+    "*.<domain>" for any name under it; an empty list allows every name."""
+    if not allowed:
+        return True
+    name = host.strip().lower()
+    if name.startswith("[") and "]" in name:  # [::1]:8080
+        name = name[1 : name.index("]")]
+    elif name.count(":") == 1:  # chat.example.com:8080
+        name = name.rsplit(":", 1)[0]
+    for entry in allowed:
+        entry = entry.strip().lower().strip("[]")
+        if entry.startswith("*.") and name.endswith(entry[1:]) and name != entry[2:]:
+            return True
+        if name == entry:
+            return True
+    return False
+
+
+class _HostAllowlist:
+    """Refuses a request whose Host is not one the chat is reached by (DNS rebinding: a
+    page elsewhere pointing its own name at this address), except the probes'."""
+
+    def __init__(self, app: ASGIApp, allowed: tuple[str, ...]) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("path") not in _ANY_HOST_PATHS:
+            host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+            if not host_allowed(host, self.allowed):
+                response = JSONResponse({"error": f"host {host!r} is not served"}, 421)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class Readiness(BaseModel):

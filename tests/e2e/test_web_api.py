@@ -179,3 +179,35 @@ async def test_a_thread_read_back_holds_the_question_redacted(client: httpx.Asyn
     history = (await client.get("/api/threads/t5")).json()["messages"]
     asked = history[0]["text"]
     assert token not in asked and "catalog-api" in asked
+
+
+@pytest.mark.parametrize(
+    ("host", "served"),
+    [
+        ("chat.example.com", True),
+        ("chat.example.com:8443", True),
+        ("eu.chat.example.com", True),
+        ("attacker.example", False),  # a name pointed at this address by another page
+        ("10.0.0.7:8080", False),
+    ],
+)
+async def test_only_the_hosts_the_chat_is_reached_by_are_served(
+    session: WorldSession, host: str, served: bool
+) -> None:
+    assert session.conversation is not None and session.config is not None
+    app = build_web_app(
+        conversation=session.conversation,
+        role_of=session.config.role_of,
+        clock=session.clock,
+        environments=list(session.config.environments),
+        allowed_hosts=["chat.example.com", "*.chat.example.com"],
+    )
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://x") as c:
+        page = await c.get("/", headers={"host": host})
+        asked = await c.post(
+            "/api/ask", json={"thread_id": "h1", "question": "q"}, headers={"host": host}
+        )
+        probe = await c.get("/healthz", headers={"host": host})
+    assert (page.status_code == 200) is served and (asked.status_code != 421) is served
+    assert probe.status_code == 200  # a probe reaches the pod by its address
