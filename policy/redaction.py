@@ -42,7 +42,9 @@ _RUN_RE = re.compile(r"(?:\[REDACTED\]){2,}")
 # nothing word-like after it (so `secretName`, `token-service`, `tokenizer` are not keys).
 _SECRET_WORD = (
     r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|signing[_-]?key|account[_-]?key|credentials?|(?:client[_-]?)?key[_-]?data)"
+    r"|private[_-]?key|signing[_-]?key|account[_-]?key|credentials?|(?:client[_-]?)?key[_-]?data"
+    # a word part after a separator: DB_PASS, SMTP_AUTH, basic-auth (never bypass, oauth)
+    r"|(?<=[_.-])(?:pass|auth))"
 )
 _KEY_SUFFIX = r"(?:[_-]?(?:key|id|value|access[_-]?key|hash))?"
 _SECRET_KEY = rf"[\w.-]{{0,40}}?{_SECRET_WORD}{_KEY_SUFFIX}"
@@ -91,7 +93,7 @@ _LINE_KV_RE = re.compile(
 # "password: s3cr3t" in the middle of a line (log messages); only the unambiguous words, so
 # "token: expired" style error text is kept.
 _INLINE_PASSWORD_RE = re.compile(
-    r"(?<![\w-])(?P<key>password|passwd|passphrase|pwd|pass)(?![\w-])"
+    r"(?<![\w-])(?P<key>password|passwd|passphrase|pwd|pass|пароль|пароля)(?![\w-])"
     r"(?P<sep>[ \t]*[:=][ \t]*)(?!\[REDACTED\])(?P<value>[^\s,;\"'\[\])]+)",
     re.IGNORECASE,
 )
@@ -116,7 +118,8 @@ _SESSION_RE = re.compile(
 # CLI flags: --db-password Q7rx2, --api-token=..., --client-secret x
 _FLAG_RE = re.compile(
     r"(?<![\w-])(?P<key>--[\w-]*?(?:password|passwd|token|secret|api-?key)[\w-]*)"
-    r"(?P<sep>[ \t]+|=)(?!\[REDACTED\])(?P<value>(?!--)[^\s\"']+)",
+    # a flag that names where the secret comes from takes no value (--password-stdin)
+    r"(?<!-stdin)(?<!-file)(?P<sep>[ \t]+|=)(?!\[REDACTED\])(?P<value>(?!--)[^\s\"']+)",
     re.IGNORECASE,
 )
 # `Bearer <credential>` anywhere; a plain lowercase word ("bearer authentication") is kept.
@@ -177,6 +180,39 @@ _COMMAND_FLAG_RE = re.compile(
     r"|(?:docker|podman|nerdctl|helm[ \t]+registry)[ \t]+login(?:[ \t]+[^\s;&|<>]+){0,8}?"
     r"[ \t]+-p[ \t]*)"
     r"(?P<value>(?!\[REDACTED\])(?:'[^'\r\n]*'|\"[^\"\r\n]*\"|[^\s'\"]+))"
+)
+# Passwords other commands take as flags or input: curl's and wget's -u/--user
+# user:password, the LDAP tools' -w, redis-cli's -a, a here-string fed to --password-stdin,
+# Redis's requirepass and masterauth directives.
+_COMMAND_SECRET_RE = re.compile(
+    r"(?:\b(?:curl|wget)(?:[ \t]+[^\s;&|<>]+){0,12}?[ \t]+(?:-u|--user)[ \t=]*"
+    r"|\bldap(?:search|modify|add|delete|whoami|passwd)(?:[ \t]+[^\s;&|<>]+){0,12}?[ \t]+-w[ \t]*"
+    r"|\bredis-cli(?:[ \t]+[^\s;&|<>]+){0,12}?[ \t]+-a[ \t]*"
+    r"|--password-stdin[^\n<]{0,40}<<<[ \t]*"
+    r"|\b(?:requirepass|masterauth)[ \t]+)"
+    r"(?P<value>(?!\[REDACTED\])(?:'[^'\r\n]*'|\"[^\"\r\n]*\"|[^\s'\"]+))",
+    re.IGNORECASE,
+)
+# A secret-named variable given its value as a pair: Kubernetes env in JSON
+# ({"name": "DB_PASSWORD", "value": "..."}) or YAML (- name: DB_PASSWORD / value: ...),
+# and an audit patch's path (env[DB_PASSWORD].value=...).
+_NAMED_VALUE_RE = re.compile(
+    rf"\"name\"\s*:\s*\"(?P<key>{_SECRET_KEY})\"\s*,\s*\"value\"\s*:\s*"
+    r"(?P<value>\"(?:[^\"\\\r\n]|\\.)*\")",
+    re.IGNORECASE,
+)
+_YAML_NAMED_VALUE_RE = re.compile(
+    rf"name:[ \t]*[\"']?(?P<key>{_SECRET_KEY})[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*"
+    r"(?P<value>[^\s#][^\r\n]*)",
+    re.IGNORECASE,
+)
+_PATH_VALUE_RE = re.compile(
+    rf"\[(?P<key>{_SECRET_KEY})\]\.value[ \t]*[=:][ \t]*(?P<value>[^\s,;]+)",
+    re.IGNORECASE,
+)
+# An AWS secret access key written next to its key id (40 base64 characters)
+_AWS_PAIR_RE = re.compile(
+    r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b[\s:=,;|\"']{1,8}(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
 )
 # Go's MySQL driver DSN: user:password@tcp(host:3306)/db, no scheme in front.
 _GO_DSN_RE = re.compile(
@@ -311,6 +347,11 @@ def _one_pass(text: str, keep_query_hosts: frozenset[str], depth: int) -> str:
     out = _FLAG_RE.sub(_replace_value, out)
     out = _SCHEME_RE.sub(_replace_value, out)
     out = _COMMAND_FLAG_RE.sub(_replace_value, out)
+    out = _COMMAND_SECRET_RE.sub(_replace_value, out)
+    out = _NAMED_VALUE_RE.sub(_replace_value, out)
+    out = _YAML_NAMED_VALUE_RE.sub(_replace_value, out)
+    out = _PATH_VALUE_RE.sub(_replace_value, out)
+    out = _AWS_PAIR_RE.sub(_replace_value, out)
     out = _GO_DSN_RE.sub(_replace_value, out)
     if "map[" in out:
         out = _GO_MAP_RE.sub(_go_map, out)
