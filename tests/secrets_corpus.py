@@ -338,6 +338,23 @@ CORPUS: list[tuple[str, str, str]] = [
         "payload " + base64.b64encode(b"user=ops&password=Bk9Zq3Lm6Tk1").decode() + " rejected",
         base64.b64encode(b"user=ops&password=Bk9Zq3Lm6Tk1").decode(),
     ),
+    # where tools put them beyond the common shapes (issue "Hardening II")
+    ("env word part", "startup: DB_PASS=Qv4Rt8Lm2Zx7Wk config loaded", "Qv4Rt8Lm2Zx7Wk"),
+    ("smtp auth", "mailer settings smtp_auth=Rz6Tk1Lq9Wm3Vb", "Rz6Tk1Lq9Wm3Vb"),
+    ("russian password", "доступ к базе: пароль: Tk7Wq2Lz5Rm8Xc", "Tk7Wq2Lz5Rm8Xc"),
+    ("k8s env json", '{"name":"DB_PASSWORD","value":"Wm3Zq8Lk1Tv6Rb"}', "Wm3Zq8Lk1Tv6Rb"),
+    ("k8s env yaml", "env:\n- name: API_TOKEN\n  value: Lq5Tz9Wk2Rm7Xv\n", "Lq5Tz9Wk2Rm7Xv"),
+    ("audit patch path", "set env[DB_PASSWORD].value=Zt4Lm8Wq1Rk6Vc on deployment", "Zt4Lm8Wq1Rk6Vc"),
+    ("curl user", "+ curl -sS -u deploy:Rk2Wz7Lq4Tm9Xb https://reg.example/v2/", "Rk2Wz7Lq4Tm9Xb"),
+    ("ldap bind", "ldapsearch -x -D cn=admin,dc=corp -w Tq8Lm3Wz6Rk1Vd -b dc=corp", "Tq8Lm3Wz6Rk1Vd"),
+    ("redis-cli auth", "redis-cli -h cache -a Wz5Rk9Lq2Tm6Xe ping", "Wz5Rk9Lq2Tm6Xe"),
+    ("here-string", "docker login --password-stdin -u ci <<< 'Lm7Tz1Wq4Rk8Vf'", "Lm7Tz1Wq4Rk8Vf"),
+    ("redis requirepass", "requirepass Zq3Wm6Lt9Rk2Xg", "Zq3Wm6Lt9Rk2Xg"),
+    (
+        "aws secret beside its id",
+        "aws creds AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY in env",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
 ]
 
 # the URL-encoded form of each secret (a link, a query in a dashboard URL)
