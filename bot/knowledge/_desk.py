@@ -23,6 +23,7 @@ import structlog
 
 from bot.knowledge._store import SCOPE_KEYS, KnowledgeBase, KnowledgeEntry
 from planner import ThreadMessage
+from policy.hostile import describe
 from policy.redaction import redact
 
 log = structlog.get_logger(__name__)
@@ -118,8 +119,10 @@ def _clean(text: str, allowed: Sequence[str]) -> _Cleaned:
 
     text = _REMEMBER_RE.sub(" ", _MENTION_RE.sub(" ", text))
     text = _URL_RE.sub(swap, text)
-    # redacted before its whitespace is folded: a rule may need the line it stood on
-    out.text = " ".join(redact(text, keep_query_hosts=keep).split()).strip(" :,.-—")
+    # redacted before its whitespace is folded: a rule may need the line it stood on; an
+    # instruction to the assistant is described, never kept as knowledge to say later
+    clean = describe(redact(text, keep_query_hosts=keep))
+    out.text = " ".join(clean.split()).strip(" :,.-—")
     return out
 
 
@@ -148,7 +151,9 @@ def build_entry(
     corrected = max((i for i in bots if i < picked[0]), default=None) if picked else None
     if corrected is None and bots:
         corrected = bots[-1]
-    parts = [thread[i] for i in picked]
+    # another person's "remember this" is a request, not knowledge: refused or not, it
+    # never becomes part of the entry
+    parts = [thread[i] for i in picked if not is_remember_request(thread[i].text)]
     request_part = ThreadMessage(author=requester, text=request)
     pieces = [(m.author, _clean(m.text, allowed_hosts)) for m in [*parts, request_part]]
     pieces = [(a, c) for a, c in pieces if len(c.text.split()) >= 2 or c.links]

@@ -243,7 +243,10 @@ def knowledge_facts(
     out = []
     for hit in kb.search(question, scope, limit=limit):
         e = hit.entry
-        text = f"Confirmed knowledge (saved by {e.author} on {e.created_at:%Y-%m-%d}): {e.content}"
+        # who wrote it, beside who saved it: the admin vouches, the words may be others'
+        written = [c for c in e.contributors if c != e.author]
+        by = (f"written by {', '.join(written)}, " if written else "") + f"saved by {e.author}"
+        text = f"Confirmed knowledge ({by} on {e.created_at:%Y-%m-%d}): {e.content}"
         if e.links:
             text += " See: " + ", ".join(e.links)
         out.append(
