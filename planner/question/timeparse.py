@@ -582,6 +582,10 @@ def _from_then(ref: TimeMatch, now: datetime, text: str) -> TimeMatch | None:
     if start > now:
         return None
     start = min(start, now - timedelta(minutes=1))
+    if start < now - MAX_SPAN:
+        # an onset past the longest window any source is asked for: read that window
+        # back from now, and put no onset years away
+        start, onset = now - MAX_SPAN, None
     window = now - start
     spec = TimeSpec(at=start + window / 2, window=window, mode="now")
     return TimeMatch(spec, True, text.strip(), onset=min(onset, now) if onset else None)

@@ -24,6 +24,8 @@ NOW = datetime.fromisoformat("2026-07-20T11:40:00+00:00")
 @example(text="31.12.9999 23:59 -12:00", now=NOW, tz=ZONES[0])
 @example(text="last 99999999 days", now=NOW, tz=ZONES[0])
 @example(text="at 14:11 +99:99", now=NOW, tz=ZONES[0])
+# a letter whose lower case is longer ("İ") before a date at the calendar's start
+@example(text="since 12:30 \u01300001-01-01 ", now=NOW, tz=ZONES[0])
 def test_a_time_is_none_or_an_ordered_bounded_window(text: str, now: datetime, tz: tzinfo) -> None:
     found = parse_time(text, now, tz)
     event("no time" if found is None else found.spec.mode)
