@@ -284,6 +284,13 @@ def _endpoints(key: str, value: str) -> list[Endpoint]:
     return list(unique.values())[:8]
 
 
+def names_workload(host: str, name: str) -> bool:
+    """A host's first label names the workload: its own name, or a Service named after it
+    ("<db>-rw", "<cache>-master")."""
+    first = host.split(".", 1)[0]
+    return first == name or first.startswith(name + "-")
+
+
 def runs_software(image: str, software: str) -> bool:
     """An image that runs the software ("<registry>/db/postgres:16.4" runs PostgreSQL):
     a word of its repository's last part, never of its registry or tag."""

@@ -21,6 +21,7 @@ from policy.dependencies import (
     Failure,
     excerpt,
     failure_of,
+    names_workload,
     read_error,
     runs_software,
 )
@@ -355,8 +356,7 @@ def _fits(software: str | None, port: int | None, error: DependencyError) -> boo
 def _named(units: list[_Unit], host: str) -> _Unit | None:
     """The unit a host names: its first label is the unit's name or a Service of it
     ("<unit>-rw", "<unit>-master")."""
-    first = host.split(".", 1)[0]
-    named = [u for u in units if first == u.name or first.startswith(u.name + "-")]
+    named = [u for u in units if names_workload(host, u.name)]
     return max(named, key=lambda u: len(u.name)) if named else None
 
 

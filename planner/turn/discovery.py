@@ -13,7 +13,13 @@ from planner.plan.routing import Discovered, PodState
 from planner.question.context import ContextState, InventoryItem
 from planner.question.names import normalise
 from planner.read.executor import CallRecord
-from policy.dependencies import DependencyError, Failure, read_error, runs_software
+from policy.dependencies import (
+    DependencyError,
+    Failure,
+    names_workload,
+    read_error,
+    runs_software,
+)
 from policy.facts import (
     AppLog,
     AppResponse,
@@ -110,18 +116,22 @@ def _called(
     the software the line names (Redis from "OOM command not allowed", PostgreSQL from a
     psycopg2 error). Read next as the question's object is (state, events, logs)."""
     asked = {o.name for o in context.objects} | {context.scope.object}
+    # what each env's reads hold, read once: its workloads, placed pods and settings
+    per_env: dict[str, tuple[list[InventoryItem], dict[str, str], list[K8sDependency]]] = {}
     for rec in records:
         env = rec.result.scope.env or rec.call.env
         if env is None:
             continue
-        items = [i for i in inventory if i.env == env and i.kind in _WORKLOADS]
-        placed = _placed(records, env)
+        if env not in per_env:
+            items = [i for i in inventory if i.env == env and i.kind in _WORKLOADS]
+            per_env[env] = (items, _placed(records, env), _settings(records, env))
+        items, placed, settings = per_env[env]
         for fact in rec.result.facts:
             error = _mesh_call(fact.attrs) or read_error(_said(fact.attrs, fact.text))
             if error is None:
                 continue
             # what the caller is configured to call comes before a guess by software
-            configured = _configured(error, items, _settings(records, env), asked)
+            configured = _configured(error, items, settings, asked)
             target = _callee(error, items, placed, asked, context.scope.namespace)
             for item in configured or ([target] if target is not None else []):
                 behind = _behind(item, inventory)
@@ -140,10 +150,9 @@ def links(discovered: Discovered) -> Callable[[ResultFact], bool]:
         a = fact.attrs
         if not isinstance(a, K8sDependency) or not a.host:
             return False
-        first = a.host.split(".", 1)[0]
         # a setting that named a dependency read next, or a dependency's own settings:
         # where the next hop's calls go
-        named = any(first == name or first.startswith(name + "-") for name in followed)
+        named = any(names_workload(a.host, name) for name in followed)
         return named or a.workload in followed
 
     return link
@@ -197,8 +206,7 @@ def _configured(
     )
     out: list[InventoryItem] = []
     for setting in typed:
-        first = str(setting.host).split(".", 1)[0]
-        named = [i for i in items if first == i.name or first.startswith(i.name + "-")]
+        named = [i for i in items if names_workload(str(setting.host), i.name)]
         if named and (best := max(named, key=lambda i: len(i.name))) not in out:
             out.append(best)
     return out[:3]
@@ -240,8 +248,7 @@ def _callee(
 ) -> InventoryItem | None:
     others = [i for i in items if i.name not in asked]
     for host in error.hosts:
-        first = host.split(".", 1)[0]
-        named = [i for i in others if first == i.name or first.startswith(i.name + "-")]
+        named = [i for i in others if names_workload(host, i.name)]
         if named:
             return max(named, key=lambda i: len(i.name))
     for ip in error.addresses:
