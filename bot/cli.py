@@ -352,6 +352,7 @@ def demo_app(session: Any, world_file: Any, allowed_hosts: tuple[str, ...] = ())
     identity)."""
     from bot.knowledge import KnowledgeBase, KnowledgeDesk
     from bot.web import build_web_app
+    from bot.web_identity import LocalName
 
     assert session.conversation is not None and session.config is not None
     config = session.config
@@ -361,7 +362,7 @@ def demo_app(session: Any, world_file: Any, allowed_hosts: tuple[str, ...] = ())
     session.conversation.knowledge = desk.kb
     return build_web_app(
         conversation=session.conversation,
-        role_of=lambda _user: "engineer",
+        identity=LocalName(),
         clock=session.clock,
         desk=desk,
         questions=world_file.questions,

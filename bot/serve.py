@@ -34,7 +34,8 @@ from bot.memory import WorkingMemory
 from bot.settings import InfrabotConfig, Secrets
 from bot.sockets import bind, url_of
 from bot.telemetry import Telemetry
-from bot.web import Readiness, build_web_app, term_as_exit, uvicorn_server
+from bot.web import Readiness, build_web_app, metrics_app, term_as_exit, uvicorn_server
+from bot.web_identity import identity_of
 from bot.wiring import build_gate, build_models
 
 log = structlog.get_logger(__name__)
@@ -102,7 +103,7 @@ async def serve(
 
     app = build_web_app(
         conversation=conversation,
-        role_of=lambda _user: "engineer",
+        identity=identity_of(config.web.identity, config.role_of),
         clock=clock,
         desk=desk,
         environments=list(config.environments),
@@ -110,10 +111,17 @@ async def serve(
         telemetry=telemetry,
         readiness=readiness,
         allowed_hosts=config.web.allowed_hosts,
+        metrics_here=config.web.metrics_port is None,
     )
     sock = bind(config.web.host, config.web.port)
+    socks = [sock]
     print(f"infrabot: web chat on {url_of(sock)}", flush=True)
     tasks = [asyncio.create_task(uvicorn_server(app).serve(sockets=[sock]), name="web")]
+    if config.web.metrics_port is not None:
+        socks.append(bind(config.web.host, config.web.metrics_port))
+        print(f"infrabot: /metrics on {url_of(socks[-1])}metrics", flush=True)
+        server = uvicorn_server(metrics_app(telemetry))
+        tasks.append(asyncio.create_task(server.serve(sockets=[socks[-1]]), name="metrics"))
     if listener is not None and config.mattermost is not None:
         tasks.append(asyncio.create_task(_listen(listener, kb), name="mattermost"))
         print(f"infrabot: listening to Mattermost at {config.mattermost.url}", flush=True)
@@ -126,7 +134,8 @@ async def serve(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await conversation.aclose()
-        sock.close()
+        for each in socks:
+            each.close()
     for task in done:
         if not task.cancelled() and task.exception() is not None:
             raise task.exception()  # type: ignore[misc]

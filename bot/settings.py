@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from ipaddress import IPv4Network, IPv6Network
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -303,6 +305,55 @@ class MattermostSettings(_Strict):
     )
 
 
+class WebIdentityMode(StrEnum):
+    """Who the web chat under `serve` takes the asker to be."""
+
+    NONE = "none"  # nobody: the chat answers no question (Mattermost only)
+    PROXY = "proxy"  # the name an authenticating proxy in front of it sends
+
+
+class WebIdentitySettings(_Strict):
+    """Who is asking in the web chat: from the deployment, never from the request body."""
+
+    mode: WebIdentityMode = Field(
+        default=WebIdentityMode.NONE,
+        description='"proxy": an authenticating proxy in front of the chat (oauth2-proxy, '
+        "an ingress's auth) sends the user's name in `user_header`, trusted only from "
+        '`trusted_proxies`; "none": the web chat answers no question (the probes and '
+        "/metrics still answer)",
+    )
+    trusted_proxies: list[IPv4Network | IPv6Network] = Field(
+        default_factory=list,
+        description="the addresses (CIDR) the proxy connects from; a request from any "
+        "other address is refused, whatever headers it sends",
+    )
+    user_header: str = Field(
+        default="X-Forwarded-User",
+        pattern=r"^[A-Za-z0-9-]{1,64}$",
+        description="the header holding the user's name (oauth2-proxy: X-Forwarded-User "
+        "or X-Forwarded-Preferred-Username)",
+    )
+    groups_header: str = Field(
+        default="X-Forwarded-Groups",
+        pattern=r"^[A-Za-z0-9-]{1,64}$",
+        description="the header holding the user's groups, comma-separated",
+    )
+    admin_groups: list[str] = Field(
+        default_factory=list,
+        description="groups whose members are admins (besides the names in `admins`)",
+    )
+
+    @model_validator(mode="after")
+    def _proxies_named(self) -> WebIdentitySettings:
+        if self.mode is WebIdentityMode.PROXY and not self.trusted_proxies:
+            raise PydanticCustomError(
+                "proxies",
+                "trusted_proxies: name the addresses the proxy connects from "
+                '(e.g. ["10.0.0.0/8"]); without them any client could send the header',
+            )
+        return self
+
+
 class WebSettings(_Strict):
     """The web chat, /healthz, /readyz, /metrics and the slash command's port."""
 
@@ -314,6 +365,14 @@ class WebSettings(_Strict):
         '"*.example.com"; a port is ignored); a page that points another name at this '
         "address (DNS rebinding) is refused. Empty: any name. /healthz, /readyz and "
         "/metrics answer any name (probes use the pod's address)",
+    )
+    identity: WebIdentitySettings = Field(default_factory=WebIdentitySettings)
+    metrics_port: int | None = Field(
+        default=None,
+        ge=0,
+        le=65535,
+        description="serve /metrics on this port of the same host instead of the chat's "
+        "(then the chat's port has no /metrics)",
     )
 
 

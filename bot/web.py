@@ -1,12 +1,12 @@
 """Fallback web chat: one page (threads, the rendered answer, expandable evidence and tool
 calls) and a JSON API, on Starlette.
 
-    POST /api/ask   {thread_id, question, user} -> {thread_id, kind, answer, presentation,
-                                                    report, markdown}
+    POST /api/ask   {thread_id, question[, user]} -> {thread_id, kind, answer, presentation,
+                                                      report, markdown}
                     with Accept: application/x-ndjson, a stream of JSON lines: each read
                     as it starts and ends ({"type": "progress", ...}), then the reply
     GET  /api/threads/{thread_id}               -> {thread_id, messages: [...]}
-    GET  /api/info                              -> {title, questions, environments}
+    GET  /api/info                              -> {title, questions, environments, user}
     GET  /healthz (the process is up)  /readyz (ready to answer: 503 while Mattermost is
          not connected; each source's last read)  /metrics (Prometheus text format)
 
@@ -15,9 +15,10 @@ log lines are untrusted) and only makes http(s) links clickable. The API accepts
 `application/json` media type only and refuses a browser's request from another origin, so
 a page elsewhere cannot post a question on a user's behalf.
 
-Identity: the web chat has no login of its own. `role_of` decides what a claimed user name
-may see: `infrabot serve` and `infrabot demo` pass a function that makes everyone an
-engineer (a name in a request body is a claim, not an identity; an admin uses Mattermost).
+Identity (`bot.web_identity`): who is asking comes from the deployment (an authenticating
+proxy's header, from the proxy's addresses only), never from the body; the demo takes the
+page's name as a label and makes no one an admin. A thread belongs to whoever started it:
+nobody else can read it or post into it (both are answered "no such thread").
 """
 
 from __future__ import annotations
@@ -51,15 +52,14 @@ from bot.knowledge import KnowledgeDesk, is_remember_request
 from bot.presentation import present
 from bot.render import markdown_of
 from bot.telemetry import METRICS_CONTENT_TYPE, Telemetry
+from bot.web_identity import Caller, Identity, Unidentified
 from planner import MAX_QUESTION_CHARS, ProgressEvent, ProgressSink, ThreadMessage, Turn
 from policy.redaction import redact
-from policy.toolset import Role
 
 log = structlog.get_logger(__name__)
 
 WEB_CHANNEL = "web"
 _THREAD_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_USER_RE = re.compile(r"^[\w.@-]{1,64}$")
 MAX_BODY_BYTES = 64 * 1024
 _STATIC = {
     "app.js": "text/javascript; charset=utf-8",
@@ -80,23 +80,37 @@ def _asset(name: str) -> str:
 
 
 class WebThreads:
-    """Thread history kept by the server (bounded): the web chat's "Mattermost thread"."""
+    """Thread history kept by the server (bounded): the web chat's "Mattermost thread".
+    Each thread belongs to the user who started it; to anyone else it does not exist."""
 
     def __init__(self, *, max_threads: int = 500, max_messages: int = 40) -> None:
         self._threads: OrderedDict[str, list[ThreadMessage]] = OrderedDict()
+        self._owners: dict[str, str] = {}
         self._max_threads = max_threads
         self._max_messages = max_messages
 
-    def get(self, thread_id: str) -> list[ThreadMessage]:
+    def open_to(self, thread_id: str, user: str) -> bool:
+        """Whether `user` may read or post in the thread (theirs, or not started yet)."""
+        return self._owners.get(thread_id, user) == user
+
+    def get(self, thread_id: str, user: str) -> list[ThreadMessage]:
+        if not self.open_to(thread_id, user):
+            return []
         return list(self._threads.get(thread_id, []))
 
-    def add(self, thread_id: str, *messages: ThreadMessage) -> None:
+    def add(self, thread_id: str, user: str, *messages: ThreadMessage) -> None:
+        """Adds to the user's thread (starting it); a thread of someone else's is kept as
+        it is."""
+        if not self.open_to(thread_id, user):
+            return
+        self._owners.setdefault(thread_id, user)
         items = self._threads.setdefault(thread_id, [])
         items.extend(messages)
         del items[: -self._max_messages]
         self._threads.move_to_end(thread_id)
         while len(self._threads) > self._max_threads:
-            self._threads.popitem(last=False)
+            dropped, _ = self._threads.popitem(last=False)
+            self._owners.pop(dropped, None)
 
 
 class _BadRequest(Exception):
@@ -120,7 +134,7 @@ def _cross_origin(request: Request) -> bool:
     return urlsplit(origin).netloc.lower() not in hosts - {""}
 
 
-async def _read_request(request: Request) -> tuple[str, str, str]:
+async def _read_request(request: Request) -> tuple[str, str, str | None]:
     if _media_type(request) != "application/json":
         raise _BadRequest("send JSON (Content-Type: application/json)")
     if _cross_origin(request):
@@ -138,7 +152,7 @@ async def _read_request(request: Request) -> tuple[str, str, str]:
         raise _BadRequest("the body must be a JSON object")
     thread_id = data.get("thread_id")
     question = data.get("question")
-    user = data.get("user") or "web"
+    user = data.get("user") or None
     if not isinstance(thread_id, str) or not _THREAD_RE.match(thread_id):
         raise _BadRequest("thread_id: 1-64 letters, digits, '-' or '_'")
     if not isinstance(question, str) or not question.strip():
@@ -151,15 +165,15 @@ async def _read_request(request: Request) -> tuple[str, str, str]:
         # a lone surrogate ("\ud800") parses as JSON but is no text: it could not be
         # stored, answered or sent back
         raise _BadRequest("question: not valid Unicode text (a lone surrogate)") from None
-    if not isinstance(user, str) or not _USER_RE.match(user):
-        raise _BadRequest("user: 1-64 letters, digits, '.', '@', '-' or '_'")
+    if user is not None and not isinstance(user, str):
+        raise _BadRequest("user: a string")
     return thread_id, " ".join(question.split()), user
 
 
 def build_web_app(
     *,
     conversation: Conversation,
-    role_of: Callable[[str], Role],
+    identity: Identity,
     clock: Callable[[], datetime],
     desk: KnowledgeDesk | None = None,
     questions: Sequence[str] = (),
@@ -170,7 +184,10 @@ def build_web_app(
     telemetry: Telemetry | None = None,
     readiness: Callable[[], Readiness] | None = None,
     allowed_hosts: Sequence[str] = (),
+    metrics_here: bool = True,
 ) -> Starlette:
+    """The chat's app. `metrics_here=False`: /metrics is served on its own port
+    (`metrics_app`), not the chat's."""
     threads = WebThreads()
     slots = asyncio.Semaphore(max_concurrent)
     locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -188,10 +205,24 @@ def build_web_app(
             return secured(Response("not found", status_code=404))
         return secured(Response(_asset(name), media_type=_STATIC[name]))
 
+    def refused(exc: Unidentified | _BadRequest) -> Response:
+        status = exc.status if isinstance(exc, Unidentified) else 400
+        return secured(JSONResponse({"error": str(exc)}, status_code=status))
+
     async def info(request: Request) -> Response:
+        try:
+            caller: Caller | None = identity.caller(request, None)
+        except Unidentified:
+            caller = None  # the page still loads, and says why it cannot answer
         return secured(
             JSONResponse(
-                {"title": title, "questions": list(questions), "environments": list(environments)}
+                {
+                    "title": title,
+                    "questions": list(questions),
+                    "environments": list(environments),
+                    # the name the server knows the asker by; None: the page's own field
+                    "user": None if identity.names_from_body or caller is None else caller.user,
+                }
             )
         )
 
@@ -199,19 +230,27 @@ def build_web_app(
         thread_id = request.path_params["thread_id"]
         if not _THREAD_RE.match(thread_id):
             return secured(JSONResponse({"error": "bad thread_id"}, status_code=400))
-        messages = [m.model_dump(mode="json") for m in threads.get(thread_id)]
+        try:
+            caller = identity.caller(request, request.query_params.get("user") or None)
+        except Unidentified as exc:
+            return refused(exc)
+        if not threads.open_to(thread_id, caller.user):
+            return secured(_no_such_thread())
+        messages = [m.model_dump(mode="json") for m in threads.get(thread_id, caller.user)]
         return secured(JSONResponse({"thread_id": thread_id, "messages": messages}))
 
     async def respond(
-        thread_id: str, question: str, user: str, base: str, progress: ProgressSink | None
+        thread_id: str, question: str, caller: Caller, base: str, progress: ProgressSink | None
     ) -> tuple[dict[str, Any], int]:
         """The reply to one question in a thread: (JSON payload, HTTP status)."""
-        role = role_of(user)
+        user, role = caller.user, caller.role
         lock = locks.get(thread_id)
         if lock is None:
             lock = locks[thread_id] = asyncio.Lock()
         async with lock, slots:
-            history = threads.get(thread_id)
+            if not threads.open_to(thread_id, user):
+                return _NO_SUCH_THREAD_BODY, 404
+            history = threads.get(thread_id, user)
             # kept redacted: the thread is read back by GET /api/threads/{id}
             asked = ThreadMessage(author=user, text=redact(question), at=clock())
             if desk is not None:
@@ -232,7 +271,7 @@ def build_web_app(
                     )
                 if reply is not None:
                     said = ThreadMessage(author=title, text=reply.text, is_bot=True, at=clock())
-                    threads.add(thread_id, asked, said)
+                    threads.add(thread_id, user, asked, said)
                     return {
                         "thread_id": thread_id,
                         "kind": reply.kind,
@@ -261,6 +300,7 @@ def build_web_app(
             markdown = markdown_of(answer, shown)
             threads.add(
                 thread_id,
+                user,
                 asked,
                 ThreadMessage(author=title, text=markdown, is_bot=True, at=clock()),
             )
@@ -275,16 +315,19 @@ def build_web_app(
 
     async def ask(request: Request) -> Response:
         try:
-            thread_id, question, user = await _read_request(request)
-        except _BadRequest as exc:
-            return secured(JSONResponse({"error": str(exc)}, status_code=400))
+            thread_id, question, claimed = await _read_request(request)
+            caller = identity.caller(request, claimed)
+        except (_BadRequest, Unidentified) as exc:
+            return refused(exc)
+        if not threads.open_to(thread_id, caller.user):
+            return secured(_no_such_thread())
         base = str(request.base_url).rstrip("/")
         if _NDJSON not in request.headers.get("accept", ""):
-            payload, status = await respond(thread_id, question, user, base, None)
+            payload, status = await respond(thread_id, question, caller, base, None)
             return secured(JSONResponse(payload, status_code=status))
 
         async def run(progress: ProgressSink) -> tuple[dict[str, Any], int]:
-            return await respond(thread_id, question, user, base, progress)
+            return await respond(thread_id, question, caller, base, progress)
 
         return secured(StreamingResponse(_streamed(run), media_type=_NDJSON))
 
@@ -302,11 +345,6 @@ def build_web_app(
             body["sources"] = telemetry.source_report()
         return JSONResponse(body, status_code=200 if state.ready else 503)
 
-    async def metrics(request: Request) -> Response:
-        if telemetry is None:
-            return Response("no metrics in this process", status_code=404)
-        return Response(telemetry.exposition(), media_type=METRICS_CONTENT_TYPE)
-
     return Starlette(
         middleware=[Middleware(_HostAllowlist, allowed=tuple(allowed_hosts))],
         routes=[
@@ -317,13 +355,36 @@ def build_web_app(
             Route("/api/ask", ask, methods=["POST"]),
             Route("/healthz", health),
             Route("/readyz", ready),
-            Route("/metrics", metrics),
+            *([Route("/metrics", _metrics_of(telemetry))] if metrics_here else []),
             *extra_routes,
         ],
     )
 
 
+def _metrics_of(telemetry: Telemetry | None) -> Callable[[Request], Awaitable[Response]]:
+    async def metrics(request: Request) -> Response:
+        if telemetry is None:
+            return Response("no metrics in this process", status_code=404)
+        return Response(telemetry.exposition(), media_type=METRICS_CONTENT_TYPE)
+
+    return metrics
+
+
+def metrics_app(telemetry: Telemetry) -> Starlette:
+    """/metrics alone, for a port of its own (`web.metrics_port`): a scraper reaches it
+    while the chat's port is open only to the proxy in front of it."""
+    return Starlette(routes=[Route("/metrics", _metrics_of(telemetry))])
+
+
 _NDJSON = "application/x-ndjson"
+# another user's thread is answered as one that does not exist: its id tells nothing
+_NO_SUCH_THREAD_BODY = {"error": "thread_id: no such thread of yours"}
+
+
+def _no_such_thread() -> JSONResponse:
+    return JSONResponse(_NO_SUCH_THREAD_BODY, status_code=404)
+
+
 # what a probe or a scraper reaches by the pod's address, whatever name it uses
 _ANY_HOST_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 

@@ -188,7 +188,8 @@ async function openThread(id, fresh = false) {
   if (!list.length && !fresh) {
     // a thread this browser has not seen (a shared link): the server's copy, as text
     try {
-      const res = await fetch(`/api/threads/${encodeURIComponent(id)}`);
+      const who = encodeURIComponent($("user").value.trim() || "web");
+      const res = await fetch(`/api/threads/${encodeURIComponent(id)}?user=${who}`);
       const data = await res.json();
       list = (data.messages || []).map((m) => (m.is_bot ? { role: "bot", markdown: m.text } : { role: "user", user: m.author, text: m.text }));
     } catch { list = []; }
@@ -306,6 +307,10 @@ async function init() {
   try {
     const info = await (await fetch("/api/info")).json();
     document.title = info.title;
+    if (info.user) {  // the server knows who this is (signed in through its proxy)
+      $("user").value = info.user;
+      $("user").readOnly = true;
+    }
     $("title").textContent = info.title;
     $("examples").replaceChildren(...(info.questions || []).map((q) => {
       const b = el("button", { type: "button", class: "example", text: q });

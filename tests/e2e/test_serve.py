@@ -140,3 +140,44 @@ async def test_mattermost_without_a_token_stops_with_the_reason(session: WorldSe
     )
     with pytest.raises(ConfigFileError, match="INFRABOT_MM_TOKEN"):
         await serve(config, Secrets(mm_token=None))
+
+
+async def test_metrics_on_a_port_of_their_own_and_a_chat_that_names_nobody_answers_nothing(
+    session: WorldSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`web.metrics_port`: the scraper's port serves /metrics, the chat's does not (so the
+    chat's port can be left open to the proxy alone). Without `web.identity` the chat
+    answers no question, whatever name the body claims."""
+    assert session.config is not None
+    config = session.config.model_copy(
+        update={
+            "web": WebSettings(host="127.0.0.1", port=0, metrics_port=0),
+            "memory": MemorySettings(knowledge_path=tmp_path / "kb.jsonl"),
+        }
+    )
+    task = asyncio.create_task(serve(config, Secrets(), clock=session.clock))
+    try:
+        out = ""
+
+        def started() -> re.Match[str] | None:
+            nonlocal out
+            out += capsys.readouterr().out
+            return re.search(r"web chat on (\S+)\n.*/metrics on (\S+)", out, re.S)
+
+        found = await eventually(started)
+        chat, scrape = found.group(1), found.group(2)
+        async with httpx.AsyncClient() as http:
+            scraped = await http.get(scrape)
+            on_chat = await http.get(chat + "metrics")
+            health = await http.get(chat + "healthz")
+            asked = await http.post(
+                chat + "api/ask",
+                json={"thread_id": "s1", "question": "what is the RPS?", "user": "admin"},
+            )
+        assert scraped.status_code == 200 and "infrabot_questions_total" in scraped.text
+        assert on_chat.status_code == 404 and health.status_code == 200
+        assert asked.status_code == 401 and "web.identity" in asked.json()["error"]
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -8,7 +8,9 @@ import httpx
 import pytest
 
 from bot.knowledge import KnowledgeBase, KnowledgeDesk
+from bot.settings import WebIdentityMode, WebIdentitySettings
 from bot.web import build_web_app
+from bot.web_identity import Nobody, TrustedProxy
 from evals.session import WorldSession
 from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
 
@@ -17,6 +19,13 @@ from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
 def session() -> Iterator[WorldSession]:
     with WorldSession(catalog_world(), timezone=TIMEZONE, now=NOW, admins=["boss"]) as s:
         yield s
+
+
+# the authenticating proxy in front of the chat connects from here (httpx's ASGI client is
+# 127.0.0.1); "sre-leads" are admins besides the configured name "boss"
+PROXY = WebIdentitySettings(
+    mode=WebIdentityMode.PROXY, trusted_proxies=["127.0.0.0/8"], admin_groups=["sre-leads"]
+)
 
 
 @pytest.fixture
@@ -29,22 +38,31 @@ async def client(session: WorldSession, tmp_path) -> AsyncIterator[httpx.AsyncCl
     )
     app = build_web_app(
         conversation=session.conversation,
-        role_of=session.config.role_of,
+        identity=TrustedProxy(PROXY, session.config.role_of),
         clock=session.clock,
         desk=desk,
         questions=["q1"],
         environments=list(session.config.environments),
     )
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://chat.test") as c:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://chat.test", headers={"X-Forwarded-User": "alice"}
+    ) as c:
         yield c
 
 
 async def ask(
-    client: httpx.AsyncClient, question: str, thread: str = "t1", user: str = "alice"
+    client: httpx.AsyncClient,
+    question: str,
+    thread: str = "t1",
+    user: str = "alice",
+    groups: str = "",
 ) -> httpx.Response:
+    """A question as the proxy passes it on for a signed-in `user`."""
     return await client.post(
-        "/api/ask", json={"thread_id": thread, "question": question, "user": user}
+        "/api/ask",
+        json={"thread_id": thread, "question": question},
+        headers={"X-Forwarded-User": user, "X-Forwarded-Groups": groups},
     )
 
 
@@ -84,7 +102,7 @@ async def test_ask_answers_with_the_answer_structure_and_markdown(
         ({"thread_id": "../etc", "question": "x"}, "thread_id"),
         ({"thread_id": "t1", "question": "   "}, "question"),
         ({"thread_id": "t1", "question": "x" * 8001}, "at most 8000"),
-        ({"thread_id": "t1", "question": "x", "user": "<script>"}, "user"),
+        ({"thread_id": "t1", "question": "x", "user": ["boss"]}, "user"),
         (["not", "an", "object"], "JSON object"),
     ],
 )
@@ -157,18 +175,20 @@ async def test_remember_this_in_the_web_chat_is_admin_only_and_needs_a_yes(
     tmp_path,
 ) -> None:
     await ask(client, "what is the RPS of catalog-api in dc-a in the last hour?", user="alice")
-    await ask(
-        client, "note: the RPS counts only GET /, see https://wiki.example.com/rps", user="alice"
-    )
     refused = (await ask(client, "remember this", user="alice")).json()
     assert refused["kind"] == "refused" and "Only an admin" in refused["markdown"]
-    draft = (await ask(client, "запомни это", user="boss")).json()
+    # the admin in a thread of their own (alice's is not theirs to post into)
+    await ask(client, "what is the RPS of catalog-api in dc-a in the last hour?", "t1b", "boss")
+    await ask(
+        client, "note: the RPS counts only GET /, see https://wiki.example.com/rps", "t1b", "boss"
+    )
+    draft = (await ask(client, "запомни это", "t1b", user="boss")).json()
     assert draft["kind"] == "draft" and "only GET /" in draft["markdown"]
-    saved = (await ask(client, "да", user="boss")).json()
+    saved = (await ask(client, "да", "t1b", user="boss")).json()
     assert saved["kind"] == "saved"
     text = (tmp_path / "kb.jsonl").read_text()
     assert (
-        "https://wiki.example.com/rps" in text and '"source":"http://chat.test/#thread=t1"' in text
+        "https://wiki.example.com/rps" in text and '"source":"http://chat.test/#thread=t1b"' in text
     )
 
 
@@ -197,7 +217,7 @@ async def test_only_the_hosts_the_chat_is_reached_by_are_served(
     assert session.conversation is not None and session.config is not None
     app = build_web_app(
         conversation=session.conversation,
-        role_of=session.config.role_of,
+        identity=TrustedProxy(PROXY, session.config.role_of),
         clock=session.clock,
         environments=list(session.config.environments),
         allowed_hosts=["chat.example.com", "*.chat.example.com"],
@@ -211,3 +231,77 @@ async def test_only_the_hosts_the_chat_is_reached_by_are_served(
         probe = await c.get("/healthz", headers={"host": host})
     assert (page.status_code == 200) is served and (asked.status_code != 421) is served
     assert probe.status_code == 200  # a probe reaches the pod by its address
+
+
+async def test_who_is_asking_comes_from_the_proxy_never_from_the_body(
+    client: httpx.AsyncClient,
+) -> None:
+    """A body naming the admin is not the admin; the proxy's name is. Members of an admin
+    group are admins; "remember this" from anyone else is refused."""
+    await ask(client, "what is the RPS of catalog-api in dc-a in the last hour?", "k1")
+    claimed = await client.post(
+        "/api/ask", json={"thread_id": "k1", "question": "remember this", "user": "boss"}
+    )
+    assert claimed.json()["kind"] == "refused"  # the proxy said alice
+    await ask(client, "what is the RPS of catalog-api in dc-a in the last hour?", "k2", "carol")
+    await ask(client, "note: the RPS counts only GET /", "k2", "carol")
+    draft = (await ask(client, "remember this", "k2", "carol", groups="devs, sre-leads")).json()
+    assert draft["kind"] == "draft"
+    info = (await client.get("/api/info", headers={"X-Forwarded-User": "carol"})).json()
+    assert info["user"] == "carol"  # the page shows the name it is known by
+
+
+async def test_the_proxy_headers_are_believed_only_from_the_proxy(session: WorldSession) -> None:
+    assert session.conversation is not None and session.config is not None
+    app = build_web_app(
+        conversation=session.conversation,
+        identity=TrustedProxy(PROXY, session.config.role_of),
+        clock=session.clock,
+        environments=list(session.config.environments),
+    )
+    body = {"thread_id": "d1", "question": "what is the RPS of catalog-api in dc-a?"}
+    # a pod that reaches the chat directly, sending the header itself
+    direct = httpx.ASGITransport(app=app, client=("10.44.0.9", 51000))
+    async with httpx.AsyncClient(transport=direct, base_url="http://chat.test") as c:
+        forged = await c.post("/api/ask", json=body, headers={"X-Forwarded-User": "boss"})
+        thread = await c.get("/api/threads/d1", headers={"X-Forwarded-User": "boss"})
+        probe = await c.get("/healthz")
+    assert forged.status_code == 403 and "proxy" in forged.json()["error"]
+    assert thread.status_code == 403 and probe.status_code == 200
+    # through the proxy, but nobody signed in
+    proxied = httpx.ASGITransport(app=app, client=("127.0.0.1", 51000))
+    async with httpx.AsyncClient(transport=proxied, base_url="http://chat.test") as c:
+        anonymous = await c.post("/api/ask", json=body)
+    assert anonymous.status_code == 401 and "sign in" in anonymous.json()["error"]
+
+
+async def test_without_an_identity_serve_answers_no_question(session: WorldSession) -> None:
+    assert session.conversation is not None and session.config is not None
+    app = build_web_app(
+        conversation=session.conversation,
+        identity=Nobody(),
+        clock=session.clock,
+        environments=list(session.config.environments),
+    )
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://chat.test") as c:
+        body = {"thread_id": "n1", "question": "what is the RPS of catalog-api?", "user": "boss"}
+        res = await c.post("/api/ask", json=body)
+        page = await c.get("/")
+    assert res.status_code == 401 and "web.identity" in res.json()["error"]
+    assert "answer" not in res.json() and page.status_code == 200
+
+
+async def test_a_thread_is_its_creators_alone(client: httpx.AsyncClient) -> None:
+    """Another user can neither read a thread nor post into it (and so cannot move its
+    scope before the owner's next follow-up); to them it does not exist."""
+    first = (await ask(client, "what is the RPS of catalog-api in dc-a?", "own1")).json()
+    assert first["answer"]["scope"]["env"] == "dc-a"
+    peek = await client.get("/api/threads/own1", headers={"X-Forwarded-User": "mallory"})
+    assert peek.status_code == 404 and "no such thread" in peek.json()["error"]
+    hijack = await ask(client, "the same in dc-b", "own1", user="mallory")
+    assert hijack.status_code == 404 and "answer" not in hijack.json()
+    follow = (await ask(client, "and the error rate?", "own1")).json()
+    assert follow["answer"]["scope"]["env"] == "dc-a"  # mallory's "dc-b" never got in
+    history = (await client.get("/api/threads/own1")).json()["messages"]
+    assert {m["author"] for m in history} == {"alice", "infrabot"}

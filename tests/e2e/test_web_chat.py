@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.web import build_web_app
+from bot.web_identity import LocalName
 from evals.session import WorldSession
 from evals.simulators.server import BackgroundServer
 from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
@@ -41,7 +42,7 @@ def web_url() -> Iterator[str]:
         assert session.conversation is not None and session.config is not None
         app = build_web_app(
             conversation=session.conversation,
-            role_of=lambda _user: "engineer",
+            identity=LocalName(),
             clock=session.clock,
             questions=["what is the RPS of catalog-api in dc-a?"],
             environments=list(session.config.environments),

@@ -219,11 +219,12 @@ def test_the_web_chat_health_check_is_answered_without_the_delayed_ack_wait(
     import uvicorn
 
     from bot.web import build_web_app
+    from bot.web_identity import LocalName
 
     assert session.conversation is not None and session.config is not None
     app = build_web_app(
         conversation=session.conversation,
-        role_of=lambda _u: "engineer",
+        identity=LocalName(),
         clock=session.clock,
         desk=None,
         environments=list(session.config.environments),

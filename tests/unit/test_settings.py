@@ -63,6 +63,13 @@ def test_good_config_loads_and_roles_come_from_admins() -> None:
             "environments.dc-a.logs.layouts.x.preset",
         ),
         ({"admin": ["bob"]}, "admin"),
+        # a proxy identity with no proxy address would believe any client's header
+        ({"web": {"identity": {"mode": "proxy"}}}, "web.identity"),
+        (
+            {"web": {"identity": {"mode": "proxy", "trusted_proxies": ["10.0.0.0/33"]}}},
+            "web.identity.trusted_proxies",
+        ),
+        ({"web": {"identity": {"mode": "oauth"}}}, "web.identity.mode"),
     ],
 )
 def test_bad_config_names_the_key(patch: dict, key: str) -> None:
