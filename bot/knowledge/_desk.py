@@ -138,25 +138,53 @@ def build_entry(
     allowed_hosts: Sequence[str],
     now: datetime,
 ) -> tuple[KnowledgeEntry | None, list[str]]:
-    """The draft entry (None when the thread holds no correction) and the hosts of links
-    that were removed because they are not allowed."""
+    """The draft entry (None when the request points at no correction) and the hosts of
+    links that were removed because they are not allowed.
+
+    Only what the admin points at becomes knowledge: the words after the request's own
+    "remember this", the message just above the request, the admin's own messages since
+    the bot's answer, the messages of the people the request names (@bob) since then,
+    and lines the request quotes (`> ...`, credited to whoever wrote them in the thread).
+    Nobody else's message gets in by being posted in the thread."""
     bots = [i for i, m in enumerate(thread) if m.is_bot]
+    named = {m.group(0)[1:].lower() for m in _MENTION_RE.finditer(request)}
+    # "remember this" points at the message just above it (the bot's replies and other
+    # requests in between are not what it points at)
+    above = max(
+        (i for i, m in enumerate(thread) if not m.is_bot and not is_remember_request(m.text)),
+        default=None,
+    )
 
-    def humans_after(index: int) -> list[int]:
-        return [i for i, m in enumerate(thread) if i > index and not m.is_bot]
+    def pointed_after(index: int) -> list[int]:
+        return [
+            i
+            for i, m in enumerate(thread)
+            if i > index
+            and not m.is_bot
+            and (m.author == requester or m.author.lower() in named or i == above)
+            # a "remember this" is a request, not knowledge: refused or not, it never
+            # becomes part of the entry
+            and not is_remember_request(m.text)
+        ]
 
-    picked = humans_after(bots[-1] if bots else -1)
+    picked = pointed_after(bots[-1] if bots else -1)
     if not picked and bots:
-        picked = humans_after(bots[0])
+        picked = pointed_after(bots[0])
     corrected = max((i for i in bots if i < picked[0]), default=None) if picked else None
     if corrected is None and bots:
         corrected = bots[-1]
-    # another person's "remember this" is a request, not knowledge: refused or not, it
-    # never becomes part of the entry
-    parts = [thread[i] for i in picked if not is_remember_request(thread[i].text)]
-    request_part = ThreadMessage(author=requester, text=request)
+    quoted, own = _quoted(request, thread, requester)
+    parts = [thread[i] for i in picked] + quoted
+    request_part = ThreadMessage(author=requester, text=own)
     pieces = [(m.author, _clean(m.text, allowed_hosts)) for m in [*parts, request_part]]
-    pieces = [(a, c) for a, c in pieces if len(c.text.split()) >= 2 or c.links]
+    # a request that points elsewhere says little of its own ("remember this from @bob"
+    # leaves "from"): its words count when they make a statement
+    least = [2] * len(parts) + [3 if parts else 2]
+    pieces = [
+        (a, c)
+        for (a, c), n in zip(pieces, least, strict=True)
+        if len(c.text.split()) >= n or c.links
+    ]
     dropped = [h for _, c in pieces for h in c.dropped]
     if not pieces:
         return None, dropped
@@ -185,6 +213,26 @@ def build_entry(
         content_hash=digest,
     )
     return entry, dropped
+
+
+def _quoted(
+    request: str, thread: Sequence[ThreadMessage], requester: str
+) -> tuple[list[ThreadMessage], str]:
+    """(the lines the request quotes, each credited to the person in the thread who wrote
+    it, else to the requester; the request's own words). A quote of the bot's answer is
+    context, not a correction: it is left out."""
+    quotes, own = [], []
+    for line in request.splitlines():
+        (quotes if line.lstrip().startswith(">") else own).append(line.lstrip().lstrip(">"))
+    out: list[ThreadMessage] = []
+    for quote in (" ".join(q.split()) for q in quotes):
+        if not quote:
+            continue
+        source = next((m for m in thread if quote in " ".join(m.text.split())), None)
+        if source is not None and source.is_bot:
+            continue
+        out.append(ThreadMessage(author=source.author if source else requester, text=quote))
+    return out, "\n".join(own)
 
 
 def draft_text(entry: KnowledgeEntry, dropped: Sequence[str], ttl: timedelta) -> str:
@@ -271,8 +319,9 @@ class KnowledgeDesk:
         if entry is None:
             return DeskReply(
                 "empty",
-                "Nothing to remember yet: write the correction in this "
-                "thread (what was wrong and what is right), then ask again.",
+                "Nothing to remember yet: write the correction in this thread (what "
+                "was wrong and what is right) and ask again, or point at someone "
+                "else's: quote it (> ...) or name its author (remember this from @name).",
             )
         self._pending = {k: d for k, d in self._pending.items() if not self._expired(d)}
         if len(self._pending) >= self._max_pending:

@@ -194,10 +194,12 @@ class LogReader:
         self._down: dict[str, tuple[float, SourceError]] = {}
 
     def _client(self) -> Elasticsearch:
+        # imported before the lock is taken: the first import takes a good part of a
+        # second, and the event loop takes the same lock to read the discovery cache
+        from elasticsearch import Elasticsearch
+
         with self._lock:
             if self._es is None:
-                from elasticsearch import Elasticsearch
-
                 target = self.target
                 self._es = Elasticsearch(
                     target.url,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
 
+from policy.bounded_text import bounded
 from policy.facts import LogTemplate
 from policy.results import ResultFact
 
@@ -92,11 +93,15 @@ _MASKS = (
 
 @dataclass(frozen=True)
 class LogLine:
-    """One line as a source read it: when, from where (a pod, an index), its text."""
+    """One line as a source read it: when, from where (a pod, an index), its text (bounded
+    when made: a 10 MB line costs every rule what a long one costs)."""
 
     at: datetime
     origin: str
     text: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", bounded(self.text))
 
 
 @dataclass
@@ -118,10 +123,22 @@ class Template:
 
 @dataclass(frozen=True)
 class _Record:
+    """One logged event: its first line and the lines that continue it (a traceback's),
+    each bounded, and at most MAX_RECORD_LINES of them."""
+
     at: datetime
     origin: str
     head: str
     lines: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "head", bounded(self.head))
+        kept = self.lines[:MAX_RECORD_LINES]
+        object.__setattr__(self, "lines", tuple(bounded(line) for line in kept))
+
+
+# the lines of one record read for its error and template: a traceback's worth
+MAX_RECORD_LINES = 400
 
 
 def level_of(text: str) -> str | None:
