@@ -221,7 +221,8 @@ def _quoted(
     """(the lines the request quotes, each credited to the person in the thread who wrote
     it, else to the requester; the request's own words). A quote of the bot's answer is
     context, not a correction: it is left out."""
-    quotes, own = [], []
+    quotes: list[str] = []
+    own: list[str] = []
     for line in request.splitlines():
         (quotes if line.lstrip().startswith(">") else own).append(line.lstrip().lstrip(">"))
     out: list[ThreadMessage] = []
