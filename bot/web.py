@@ -304,14 +304,16 @@ def build_web_app(
                 asked,
                 ThreadMessage(author=title, text=markdown, is_bot=True, at=clock()),
             )
-            return {
-                "thread_id": thread_id,
-                "kind": "answer",
-                "answer": answer.model_dump(mode="json"),
-                "presentation": shown.model_dump(mode="json"),
-                "report": present(answer, evidence=None).model_dump(mode="json"),
-                "markdown": markdown,
-            }, 200
+            return _within_limit(
+                {
+                    "thread_id": thread_id,
+                    "kind": "answer",
+                    "answer": answer.model_dump(mode="json"),
+                    "presentation": shown.model_dump(mode="json"),
+                    "report": present(answer, evidence=None).model_dump(mode="json"),
+                    "markdown": markdown,
+                }
+            ), 200
 
     async def ask(request: Request) -> Response:
         try:
@@ -359,6 +361,29 @@ def build_web_app(
             *extra_routes,
         ],
     )
+
+
+# the most one reply sends a browser: every fact is bounded, but an answer of many long
+# facts is sent four ways (answer, presentation, report, markdown)
+MAX_REPLY_CHARS = 1_000_000
+# what goes first when a reply is over the limit: the copies the page can do without
+_SHED = ("report", "answer", "presentation")
+
+
+def _within_limit(payload: dict[str, Any]) -> dict[str, Any]:
+    """The reply, over MAX_REPLY_CHARS only never: the report, the raw answer and the
+    presentation are left out in turn (the page renders the markdown then), and the
+    markdown itself is cut last, saying so."""
+    size = len(json.dumps(payload, ensure_ascii=False))
+    for key in _SHED:
+        if size <= MAX_REPLY_CHARS:
+            break
+        size -= len(json.dumps(payload.pop(key, None), ensure_ascii=False))
+        payload["trimmed"] = [*payload.get("trimmed", []), key]
+    markdown = str(payload.get("markdown") or "")
+    if len(markdown) > MAX_REPLY_CHARS // 2:
+        payload["markdown"] = markdown[: MAX_REPLY_CHARS // 2] + "\n\n_[… the rest is cut]_"
+    return payload
 
 
 def _metrics_of(telemetry: Telemetry | None) -> Callable[[Request], Awaitable[Response]]:
