@@ -169,6 +169,35 @@ def test_the_configuration_is_one_the_bot_accepts(manifests: list[dict[str, Any]
     assert service["spec"]["sessionAffinity"] == "ClientIP"
 
 
+def test_a_web_identity_in_the_values_reaches_the_bot() -> None:
+    """The chart sets web.host and web.port; the identity (and allowed_hosts) an
+    operator writes in config.web must survive that, or the chat answers no one."""
+    web = {
+        "allowed_hosts": ["infrabot.example.com"],
+        "identity": {
+            "mode": "proxy",
+            "trusted_proxies": ["10.244.0.0/16"],
+            "user_header": "X-Forwarded-Preferred-Username",
+            "admin_groups": ["sre-leads"],
+        },
+    }
+    values = VALUES | {"config": VALUES["config"] | {"web": web}}
+    data = _one(_render(values), "ConfigMap")["data"]["config.yaml"]
+    config = parse_config(yaml.safe_load(data), "rendered config.yaml")
+    assert config.web.identity.mode.value == "proxy"
+    assert [str(n) for n in config.web.identity.trusted_proxies] == ["10.244.0.0/16"]
+    assert config.web.identity.user_header == "X-Forwarded-Preferred-Username"
+    assert config.web.identity.admin_groups == ["sre-leads"]
+    assert config.web.allowed_hosts == ["infrabot.example.com"]
+    assert (config.web.host, config.web.port) == ("0.0.0.0", 8080)  # still the chart's
+
+
+def test_a_proxy_identity_without_its_addresses_stops_with_the_value_to_set() -> None:
+    web = {"identity": {"mode": "proxy"}}
+    failed = _fails(VALUES | {"config": VALUES["config"] | {"web": web}})
+    assert "config.web.identity.trusted_proxies" in failed
+
+
 def test_network_disruption_and_storage_are_declared(manifests: list[dict[str, Any]]) -> None:
     policy = _one(manifests, "NetworkPolicy")
     assert set(policy["spec"]["policyTypes"]) == {"Ingress", "Egress"}

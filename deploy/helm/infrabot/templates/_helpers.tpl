@@ -24,6 +24,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if and .Values.config.mattermost (not .Values.existingSecret) -}}
 {{- fail "existingSecret: config.mattermost is set, so name the existing Secret that holds INFRABOT_MM_TOKEN" -}}
 {{- end -}}
+{{- $identity := (default (dict) (default (dict) .Values.config.web).identity) -}}
+{{- if and (eq (toString $identity.mode) "proxy") (not $identity.trusted_proxies) -}}
+{{- fail "config.web.identity.trusted_proxies: mode is proxy, so name the addresses the authenticating proxy connects from (its pods' CIDR, or 127.0.0.1/32 for a sidecar); without them any client could send the user header" -}}
+{{- end -}}
 {{- if or (not .Values.image.tag) (eq (toString .Values.image.tag) "latest") -}}
 {{- fail "image.tag: set a release tag (not empty, not latest)" -}}
 {{- end -}}
@@ -32,7 +36,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/* The configuration as the pod reads it: the values' config, with what the chart owns. */}}
 {{- define "infrabot.config" -}}
 {{- $config := deepCopy .Values.config -}}
-{{- $_ := set $config "web" (dict "host" "0.0.0.0" "port" (int .Values.web.port)) -}}
+{{- /* web: the values' (identity, allowed_hosts) kept, the address set by the chart */ -}}
+{{- $web := default (dict) $config.web -}}
+{{- $_ := set $web "host" "0.0.0.0" -}}
+{{- $_ := set $web "port" (int .Values.web.port) -}}
+{{- $_ := set $config "web" $web -}}
 {{- $memory := default (dict) $config.memory -}}
 {{- $_ := set $memory "knowledge_path" "/var/lib/infrabot/knowledge.jsonl" -}}
 {{- $_ := set $config "memory" $memory -}}
