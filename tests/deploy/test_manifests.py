@@ -169,6 +169,34 @@ def test_the_configuration_is_one_the_bot_accepts(manifests: list[dict[str, Any]
     assert service["spec"]["sessionAffinity"] == "ClientIP"
 
 
+def test_metrics_are_served_on_a_port_of_their_own(manifests: list[dict[str, Any]]) -> None:
+    """/metrics is kept off the chat's port: the config names its own port, the pod
+    declares it as `metrics`, every Service exposes it by that name, and the probes stay
+    on the chat's port."""
+    data = _one(manifests, "ConfigMap")["data"]["config.yaml"]
+    config = parse_config(yaml.safe_load(data), "rendered config.yaml")
+    assert config.web.metrics_port is not None and config.web.metrics_port != config.web.port
+    [container] = _one(manifests, "StatefulSet")["spec"]["template"]["spec"]["containers"]
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports == {"http": config.web.port, "metrics": config.web.metrics_port}
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        assert container[probe]["httpGet"]["port"] == "http"
+    services = [d for d in manifests if d["kind"] == "Service"]
+    assert len(services) == 2
+    for service in services:
+        by_name = {p["name"]: p for p in service["spec"]["ports"]}
+        assert by_name["metrics"]["targetPort"] == "metrics"
+        assert by_name["metrics"]["port"] == config.web.metrics_port
+        assert by_name["http"]["targetPort"] == "http"
+
+
+def test_a_metrics_port_on_the_chats_port_stops_with_the_value_to_set() -> None:
+    assert "metrics.port" in _fails(VALUES | {"metrics": {"port": 8080}})
+    moved = _render(VALUES | {"metrics": {"port": 9100}})
+    data = _one(moved, "ConfigMap")["data"]["config.yaml"]
+    assert parse_config(yaml.safe_load(data), "rendered config.yaml").web.metrics_port == 9100
+
+
 def test_a_web_identity_in_the_values_reaches_the_bot() -> None:
     """The chart sets web.host and web.port; the identity (and allowed_hosts) an
     operator writes in config.web must survive that, or the chat answers no one."""

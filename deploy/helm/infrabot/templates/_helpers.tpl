@@ -24,6 +24,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if and .Values.config.mattermost (not .Values.existingSecret) -}}
 {{- fail "existingSecret: config.mattermost is set, so name the existing Secret that holds INFRABOT_MM_TOKEN" -}}
 {{- end -}}
+{{- if or (not .Values.metrics.port) (eq (int .Values.metrics.port) (int .Values.web.port)) -}}
+{{- fail "metrics.port: set the port /metrics is served on, other than web.port, so /metrics stays off the chat's port" -}}
+{{- end -}}
 {{- $identity := (default (dict) (default (dict) .Values.config.web).identity) -}}
 {{- if and (eq (toString $identity.mode) "proxy") (not $identity.trusted_proxies) -}}
 {{- fail "config.web.identity.trusted_proxies: mode is proxy, so name the addresses the authenticating proxy connects from (its pods' CIDR, or 127.0.0.1/32 for a sidecar); without them any client could send the user header" -}}
@@ -36,10 +39,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/* The configuration as the pod reads it: the values' config, with what the chart owns. */}}
 {{- define "infrabot.config" -}}
 {{- $config := deepCopy .Values.config -}}
-{{- /* web: the values' (identity, allowed_hosts) kept, the address set by the chart */ -}}
+{{- /* web: the values' (identity, allowed_hosts) kept, the ports set by the chart */ -}}
 {{- $web := default (dict) $config.web -}}
 {{- $_ := set $web "host" "0.0.0.0" -}}
 {{- $_ := set $web "port" (int .Values.web.port) -}}
+{{- $_ := set $web "metrics_port" (int .Values.metrics.port) -}}
 {{- $_ := set $config "web" $web -}}
 {{- $memory := default (dict) $config.memory -}}
 {{- $_ := set $memory "knowledge_path" "/var/lib/infrabot/knowledge.jsonl" -}}
