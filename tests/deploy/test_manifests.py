@@ -2,7 +2,9 @@
 admin would before applying them: read-only RBAC that is exactly what the Kubernetes
 connector reads, no Secrets, a non-root read-only pod under the restricted Pod Security
 Standard, probes on /healthz and /readyz, resources, a pinned image, a configuration the
-bot itself accepts, and defaults that stop with the value to set.
+bot itself accepts (with the identity the values give it), /metrics on a port of its own,
+a NetworkPolicy that admits to each port only the peers named (never every pod), and
+defaults that stop with the value to set.
 
 The chart is rendered with Helm's own Go SDK (the `helm-python-sdk` wheel, a dev
 dependency); the overlay with `kubectl kustomize` (Debian's kubernetes-client, which
@@ -27,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CHART = ROOT / "deploy" / "helm" / "infrabot"
 OVERLAY = ROOT / "deploy" / "kustomize" / "overlays" / "example"
 READ_VERBS = {"get", "list", "watch"}
+OAUTH2_PROXY = {"podSelector": {"matchLabels": {"app.kubernetes.io/name": "oauth2-proxy"}}}
+MONITORING = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}
 
 VALUES: dict[str, Any] = {
     "existingSecret": "infrabot-secrets",
@@ -209,7 +213,10 @@ def test_a_web_identity_in_the_values_reaches_the_bot() -> None:
             "admin_groups": ["sre-leads"],
         },
     }
-    values = VALUES | {"config": VALUES["config"] | {"web": web}}
+    values = VALUES | {
+        "config": VALUES["config"] | {"web": web},
+        "networkPolicy": {"ingressFrom": [OAUTH2_PROXY]},
+    }
     data = _one(_render(values), "ConfigMap")["data"]["config.yaml"]
     config = parse_config(yaml.safe_load(data), "rendered config.yaml")
     assert config.web.identity.mode.value == "proxy"
@@ -224,6 +231,10 @@ def test_a_proxy_identity_without_its_addresses_stops_with_the_value_to_set() ->
     web = {"identity": {"mode": "proxy"}}
     failed = _fails(VALUES | {"config": VALUES["config"] | {"web": web}})
     assert "config.web.identity.trusted_proxies" in failed
+    # a pod CIDR trusted, and no peer named: every pod of the namespace could name itself
+    web = {"identity": {"mode": "proxy", "trusted_proxies": ["10.244.0.0/16"]}}
+    failed = _fails(VALUES | {"config": VALUES["config"] | {"web": web}})
+    assert "networkPolicy.ingressFrom" in failed
 
 
 def test_network_disruption_and_storage_are_declared(manifests: list[dict[str, Any]]) -> None:
@@ -241,6 +252,90 @@ def test_network_disruption_and_storage_are_declared(manifests: list[dict[str, A
     assert _one(manifests, "PodDisruptionBudget")["spec"]["maxUnavailable"] == 1
     claims = _one(manifests, "StatefulSet")["spec"].get("volumeClaimTemplates", [])
     assert [c["metadata"]["name"] for c in claims] == ["knowledge"]
+
+
+def _admitting(policy: dict[str, Any], port: str) -> list[list[dict[str, Any]] | None]:
+    """The `from` of each ingress rule that reaches `port` (None: from anywhere)."""
+    return [
+        rule.get("from")
+        for rule in policy["spec"]["ingress"]
+        if any(p["port"] == port for p in rule.get("ports", [{"port": port}]))
+    ]
+
+
+def _every_pod(peer: dict[str, Any]) -> bool:
+    """A peer that admits every pod of the cluster."""
+    return (
+        "namespaceSelector" in peer
+        and not peer["namespaceSelector"]
+        and not peer.get("podSelector")
+    )
+
+
+def test_no_port_is_open_to_every_pod(manifests: list[dict[str, Any]]) -> None:
+    """The chat's port and /metrics are each admitted by their own rule, each naming who."""
+    policy = _one(manifests, "NetworkPolicy")
+    for port in ("http", "metrics"):
+        for peers in _admitting(policy, port):
+            assert peers, f"a rule admits every pod to {port}"
+            assert not [p for p in peers if _every_pod(p)], port
+    for rule in policy["spec"]["ingress"]:
+        assert len(rule["ports"]) == 1  # the chat's peers never reach /metrics, nor back
+
+
+def test_by_default_only_the_releases_namespace_reaches_the_chat() -> None:
+    policy = _one(_render(VALUES), "NetworkPolicy")
+    assert _admitting(policy, "http") == [[{"podSelector": {}}]]  # this namespace's pods
+    assert _admitting(policy, "metrics") == []  # no scraper named: no one
+
+
+def test_the_chats_port_admits_exactly_the_peers_named() -> None:
+    mattermost = {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "mattermost"}},
+        "podSelector": {"matchLabels": {"app": "mattermost"}},
+    }
+    named = {
+        "ingressNamespaces": ["ingress-nginx", "chat"],
+        "ingressFrom": [OAUTH2_PROXY, mattermost],
+    }
+    policy = _one(_render(VALUES | {"networkPolicy": named}), "NetworkPolicy")
+    by_name = {
+        "namespaceSelector": {
+            "matchExpressions": [
+                {
+                    "key": "kubernetes.io/metadata.name",
+                    "operator": "In",
+                    "values": ["ingress-nginx", "chat"],
+                }
+            ]
+        }
+    }
+    assert _admitting(policy, "http") == [[by_name, OAUTH2_PROXY, mattermost]]
+    assert _admitting(policy, "metrics") == []
+    only_pods = _one(
+        _render(VALUES | {"networkPolicy": {"ingressFrom": [OAUTH2_PROXY]}}), "NetworkPolicy"
+    )
+    assert _admitting(only_pods, "http") == [[OAUTH2_PROXY]]  # not the namespace besides
+
+
+def test_metrics_admit_only_the_scrapers_named() -> None:
+    scrapers = {"metricsNamespaces": ["monitoring"], "metricsFrom": [MONITORING]}
+    policy = _one(_render(VALUES | {"networkPolicy": scrapers}), "NetworkPolicy")
+    by_name = {
+        "namespaceSelector": {
+            "matchExpressions": [
+                {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["monitoring"]}
+            ]
+        }
+    }
+    assert _admitting(policy, "metrics") == [[by_name, MONITORING]]
+    assert _admitting(policy, "http") == [[{"podSelector": {}}]]  # the chat's peers unchanged
+
+
+def test_a_peer_that_would_open_the_pod_stops_with_the_value_to_set() -> None:
+    assert "networkPolicy.ingressFrom" in _fails(VALUES | {"networkPolicy": {"ingressFrom": [{}]}})
+    everyone = {"metricsFrom": [{"namespaceSelector": {}}]}
+    assert "networkPolicy.metricsNamespaces" in _fails(VALUES | {"networkPolicy": everyone})
 
 
 def test_knowledge_can_live_in_an_empty_dir_instead() -> None:
