@@ -2,7 +2,9 @@
 admin would before applying them: read-only RBAC that is exactly what the Kubernetes
 connector reads, no Secrets, a non-root read-only pod under the restricted Pod Security
 Standard, probes on /healthz and /readyz, resources, a pinned image, a configuration the
-bot itself accepts, and defaults that stop with the value to set.
+bot itself accepts (with the identity the values give it), /metrics on a port of its own,
+a NetworkPolicy that admits to each port only the peers named (never every pod), and
+defaults that stop with the value to set.
 
 The chart is rendered with Helm's own Go SDK (the `helm-python-sdk` wheel, a dev
 dependency); the overlay with `kubectl kustomize` (Debian's kubernetes-client, which
@@ -27,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CHART = ROOT / "deploy" / "helm" / "infrabot"
 OVERLAY = ROOT / "deploy" / "kustomize" / "overlays" / "example"
 READ_VERBS = {"get", "list", "watch"}
+OAUTH2_PROXY = {"podSelector": {"matchLabels": {"app.kubernetes.io/name": "oauth2-proxy"}}}
+MONITORING = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}
 
 VALUES: dict[str, Any] = {
     "existingSecret": "infrabot-secrets",
@@ -169,6 +173,70 @@ def test_the_configuration_is_one_the_bot_accepts(manifests: list[dict[str, Any]
     assert service["spec"]["sessionAffinity"] == "ClientIP"
 
 
+def test_metrics_are_served_on_a_port_of_their_own(manifests: list[dict[str, Any]]) -> None:
+    """/metrics is kept off the chat's port: the config names its own port, the pod
+    declares it as `metrics`, every Service exposes it by that name, and the probes stay
+    on the chat's port."""
+    data = _one(manifests, "ConfigMap")["data"]["config.yaml"]
+    config = parse_config(yaml.safe_load(data), "rendered config.yaml")
+    assert config.web.metrics_port is not None and config.web.metrics_port != config.web.port
+    [container] = _one(manifests, "StatefulSet")["spec"]["template"]["spec"]["containers"]
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports == {"http": config.web.port, "metrics": config.web.metrics_port}
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        assert container[probe]["httpGet"]["port"] == "http"
+    services = [d for d in manifests if d["kind"] == "Service"]
+    assert len(services) == 2
+    for service in services:
+        by_name = {p["name"]: p for p in service["spec"]["ports"]}
+        assert by_name["metrics"]["targetPort"] == "metrics"
+        assert by_name["metrics"]["port"] == config.web.metrics_port
+        assert by_name["http"]["targetPort"] == "http"
+
+
+def test_a_metrics_port_on_the_chats_port_stops_with_the_value_to_set() -> None:
+    assert "metrics.port" in _fails(VALUES | {"metrics": {"port": 8080}})
+    moved = _render(VALUES | {"metrics": {"port": 9100}})
+    data = _one(moved, "ConfigMap")["data"]["config.yaml"]
+    assert parse_config(yaml.safe_load(data), "rendered config.yaml").web.metrics_port == 9100
+
+
+def test_a_web_identity_in_the_values_reaches_the_bot() -> None:
+    """The chart sets web.host and web.port; the identity (and allowed_hosts) an
+    operator writes in config.web must survive that, or the chat answers no one."""
+    web = {
+        "allowed_hosts": ["infrabot.example.com"],
+        "identity": {
+            "mode": "proxy",
+            "trusted_proxies": ["10.244.0.0/16"],
+            "user_header": "X-Forwarded-Preferred-Username",
+            "admin_groups": ["sre-leads"],
+        },
+    }
+    values = VALUES | {
+        "config": VALUES["config"] | {"web": web},
+        "networkPolicy": {"ingressFrom": [OAUTH2_PROXY]},
+    }
+    data = _one(_render(values), "ConfigMap")["data"]["config.yaml"]
+    config = parse_config(yaml.safe_load(data), "rendered config.yaml")
+    assert config.web.identity.mode.value == "proxy"
+    assert [str(n) for n in config.web.identity.trusted_proxies] == ["10.244.0.0/16"]
+    assert config.web.identity.user_header == "X-Forwarded-Preferred-Username"
+    assert config.web.identity.admin_groups == ["sre-leads"]
+    assert config.web.allowed_hosts == ["infrabot.example.com"]
+    assert (config.web.host, config.web.port) == ("0.0.0.0", 8080)  # still the chart's
+
+
+def test_a_proxy_identity_without_its_addresses_stops_with_the_value_to_set() -> None:
+    web = {"identity": {"mode": "proxy"}}
+    failed = _fails(VALUES | {"config": VALUES["config"] | {"web": web}})
+    assert "config.web.identity.trusted_proxies" in failed
+    # a pod CIDR trusted, and no peer named: every pod of the namespace could name itself
+    web = {"identity": {"mode": "proxy", "trusted_proxies": ["10.244.0.0/16"]}}
+    failed = _fails(VALUES | {"config": VALUES["config"] | {"web": web}})
+    assert "networkPolicy.ingressFrom" in failed
+
+
 def test_network_disruption_and_storage_are_declared(manifests: list[dict[str, Any]]) -> None:
     policy = _one(manifests, "NetworkPolicy")
     assert set(policy["spec"]["policyTypes"]) == {"Ingress", "Egress"}
@@ -184,6 +252,90 @@ def test_network_disruption_and_storage_are_declared(manifests: list[dict[str, A
     assert _one(manifests, "PodDisruptionBudget")["spec"]["maxUnavailable"] == 1
     claims = _one(manifests, "StatefulSet")["spec"].get("volumeClaimTemplates", [])
     assert [c["metadata"]["name"] for c in claims] == ["knowledge"]
+
+
+def _admitting(policy: dict[str, Any], port: str) -> list[list[dict[str, Any]] | None]:
+    """The `from` of each ingress rule that reaches `port` (None: from anywhere)."""
+    return [
+        rule.get("from")
+        for rule in policy["spec"]["ingress"]
+        if any(p["port"] == port for p in rule.get("ports", [{"port": port}]))
+    ]
+
+
+def _every_pod(peer: dict[str, Any]) -> bool:
+    """A peer that admits every pod of the cluster."""
+    return (
+        "namespaceSelector" in peer
+        and not peer["namespaceSelector"]
+        and not peer.get("podSelector")
+    )
+
+
+def test_no_port_is_open_to_every_pod(manifests: list[dict[str, Any]]) -> None:
+    """The chat's port and /metrics are each admitted by their own rule, each naming who."""
+    policy = _one(manifests, "NetworkPolicy")
+    for port in ("http", "metrics"):
+        for peers in _admitting(policy, port):
+            assert peers, f"a rule admits every pod to {port}"
+            assert not [p for p in peers if _every_pod(p)], port
+    for rule in policy["spec"]["ingress"]:
+        assert len(rule["ports"]) == 1  # the chat's peers never reach /metrics, nor back
+
+
+def test_by_default_only_the_releases_namespace_reaches_the_chat() -> None:
+    policy = _one(_render(VALUES), "NetworkPolicy")
+    assert _admitting(policy, "http") == [[{"podSelector": {}}]]  # this namespace's pods
+    assert _admitting(policy, "metrics") == []  # no scraper named: no one
+
+
+def test_the_chats_port_admits_exactly_the_peers_named() -> None:
+    mattermost = {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "mattermost"}},
+        "podSelector": {"matchLabels": {"app": "mattermost"}},
+    }
+    named = {
+        "ingressNamespaces": ["ingress-nginx", "chat"],
+        "ingressFrom": [OAUTH2_PROXY, mattermost],
+    }
+    policy = _one(_render(VALUES | {"networkPolicy": named}), "NetworkPolicy")
+    by_name = {
+        "namespaceSelector": {
+            "matchExpressions": [
+                {
+                    "key": "kubernetes.io/metadata.name",
+                    "operator": "In",
+                    "values": ["ingress-nginx", "chat"],
+                }
+            ]
+        }
+    }
+    assert _admitting(policy, "http") == [[by_name, OAUTH2_PROXY, mattermost]]
+    assert _admitting(policy, "metrics") == []
+    only_pods = _one(
+        _render(VALUES | {"networkPolicy": {"ingressFrom": [OAUTH2_PROXY]}}), "NetworkPolicy"
+    )
+    assert _admitting(only_pods, "http") == [[OAUTH2_PROXY]]  # not the namespace besides
+
+
+def test_metrics_admit_only_the_scrapers_named() -> None:
+    scrapers = {"metricsNamespaces": ["monitoring"], "metricsFrom": [MONITORING]}
+    policy = _one(_render(VALUES | {"networkPolicy": scrapers}), "NetworkPolicy")
+    by_name = {
+        "namespaceSelector": {
+            "matchExpressions": [
+                {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["monitoring"]}
+            ]
+        }
+    }
+    assert _admitting(policy, "metrics") == [[by_name, MONITORING]]
+    assert _admitting(policy, "http") == [[{"podSelector": {}}]]  # the chat's peers unchanged
+
+
+def test_a_peer_that_would_open_the_pod_stops_with_the_value_to_set() -> None:
+    assert "networkPolicy.ingressFrom" in _fails(VALUES | {"networkPolicy": {"ingressFrom": [{}]}})
+    everyone = {"metricsFrom": [{"namespaceSelector": {}}]}
+    assert "networkPolicy.metricsNamespaces" in _fails(VALUES | {"networkPolicy": everyone})
 
 
 def test_knowledge_can_live_in_an_empty_dir_instead() -> None:
