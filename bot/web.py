@@ -54,6 +54,7 @@ from bot.render import markdown_of
 from bot.telemetry import METRICS_CONTENT_TYPE, Telemetry
 from bot.web_identity import Caller, Identity, Unidentified
 from planner import MAX_QUESTION_CHARS, ProgressEvent, ProgressSink, ThreadMessage, Turn
+from policy.hostile import describe
 from policy.redaction import redact
 
 log = structlog.get_logger(__name__)
@@ -251,8 +252,9 @@ def build_web_app(
             if not threads.open_to(thread_id, user):
                 return _NO_SUCH_THREAD_BODY, 404
             history = threads.get(thread_id, user)
-            # kept redacted: the thread is read back by GET /api/threads/{id}
-            asked = ThreadMessage(author=user, text=redact(question), at=clock())
+            # kept redacted, and an instruction in it described: the thread is read back
+            # by GET /api/threads/{id} and is the next turn's history
+            asked = ThreadMessage(author=user, text=describe(redact(question)), at=clock())
             if desk is not None:
                 reply = desk.answer(
                     channel=WEB_CHANNEL, root_id=thread_id, user=user, role=role, text=question

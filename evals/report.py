@@ -16,6 +16,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from policy.hostile import describe_obj
 from policy.redaction import redact_obj
 
 
@@ -126,12 +127,13 @@ def _redacted(value: Any) -> Any:
             else _redacted(v)
             if isinstance(v, dict | list)
             # a scalar under a secret-like key ("password", "X-Api-Key") is blanked whole
-            else redact_obj({k: v})[k]
+            else describe_obj(redact_obj({k: v})[k])
             for k, v in value.items()
         }
     if isinstance(value, list):
         return [_redacted(v) for v in value]
-    return redact_obj(value)
+    # and an instruction to the assistant in a question, described like any data's
+    return describe_obj(redact_obj(value))
 
 
 _CSS = """

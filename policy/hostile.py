@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 NOTICE = "[text addressed to the assistant; not shown, not followed]"
 
 _OVERRIDE_VERB = (
     r"(?:ignore|disregard|forget|override|игнорируй\w*|проигнорируй\w*|забудь\w*"
-    r"|не\s+обращай\w*\s+внимани\w*\s+на|отбрось\w*)"
+    r"|не\s+обращай\w*\s+внимани\w*\s+на|отбрось\w*|отмени\w*)"
 )
 # what is overridden must be qualified as the earlier ones: "ignore lint rules" is a chore,
 # "ignore previous instructions" is not
@@ -50,26 +50,50 @@ _INSTRUCTIONS = (
 )
 # words that name an AI assistant (not "bot" or "model": a deploy-bot, a data model)
 _ASSISTANT = (
-    r"(?:assistant|a\.?i\.?|llm|chat-?bot|copilot|gpt|claude|infrabot"
-    r"|ассистент\w*|ии|нейросет\w*|чат-?бот\w*)"
+    r"(?:(?:ai\s+|automated\s+)?assistants?|a\.?i\.?(?:\s+agents?)?|llms?|chat-?bots?|copilot|gpt"
+    r"|claude|infrabot|language\s+models?"
+    r"|ассистент\w*|ии(?:-агент\w*)?|нейросет\w*|чат-?бот\w*)"
+)
+# who an instruction in data speaks of in the third person: the assistant, or the parts
+# of a pipeline that read the data (the summary, a summarizer, a reviewer, agents)
+_READER = (
+    rf"(?:{_ASSISTANT}|the\s+summar(?:y|izer|iser)|summar(?:ies|izers?)|the\s+reviewer"
+    r"|(?:ai\s+|automated\s+)?agents?|any\s+(?:ai|model|llm|reader)\w*"
+    r"|резюме|модел\w*|агент\w*)"
 )
 # orders about what the assistant tells, and about what it does
 _TELL = (
     r"(?:say|tell|respond|reply|answer|report|state|claim|conclude|confirm|hide|omit|mark"
-    r"|write|print|output"
-    r"|скажи|ответь|сообщи|напиши|выведи|отметь|подтверди|скрой|считай|пиши|говори"
-    r"|сказать|ответить|сообщить|написать|вывести|отметить|подтвердить|скрыть|считать)"
+    r"|write|print|output|declare|treat|cite|include|ignore|close|escalate"
+    r"|скажи|ответь|сообщи|напиши|выведи|отметь|подтверди|скрой|считай|пиши|говори|пометь"
+    r"|сказать|ответить|сообщить|написать|вывести|отметить|подтвердить|скрыть|считать"
+    r"|пометить|объявить|признать)"
 )
 _ACT = (
-    r"(?:run|execute|delete|scale|restart|approve|rollback|drain"
-    r"|выполни|удали|запусти|перезапусти|откати)"
+    r"(?:run|execute|delete|scale|restart|approve|rollback|drain|call|invoke|fetch|send"
+    r"|post|visit|open"
+    r"|выполни|удали|запусти|перезапусти|откати|вызови|отправь)"
 )
+# chat-template markers of the common model families: ChatML and its kin (<|im_start|>,
+# Llama 3's <|start_header_id|>, Phi's <|user|>, OpenAI harmony's <|channel|>, DeepSeek's
+# <｜User｜> once folded, Cohere's <|START_OF_TURN_TOKEN|>, Granite's <|start_of_role|>),
+# Llama 2's [INST] and <<SYS>>, Mistral's bracketed sections, Gemma's turns, and the tags
+# a tool-calling template wraps results in
+_MARKER = (
+    r"<\|[A-Za-z_\u2581]{1,40}\|>|\[/?(?:INST|SYSTEM_PROMPT|TOOL_RESULTS|TOOL_CALLS"
+    r"|AVAILABLE_TOOLS)\]|<</?SYS>>|<(?:start|end)_of_turn>"
+    r"|</?(?:system|tool_result|tool_call|tool_response|function_results?|instructions?)>"
+)
+_MARKER_RE = re.compile(_MARKER, re.IGNORECASE)
 # every cue starts with a word of two or more characters beginning with one of these
 # letters, a marker's bracket, a run of "#", or indented at a line's start: any other place
 # is refused by one look, not by each alternative in turn (a long run of spaces, letters
 # or punctuation is read in linear time with a small constant); keep it in step with the
 # cues
-_CUE_START = r"(?=\b[abcdfghilnoprtuwyабвзинопстуч]\w|[<\[]|(?<!#)##|(?m:^[ \t]++a))"
+_CUE_START = (
+    r"(?=\b[abcdfghilmnoprstuwyабвзимнопрстуч]\w|[<\[]|(?<!#)##|(?m:^[ \t]++[ahs])"
+    r"|(?m:^[ \t]*+(?:#|//|--|;)))"
+)
 _CUES = re.compile(
     _CUE_START
     + "(?:"
@@ -93,28 +117,69 @@ _CUES = re.compile(
             r"|\bdeveloper\s+mode\b[^.\n]{0,40}[.!:]\s*(?:output|print|reveal|show|ignore|disable)\b"
             r"|\bты\s+теперь\b|\bпредставь,?\s+что\s+ты\b|\bнов\w*\s+инструкци\w*\s*:",
             # chat-template markers
-            r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[/?INST\]|<<SYS>>"
-            r"|(?<!#)#{2,}\s*(?:system|instruction|assistant)\s*:"
-            r"|(?m:^[ \t]*assistant[ \t]*:[ \t]+\S)",
+            _MARKER,
+            r"(?<!#)#{2,}\s*(?:system|instruction|assistant|response|human|user)\s*:"
+            r"|(?m:^[ \t]*(?:(?:#|//|--|;)[ \t]*)?(?:assistant|human)[ \t]*:[ \t]+\S)"
+            rf"|(?m:^[ \t]*(?:system|developer)[ \t]*:[ \t]+(?:please\s+)?(?:{_TELL}|{_ACT}|you)\b)"
+            r"|(?m:^[ \t]*final\s+answer\s*:)",
             # the assistant addressed (a vocative: "AI, say...", "ассистент: удали...")
             rf"(?<![\w-]){_ASSISTANT}\s*[,:!—]\s+(?:please\s+|пожалуйста,?\s+)?(?:{_TELL}|{_ACT})\b",
             # a bot addressed only with a polite order ("bot: please delete ..."): a bare
             # "release-bot: approve" or "bot: state changed" is a log line
             rf"(?<![\w-])(?:bot|бот)\s*[,:!—]\s+(?:please|пожалуйста),?\s+(?:{_TELL}|{_ACT})\b",
-            # or told about in the third person what it must tell
-            rf"(?<![\w-]){_ASSISTANT}\s+(?:should|must|shall|will|needs?\s+to|has\s+to|is\s+to"
-            rf"|долж\w*|обязан\w*)\s+(?:\w+\s+){{0,2}}?{_TELL}\b",
-            # orders about the answer itself
-            r"\b(?:tell|inform|convince|reassure)\s+the\s+(?:user|human)s?\b"
-            r"|\b(?:скажи|сообщи|ответь|напиши)\w*\s+пользовател\w*"
-            r"|\b(?:respond|reply|answer)\s+only\s+with\b|\bответь\w*\s+только\b"
-            r"|\bwhen\s+you\s+(?:summari[sz]e|answer|respond|report|read)\b",
-            rf"\b(?:dear|hey|attention|note\s+to(?:\s+the)?|внимание|уважаем\w*)\W+{_ASSISTANT}\b",
         )
     )
     + ")",
     re.IGNORECASE,
 )
+# the cues that address the assistant or the reader of the data by name, as a second
+# pattern: each pattern stays a single linear scan of modest cost
+_CUES_ADDRESSED = re.compile(
+    _CUE_START
+    + "(?:"
+    + "|".join(
+        (
+            # "disregard the errors above", "ignore all earlier findings", an override
+            r"\b(?:ignore|disregard|forget)\s+(?:the\s+|all\s+|any\s+)?(?:[\w'’]+\s+){0,2}?"
+            r"(?:above|earlier|previous|prior|before)\b(?!\s+\d)"
+            r"|\bsystem\s+override\b|\boverride\s+(?:all\s+)?(?:safety|instructions|rules)\b",
+            # a bot or a model addressed with a comma and an order ("Модель, сообщи ...";
+            # "model: report saved" is a log line)
+            rf"(?<![\w-])(?:bot|бот|model|модель)\s*,\s+(?:please\s+|пожалуйста,?\s+)?(?:{_TELL}|{_ACT})\b",
+            # text addressed to the assistant by name: "to the bot:", "AI assistant:",
+            # "LLM:", a key or header naming instructions for it
+            r"\b(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:bot|assistant|summarizer|model|llm|ai)s?\s*:"
+            r"|\b(?:ai|llm)[\s-]+(?:assistant|agent|model|reader)s?\s*[:,]"
+            r"|(?<![\w-])(?:llm|chatgpt)\s*:\s"
+            r"|\b(?:ai|llm|assistant|bot|model)[\w-]{0,20}?[_-](?:instructions?|prompt|directive)s?\b",
+            # orders about the prompt itself
+            r"\b(?:print|reveal|show|output|repeat|leak|dump)\s+(?:your|the)\s+(?:system\s+)?"
+            r"(?:prompt|instructions)\b",
+            # orders about the answer itself
+            r"\b(?:tell|inform|convince|reassure)\s+the\s+(?:user|human)s?\b"
+            r"|\b(?:скажи|сообщи|ответь|напиши)\w*\s+пользовател\w*"
+            r"|\b(?:respond|reply|answer|say|output|print)\s+only\b|\bответь\w*\s+только\b"
+            r"|\bwhen\s+you\s+(?:summari[sz]e|answer|respond|report|read)\b"
+            r"|\bwhen\s+you\s+(?:write|produce|generate)\s+(?:the|your|a)\s+(?:summary|answer"
+            r"|report|conclusion)\b",
+            rf"\b(?:dear|hey|attention|note[\s-]+(?:to|for)(?:[\s-]+(?:the|any|all))?|внимание"
+            rf"|уважаем\w*)\W+{_ASSISTANT}\b",
+            r"\bвнимание\s+систем\w*\b",
+        )
+    )
+    + ")",
+    re.IGNORECASE,
+)
+# the reader of the data told in the third person what it must tell ("the summarizer must
+# state", "AI agents reading this log must report", "Ассистент должен пометить"): a
+# pattern of its own, as it reads up to three words between the reader and the order
+_CUES_THIRD_PERSON = re.compile(
+    _CUE_START + rf"(?<![\w-]){_READER},?\s+(?:[\w,]+\s+){{0,3}}?(?:should|must|shall|needs?\s+to"
+    rf"|has\s+to|have\s+to|is\s+to|are\s+to|(?:is|are)\s+(?:instructed|required|expected)"
+    rf"(?:\s+[\w-]+){{0,3}}?\s+to|долж\w*|обязан\w*)\s+(?:\w+\s+){{0,2}}?(?:{_TELL}|{_ACT})\b",
+    re.IGNORECASE,
+)
+_PATTERNS = (_CUES, _CUES_ADDRESSED, _CUES_THIRD_PERSON)
 # where a sentence starts: after a sentence end followed by space
 _SENTENCE_END = re.compile(r"[.!?;](?=\s)")
 # characters that hide a cue from a pattern and show nothing, or turn text around on
@@ -173,10 +238,22 @@ def _tag_described(match: re.Match[str]) -> str:
     return f"(an HTML {tag} element{where}, not shown)"
 
 
+# a markdown reference-style link's definition: "[1]: https://host/path"
+_MD_REFERENCE = re.compile(
+    r"(?m)^(?P<lead>[ \t]{0,3}\[[^\]\n]{1,100}\]:)[ \t]*"
+    r"(?P<url>(?:[a-z][a-z0-9+.-]{0,15}:|www\.|//)[^\s]{1,2000})",
+    re.IGNORECASE,
+)
+
+
 def describe_markup(text: str) -> str:
     """Markdown links and images and HTML elements in `text` described in words."""
     if "](" in text:
         text = _MD_LINK.sub(_link_described, text)
+    if "]:" in text:
+        text = _MD_REFERENCE.sub(
+            lambda m: f"{m.group('lead')} (a link to {_host(m.group('url'))}, not followed)", text
+        )
     if "<" in text:
         text = _HTML_TAG.sub(_tag_described, text)
     return text
@@ -192,6 +269,17 @@ def _normal(text: str) -> str:
 
 
 _SPACE = re.compile(r"[^\S\n]")
+# Latin letters drawn like Cyrillic ones, inside a Russian word ("Игнopиpуй")
+_TO_CYRILLIC = str.maketrans("aeopcyxABEKMHOPCTX", "аеорсухАВЕКМНОРСТХ")
+# digits written for letters inside a word ("1gn0r3 pr3v10u5")
+_LEET_WORD = re.compile(r"\b(?=[a-z]{0,20}\d)(?=\d{0,20}[a-z])[a-z\d]{4,}\b", re.IGNORECASE)
+_LEET = str.maketrans("013457", "oieast")
+# a word written a letter at a time ("i g n o r e")
+_SPACED = re.compile(r"(?<!\S)\w(?: \w){3,}+(?!\S)")
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+# a line that ends its sentence; an instruction cut at a line's end goes on to the next
+_ENDED = re.compile(r"[.!?…]\s*$")
+_CARRY = 2
 
 
 def _may_hold_a_cue(normal: str) -> bool:
@@ -200,14 +288,43 @@ def _may_hold_a_cue(normal: str) -> bool:
     return " " in normal or "<" in normal or "[" in normal or "\n" in normal or "\t" in normal
 
 
+def _views(normal: str) -> Iterator[tuple[str, bool]]:
+    """The text as a cue is looked for in it: as written, then each spelling that hides a
+    cue from the eye or from a pattern read back (look-alike letters either way, digits
+    for letters, letters spaced apart, JSON's \\u escapes); with whether positions in
+    the view are those of the text."""
+    yield normal, True
+    if not normal.isascii():
+        yield normal.translate(_LOOKALIKE), True
+        yield normal.translate(_TO_CYRILLIC), True
+    if _LEET_WORD.search(normal):
+        yield normal.translate(_LEET), True
+    if _SPACED.search(normal):
+        yield _SPACED.sub(lambda m: m.group(0).replace(" ", ""), normal), False
+    if "\\u" in normal:
+        yield _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), normal), False
+
+
+def _search(text: str) -> re.Match[str] | None:
+    """The first cue in `text`, of either pattern."""
+    found = [m for m in (p.search(text) for p in _PATTERNS) if m is not None]
+    return min(found, key=lambda m: m.start()) if found else None
+
+
+def _find(normal: str) -> tuple[re.Match[str], bool] | None:
+    for view, aligned in _views(normal):
+        found = _search(view)
+        if found is not None:
+            return found, aligned
+    return None
+
+
 def _cue(text: str) -> re.Match[str] | None:
     normal = _normal(text)
     if not _may_hold_a_cue(normal):
         return None
-    found = _CUES.search(normal)
-    if found is None and not normal.isascii():
-        found = _CUES.search(normal.translate(_LOOKALIKE))
-    return found
+    found = _find(normal)
+    return found[0] if found else None
 
 
 def addressed(text: str) -> bool:
@@ -229,10 +346,21 @@ def describe(text: str) -> str:
     if _cue(text) is None:
         return text
     lines = text.split("\n")
+    carried = 0
     for i, line in enumerate(lines):
         normal = _normal(line)
-        cue = _CUES.search(normal) or _CUES.search(normal.translate(_LOOKALIKE))
-        if cue is None:
+        found = _find(normal)
+        if found is None:
+            if carried and normal.strip():
+                # the instruction goes on from the line before, which did not end it
+                lines[i] = NOTICE
+                carried -= 1
+                carried = carried if not _ENDED.search(normal) else 0
+            continue
+        cue, aligned = found
+        carried = 0 if _ENDED.search(normal) else _CARRY
+        if not aligned:
+            lines[i] = NOTICE
             continue
         start = 0
         for end in _SENTENCE_END.finditer(normal, 0, cue.start()):

@@ -35,6 +35,8 @@ from urllib.parse import quote, unquote
 
 from pydantic import BaseModel
 
+from policy.secret_shapes import PASSWORD_WORDS, VALUE_RES
+
 REDACTED = "[REDACTED]"
 _RUN_RE = re.compile(r"(?:\[REDACTED\]){2,}")
 
@@ -44,7 +46,7 @@ _SECRET_WORD = (
     r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
     r"|private[_-]?key|signing[_-]?key|account[_-]?key|credentials?|(?:client[_-]?)?key[_-]?data"
     # a word part after a separator: DB_PASS, SMTP_AUTH, basic-auth (never bypass, oauth)
-    r"|(?<=[_.-])(?:pass|auth))"
+    r"|(?<=[_.-])(?:pass|auth|pat))"
 )
 _KEY_SUFFIX = r"(?:[_-]?(?:key|id|value|access[_-]?key|hash))?"
 _SECRET_KEY = rf"[\w.-]{{0,40}}?{_SECRET_WORD}{_KEY_SUFFIX}"
@@ -81,7 +83,7 @@ _ESCAPED_KV_RE = re.compile(
 # key=value (query strings, logfmt, env, CLI flags); the value may be quoted.
 _EQ_KV_RE = re.compile(
     rf"(?<![\w.-])(?P<key>{_SECRET_KEY})(?![\w-])(?P<sep>[ \t]*=[ \t]*)"
-    r"(?P<value>\"(?:[^\"\\\r\n]|\\.)*\"|'[^'\r\n]*'|(?:[^\s&;,\"']|&(?![\w.\[\]-]*=))+)",
+    r"(?P<value>\"(?:[^\"\\\r\n]|\\.)*\"|[NnEe]?'[^'\r\n]*'|(?:[^\s&;,\"']|&(?![\w.\[\]-]*=))+)",
     re.IGNORECASE,
 )
 # key: value at the start of a line (YAML, env-like config dumps).
@@ -93,7 +95,7 @@ _LINE_KV_RE = re.compile(
 # "password: s3cr3t" in the middle of a line (log messages); only the unambiguous words, so
 # "token: expired" style error text is kept.
 _INLINE_PASSWORD_RE = re.compile(
-    r"(?<![\w-])(?P<key>password|passwd|passphrase|pwd|pass|пароль|пароля)(?![\w-])"
+    rf"(?<![\w-])(?P<key>password|passwd|passphrase|pwd|pass|{PASSWORD_WORDS})(?![\w-])"
     r"(?P<sep>[ \t]*[:=][ \t]*)(?!\[REDACTED\])(?P<value>[^\s,;\"'\[\])]+)",
     re.IGNORECASE,
 )
@@ -117,7 +119,8 @@ _SESSION_RE = re.compile(
 )
 # CLI flags: --db-password Q7rx2, --api-token=..., --client-secret x
 _FLAG_RE = re.compile(
-    r"(?<![\w-])(?P<key>--[\w-]*?(?:password|passwd|token|secret|api-?key)[\w-]*)"
+    r"(?<![\w-])(?P<key>--[\w-]*?(?:password|passwd|passphrase|token|secret|api-?key)[\w-]*"
+    r"|--pass(?=[ \t=]))"
     # a flag that names where the secret comes from takes no value (--password-stdin)
     r"(?<!-stdin)(?<!-file)(?P<sep>[ \t]+|=)(?!\[REDACTED\])(?P<value>(?!--)[^\s\"']+)",
     re.IGNORECASE,
@@ -197,7 +200,9 @@ _COMMAND_SECRET_RE = re.compile(
 # ({"name": "DB_PASSWORD", "value": "..."}) or YAML (- name: DB_PASSWORD / value: ...),
 # and an audit patch's path (env[DB_PASSWORD].value=...).
 _NAMED_VALUE_RE = re.compile(
-    rf"\"name\"\s*:\s*\"(?P<key>{_SECRET_KEY})\"\s*,\s*\"value\"\s*:\s*"
+    rf"\"name\"\s*:\s*\"(?P<key>{_SECRET_KEY}|{_HEADER_KEY}"
+    # a cookie's name in a HAR file or a cookie jar: a session, a login's state
+    r"|[\w.-]{0,40}?(?:sess|sid|auth|token|csrf|xsrf|jwt)[\w.-]{0,40})\"\s*,\s*\"value\"\s*:\s*"
     r"(?P<value>\"(?:[^\"\\\r\n]|\\.)*\")",
     re.IGNORECASE,
 )
@@ -230,13 +235,37 @@ _WEBHOOK_RE = re.compile(
     r"|://[^\s/?#\"'<>]{1,253}/hooks/(?=[a-z0-9]{20,}))[A-Za-z0-9/@%._-]+"
 )
 _USERINFO_RE = re.compile(
-    r"(?P<scheme>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,15}://)"
+    r"(?P<scheme>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://)"
     r"(?P<userinfo>[^\s/?#@:\"'<>]*:[^\s/?#@\"'<>]*)@"
 )
 # A whole URL token, up to whitespace or a quote; the query is found inside it in code
 # (one linear scan, no backtracking between host, path and query).
-_URL_RE = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,15}://[^\s\"'<>`]*+")
+_URL_RE = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s\"'<>`]*+")
 _TRAILING_PUNCT = ".,;:!?)]}"
+
+
+# a Kubernetes Secret printed whole (JSON, or YAML as kubectl prints it): every value under
+# its `data` and `stringData` is the secret, whatever the key is called
+_SECRET_KIND_RE = re.compile(r"[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?Secret\b")
+_SECRET_DATA_RE = re.compile(
+    r"(?P<json>\"(?:data|stringData)\"[ \t]*:[ \t]*\{(?P<body>[^{}]{0,16384})\})"
+    r"|(?m:^(?P<indent>[ \t]*)(?:data|stringData):[ \t]*\r?\n"
+    r"(?P<block>(?:(?P=indent)[ \t]+[^\r\n]*(?:\r?\n|$)){1,256}))"
+)
+_JSON_VALUE_RE = re.compile(
+    r"(?P<key>\"[^\"\r\n]{1,253}\"[ \t]*:[ \t]*)\"(?:[^\"\\\r\n]|\\.){0,65536}\""
+)
+_YAML_VALUE_RE = re.compile(
+    r"(?m)^(?P<key>[ \t]+[^\s:#][^:\r\n]{0,252}:[ \t]*)(?![|>][ \t]*$)\S[^\r\n]*"
+)
+
+
+def _secret_data(match: re.Match[str]) -> str:
+    if match.group("json") is not None:
+        body = _JSON_VALUE_RE.sub(lambda m: f'{m.group("key")}"{REDACTED}"', match.group("body"))
+        return match.group(0).replace(match.group("body"), body)
+    block = _YAML_VALUE_RE.sub(lambda m: f"{m.group('key')}{REDACTED}", match.group("block"))
+    return match.group(0).replace(match.group("block"), block)
 
 
 def _replace_value(match: re.Match[str]) -> str:
@@ -311,7 +340,18 @@ def redact(text: str, keep_query_hosts: frozenset[str] = frozenset()) -> str:
     # a pass can leave text that another rule then reads as a secret ("password=&[": the
     # inline rule takes "&", the key=value rule then takes "[REDACTED]["): repeat until
     # nothing changes, so redacting twice never differs from redacting once
+    if _ESCAPED_NEWLINE in text:
+        # an escaped text (a repr, a JSON string printed inside another): its lines are
+        # read as lines, then written back escaped
+        spread = _redact(text.replace(_ESCAPED_NEWLINE, _SPREAD), keep_query_hosts, _DEPTH)
+        return spread.replace(_SPREAD, _ESCAPED_NEWLINE).replace(_SPREAD[0], "")
     return _redact(text, keep_query_hosts, _DEPTH)
+
+
+_ESCAPED_NEWLINE = "\\n"
+# a line break the rules read (LINE SEPARATOR is whitespace to them, so no value takes
+# it), and the real one after it
+_SPREAD = "\u2028\n"
 
 
 # every rule needs one of these characters, or 16 characters in a row (a bare token);
@@ -353,6 +393,10 @@ def _one_pass(text: str, keep_query_hosts: frozenset[str], depth: int) -> str:
     out = _PATH_VALUE_RE.sub(_replace_value, out)
     out = _AWS_PAIR_RE.sub(_replace_value, out)
     out = _GO_DSN_RE.sub(_replace_value, out)
+    for pattern in VALUE_RES:
+        out = pattern.sub(_replace_value, out)
+    if _SECRET_KIND_RE.search(out):
+        out = _SECRET_DATA_RE.sub(_secret_data, out)
     if "map[" in out:
         out = _GO_MAP_RE.sub(_go_map, out)
     for pattern in _TOKEN_RES:

@@ -82,6 +82,14 @@ def host_allowed(url: str, allowed: Sequence[str]) -> bool:
     return any(host == h.lower() or host.endswith("." + h.lower()) for h in allowed)
 
 
+def _hostname(url: str) -> str:
+    """The host a link names, "?" where it names none readable ("https://[REDACTED]@x")."""
+    try:
+        return urlsplit(url).hostname or "?"
+    except ValueError:
+        return "?"
+
+
 @dataclass
 class Draft:
     entry: KnowledgeEntry
@@ -114,14 +122,15 @@ def _clean(text: str, allowed: Sequence[str]) -> _Cleaned:
             clean = redact(url, keep_query_hosts=keep)
             out.links.append(clean)
             return clean + tail
-        out.dropped.append(urlsplit(url).hostname or "?")
+        out.dropped.append(_hostname(url))
         return "(link removed)" + tail
 
     text = _REMEMBER_RE.sub(" ", _MENTION_RE.sub(" ", text))
-    text = _URL_RE.sub(swap, text)
-    # redacted before its whitespace is folded: a rule may need the line it stood on; an
+    # redacted first, as written (before links are swapped and whitespace folded): a rule
+    # may need the line it stood on or a command's arguments in their places; an
     # instruction to the assistant is described, never kept as knowledge to say later
-    clean = describe(redact(text, keep_query_hosts=keep))
+    text = redact(text, keep_query_hosts=keep)
+    clean = describe(_URL_RE.sub(swap, text))
     out.text = " ".join(clean.split()).strip(" :,.-—")
     return out
 

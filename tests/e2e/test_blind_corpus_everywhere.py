@@ -64,9 +64,7 @@ def test_the_blind_corpus_is_as_large_as_promised() -> None:
 
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    by_site = {
-        site: _share(CORPUS_BLIND, site) + _share(PAYLOADS_BLIND, site) for site in SITES
-    }
+    by_site = {site: _share(CORPUS_BLIND, site) + _share(PAYLOADS_BLIND, site) for site in SITES}
     world = plant(demo_data(), by_site)
     return write_world(world, tmp_path_factory.mktemp("blind") / "world.yaml")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
@@ -83,7 +84,8 @@ async def test_ask_answers_with_the_answer_structure_and_markdown(
 
     follow = (await ask(client, "the same in dc-b")).json()
     assert follow["answer"]["scope"]["env"] == "dc-b"
-    assert "137" in follow["markdown"] and "412" not in follow["markdown"]
+    words = re.sub(r"\(https?://[^)]*\)", "", follow["markdown"])  # a port may hold "412"
+    assert "137" in words and "412" not in words
 
     history = (await client.get("/api/threads/t1")).json()["messages"]
     assert [(m["author"], m["is_bot"]) for m in history] == [
