@@ -280,6 +280,8 @@ _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 # a line that ends its sentence; an instruction cut at a line's end goes on to the next
 _ENDED = re.compile(r"[.!?…]\s*$")
 _CARRY = 2
+# what ends a record's frame before the text it quotes
+_LABELS = (": ", " - ", '="', ' "')
 
 
 def _may_hold_a_cue(normal: str) -> bool:
@@ -365,10 +367,11 @@ def describe(text: str) -> str:
         start = 0
         for end in _SENTENCE_END.finditer(normal, 0, cue.start()):
             start = end.end()
-        # within the sentence, a label before the cue ("pod x/app: ", "message - ") is ours
-        label = max(normal.rfind(": ", start, cue.start()), normal.rfind(" - ", start, cue.start()))
-        if label >= 0:
-            start = label + 2
+        # within the sentence, a label before the cue ("pod x/app: ", "message - ") or
+        # the field the quoted text is the value of (`subject="`) is the record's frame
+        label = max((normal.rfind(sep, start, cue.start()) + len(sep), sep) for sep in _LABELS)
+        if label[0] >= len(label[1]):
+            start = label[0]
         kept = normal[:start].rstrip()
         lines[i] = f"{kept} {NOTICE}" if kept else NOTICE
     joined = "\n".join(lines)
