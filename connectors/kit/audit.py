@@ -155,6 +155,8 @@ def ci_links(event: dict[str, Any]) -> dict[str, str]:
         for notes in (_dict(body.get("metadata")).get("annotations"), template.get("annotations")):
             for key, value in _dict(notes).items():
                 key, value = str(key).lower(), str(value)
+                if not _one_url(value) and "commit" not in key:
+                    continue  # a whole object (last-applied-configuration) is no link
                 if ("job" in key and value.startswith("http")) or "/-/jobs/" in value:
                     found.setdefault("ci_job_url", value)
                 elif ("pipeline" in key and value.startswith("http")) or "/-/pipelines/" in value:
@@ -162,6 +164,15 @@ def ci_links(event: dict[str, Any]) -> dict[str, str]:
                 elif "commit" in key:
                     found.setdefault("commit_sha", value)
     return found
+
+
+def _one_url(value: str) -> bool:
+    """A value that is one http(s) URL and nothing else."""
+    return (
+        value.startswith(("http://", "https://"))
+        and len(value) <= 2048
+        and not any(ch.isspace() or ch in "\"'{}<>" for ch in value)
+    )
 
 
 def images(event: dict[str, Any]) -> list[str]:

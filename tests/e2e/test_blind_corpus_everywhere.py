@@ -75,6 +75,11 @@ def test_the_command_line_shows_nothing_planted(planted: Path) -> None:
     answer = Answer.model_validate_json(done.stdout)
     # the planted records were read (a leak would have been visible)
     assert any("[REDACTED]" in f.text for f in answer.facts)
+    # text from data never opens the conclusion or a hypothesis: the code's own words do
+    openings = [answer.summary, *(h.text for h in answer.hypotheses)]
+    planted = [" ".join(t.split())[:24].lower() for _, t, _ in [*CORPUS_BLIND, *PAYLOADS_BLIND]]
+    opened = [o[:60] for o in openings for p in planted if o.lower().startswith(p)]
+    assert not opened, opened
     assert_clean(done.stdout, "ask --json")
     assert_clean(done.stderr, "debug logs")
     for shown, where in (

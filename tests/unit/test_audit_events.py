@@ -90,6 +90,25 @@ def test_ci_links_come_from_the_annotations_of_the_request() -> None:
     }
 
 
+def test_an_annotation_holding_a_whole_object_is_no_ci_link() -> None:
+    """kubectl's last-applied-configuration holds the whole object, job links and secrets
+    included: it is never shown as "the CI job" link."""
+    applied = (
+        '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":'
+        '{"ci/job":"https://gl/x/-/jobs/9"}},"spec":{"template":{"spec":{"containers":'
+        '[{"env":[{"name":"DB_PASSWORD","value":"Zq7Lm2Tk9Rw4"}]}]}}}}'
+    )
+    body = {
+        "metadata": {
+            "annotations": {
+                "kubectl.kubernetes.io/last-applied-configuration": applied,
+                "ci.example.com/job-url": "https://gl/x/-/jobs/7",
+            }
+        }
+    }
+    assert ci_links(event(requestObject=body)) == {"ci_job_url": "https://gl/x/-/jobs/7"}
+
+
 def test_a_selection_keeps_the_changes_of_the_object_and_what_its_pods_mount() -> None:
     asked = Selection(
         start=START,
