@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from connectors.gitlab._bodies import CommitBody, JobBody, ProjectBody
 from connectors.gitlab._client import SOURCE, ts, utc
@@ -72,6 +73,19 @@ def who(user: Any) -> tuple[str | None, str]:
     return username, username
 
 
+def project_link(url: str | None, project: ProjectBody) -> str | None:
+    """`url` when it opens this GitLab: on the host the project's own page is on (what
+    GitLab says its address is); a link elsewhere in a body is never shown as GitLab's."""
+    own = project.get("web_url")
+    if not url or not own:
+        return url or None
+    try:
+        same = urlsplit(url).netloc.lower() == urlsplit(str(own)).netloc.lower()
+    except ValueError:
+        return None
+    return url if same and url.startswith(("https://", "http://")) else None
+
+
 def job_fact(
     job: JobBody,
     project: ProjectBody,
@@ -124,7 +138,7 @@ def job_fact(
         env=env,
         started_at=started,
         finished_at=finished,
-        web_url=job.get("web_url"),
+        web_url=project_link(job.get("web_url"), project),
         project=project.get("path_with_namespace"),
         in_scope=in_scope,
         ran=ran,
@@ -134,7 +148,7 @@ def job_fact(
         text=text,
         source=SOURCE,
         observed_at=when,
-        link=job.get("web_url"),
+        link=project_link(job.get("web_url"), project),
         attrs=attrs,
     )
 

@@ -113,7 +113,10 @@ async def job(
     if pipeline:
         username, said = facts.who(pipeline.get("user"))
         fact.attrs = fact.attrs.model_copy(
-            update={"pipeline_user": username, "pipeline_web_url": pipeline.get("web_url")}
+            update={
+                "pipeline_user": username,
+                "pipeline_web_url": facts.project_link(pipeline.get("web_url"), project),
+            }
         )
         if username:
             fact.text += (
@@ -123,7 +126,11 @@ async def job(
     out_facts = [fact]
     if (job.get("commit") or {}).get("id"):
         served = read["commit"] or {}
-        out_facts.append(facts.commit_fact({**job["commit"], **served}, served.get("web_url")))
+        out_facts.append(
+            facts.commit_fact(
+                {**job["commit"], **served}, facts.project_link(served.get("web_url"), project)
+            )
+        )
     entities, relations = facts.graph(job, env)
     scope = scope_of(args, ctx)
     scope = scope.model_copy(update={"env": env or scope.env})

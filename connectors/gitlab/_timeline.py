@@ -341,7 +341,11 @@ def project_part(
     }
     for sha, job_commit in commits.items():
         served = read.commits.get(sha, {})
-        out_facts.append(facts.commit_fact({**job_commit, **served}, served.get("web_url")))
+        out_facts.append(
+            facts.commit_fact(
+                {**job_commit, **served}, facts.project_link(served.get("web_url"), project)
+            )
+        )
     for job, env, environment in (others + unstated)[:CONTEXT_FACTS]:
         where = f"environment {env}" if env else "environment not stated by GitLab"
         note = f"context, {where}, not {args.env}: "

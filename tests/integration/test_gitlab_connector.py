@@ -112,6 +112,21 @@ async def test_who_deployed_service_c_to_dc_b_yesterday(world: World) -> None:
     assert {r.source for r in bot.log.records()} == {"gitlab"}
 
 
+async def test_a_job_link_on_another_host_is_not_shown_as_gitlabs(world: World) -> None:
+    """A body naming a page elsewhere as the job's web_url: the job is still told (who,
+    when, the pipeline), but no link labelled as GitLab's opens another site."""
+    data = world.model_dump(mode="json")
+    for job in data["gitlab"]["jobs"]:
+        if job["id"] == 5523817:
+            job["web_url"] = "https://gitlab.example.com.evil.example/-/jobs/5523817"
+    with gitlab_bot(World.model_validate(data)) as bot:
+        result = await bot.call("gitlab.release_timeline", ASK)
+    job = jobs(result)[5523817]
+    assert "was started by a.petrov" in job.text
+    assert job.link is None and job.attrs.web_url is None
+    assert not [f.link for f in result.facts if "evil.example" in (f.link or "")]
+
+
 async def test_window_defaults_to_the_question_scope(world: World) -> None:
     with gitlab_bot(world) as bot:
         result = await bot.call("gitlab.release_timeline", {"service": "service-c", "env": "dc-b"})
