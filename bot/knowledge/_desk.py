@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import structlog
 
-from bot.knowledge._store import SCOPE_KEYS, KnowledgeBase, KnowledgeEntry
+from bot.knowledge._store import SCOPE_KEYS, KnowledgeBase, KnowledgeEntry, KnowledgePart
 from planner import ThreadMessage
 from policy.hostile import describe
 from policy.redaction import redact
@@ -157,11 +157,17 @@ def build_entry(
     Nobody else's message gets in by being posted in the thread."""
     bots = [i for i, m in enumerate(thread) if m.is_bot]
     named = {m.group(0)[1:].lower() for m in _MENTION_RE.finditer(request)}
-    # "remember this" points at the message just above it (the bot's replies and other
-    # requests in between are not what it points at)
-    above = max(
-        (i for i, m in enumerate(thread) if not m.is_bot and not is_remember_request(m.text)),
-        default=None,
+    quoted, own = _quoted(request, thread, requester)
+    # a bare "remember this" points at the message just above it (the bot's replies and
+    # other requests in between are not what it points at); one that quotes or names
+    # someone points there instead
+    above = (
+        None
+        if quoted or any(not m.is_bot and m.author.lower() in named for m in thread)
+        else max(
+            (i for i, m in enumerate(thread) if not m.is_bot and not is_remember_request(m.text)),
+            default=None,
+        )
     )
 
     def pointed_after(index: int) -> list[int]:
@@ -182,7 +188,6 @@ def build_entry(
     corrected = max((i for i in bots if i < picked[0]), default=None) if picked else None
     if corrected is None and bots:
         corrected = bots[-1]
-    quoted, own = _quoted(request, thread, requester)
     parts = [thread[i] for i in picked] + quoted
     request_part = ThreadMessage(author=requester, text=own)
     pieces = [(m.author, _clean(m.text, allowed_hosts)) for m in [*parts, request_part]]
@@ -198,11 +203,12 @@ def build_entry(
     if not pieces:
         return None, dropped
     content = "\n".join(c.text for _, c in pieces)[:_MAX_CONTENT]
+    written = _parts([(a, c.text) for a, c in pieces])
     links = list(dict.fromkeys(link for _, c in pieces for link in c.links))
     topic = next((m.text for m in thread[: bots[0]] if not m.is_bot), None) if bots else None
     bot_text = thread[corrected].text if corrected is not None else None
     clean_scope = {k: redact(str(scope[k])) for k in SCOPE_KEYS if scope.get(k)}
-    digest = KnowledgeEntry.hash_of(content, links, clean_scope)
+    digest = KnowledgeEntry.hash_of(content, links, clean_scope, written)
     entry = KnowledgeEntry(
         id=digest[:12],
         content=content,
@@ -214,6 +220,7 @@ def build_entry(
         author=requester,
         confirmed_by="",
         contributors=list(dict.fromkeys(a for a, _ in pieces)),
+        parts=written,
         source=source,
         channel=channel,
         root_id=root_id,
@@ -222,6 +229,18 @@ def build_entry(
         content_hash=digest,
     )
     return entry, dropped
+
+
+def _parts(pieces: Sequence[tuple[str, str]]) -> list[KnowledgePart]:
+    """Each piece with its writer, within the content's length."""
+    out: list[KnowledgePart] = []
+    room = _MAX_CONTENT
+    for author, text in pieces:
+        if room <= 0:
+            break
+        out.append(KnowledgePart(author=author, text=text[:room]))
+        room -= len(text) + 1
+    return out
 
 
 def _quoted(
@@ -250,7 +269,12 @@ def draft_text(entry: KnowledgeEntry, dropped: Sequence[str], ttl: timedelta) ->
     scope = ", ".join(f"{k}={v}" for k, v in entry.scope.items()) or "no scope"
     lines = [
         "**Draft for confirmed knowledge (not saved yet)**",
-        *(f"> {line}" for line in entry.content.splitlines()),
+        *(
+            f"> {line}" + (f" _({part.author})_" if i == 0 else "")
+            for part in entry.parts
+            for i, line in enumerate(part.text.splitlines())
+        ),
+        *(f"> {line}" for line in ([] if entry.parts else entry.content.splitlines())),
         f"_Scope: {scope} · from: {', '.join(entry.contributors)}_",
     ]
     if entry.links:

@@ -12,7 +12,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -27,6 +27,15 @@ from policy.scope import Scope
 log = structlog.get_logger(__name__)
 
 SCOPE_KEYS = ("env", "namespace", "object", "subject")
+
+
+class KnowledgePart(BaseModel):
+    """One part of an entry's content and the person who wrote it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    author: str
+    text: str
 
 
 class KnowledgeEntry(BaseModel):
@@ -44,6 +53,9 @@ class KnowledgeEntry(BaseModel):
     author: str = Field(description="the admin who asked to remember it")
     confirmed_by: str
     contributors: list[str] = Field(default_factory=list)
+    parts: list[KnowledgePart] = Field(
+        default_factory=list, description="each part of the content with who wrote it"
+    )
     source: str = Field(description="link to the source thread")
     channel: str
     root_id: str
@@ -52,20 +64,28 @@ class KnowledgeEntry(BaseModel):
     content_hash: str
 
     @staticmethod
-    def hash_of(content: str, links: Iterable[str], scope: Mapping[str, str]) -> str:
+    def hash_of(
+        content: str,
+        links: Iterable[str],
+        scope: Mapping[str, str],
+        parts: Sequence[KnowledgePart] = (),
+    ) -> str:
+        said: dict[str, Any] = {
+            "content": content.strip(),
+            "links": sorted(links),
+            "scope": dict(sorted(scope.items())),
+        }
+        if parts:  # who wrote what is vouched for too (entries saved before had no parts)
+            said["parts"] = [[p.author, p.text] for p in parts]
         data = json.dumps(
-            {
-                "content": content.strip(),
-                "links": sorted(links),
-                "scope": dict(sorted(scope.items())),
-            },
+            said,
             ensure_ascii=False,
             sort_keys=True,
         )
         return hashlib.sha256(data.encode()).hexdigest()
 
     def hash_ok(self) -> bool:
-        return self.content_hash == self.hash_of(self.content, self.links, self.scope)
+        return self.content_hash == self.hash_of(self.content, self.links, self.scope, self.parts)
 
 
 @dataclass(frozen=True)
