@@ -177,7 +177,7 @@ _TOKEN_RES = (
 # family glued (`-pSECRET`; a spaced `-p NAME` names a database), sshpass and `docker login`
 # glued or spaced. Arguments between the command and the flag are bounded.
 _COMMAND_FLAG_RE = re.compile(
-    r"\b(?:(?:mysql|mysqldump|mysqladmin|mysqlsh|mariadb(?:-dump)?)(?:[ \t]+[^\s;&|<>]+){0,12}?"
+    r"\b(?:(?:mysql|mysqldump|mysqladmin|mysqlsh|mariadb(?:-dump)?)(?:[ \t]+[^\s;&|<>]+){0,8}?"
     r"[ \t]+-p"
     r"|sshpass[ \t]+-p[ \t]*"
     r"|(?:docker|podman|nerdctl|helm[ \t]+registry)[ \t]+login(?:[ \t]+[^\s;&|<>]+){0,8}?"
@@ -188,9 +188,9 @@ _COMMAND_FLAG_RE = re.compile(
 # user:password, the LDAP tools' -w, redis-cli's -a, a here-string fed to --password-stdin,
 # Redis's requirepass and masterauth directives.
 _COMMAND_SECRET_RE = re.compile(
-    r"(?:\b(?:curl|wget)(?:[ \t]+[^\s;&|<>]+){0,12}?[ \t]+(?:-u|--user)[ \t=]*"
-    r"|\bldap(?:search|modify|add|delete|whoami|passwd)(?:[ \t]+[^\s;&|<>]+){0,12}?[ \t]+-w[ \t]*"
-    r"|\bredis-cli(?:[ \t]+[^\s;&|<>]+){0,12}?[ \t]+-a[ \t]*"
+    r"(?:\b(?:curl|wget)(?:[ \t]+[^\s;&|<>]+){0,8}?[ \t]+(?:-u|--user)[ \t=]*"
+    r"|\bldap(?:search|modify|add|delete|whoami|passwd)(?:[ \t]+[^\s;&|<>]+){0,8}?[ \t]+-w[ \t]*"
+    r"|\bredis-cli(?:[ \t]+[^\s;&|<>]+){0,8}?[ \t]+-a[ \t]*"
     r"|--password-stdin[^\n<]{0,40}<<<[ \t]*"
     r"|\b(?:requirepass|masterauth)[ \t]+)"
     r"(?P<value>(?!\[REDACTED\])(?:'[^'\r\n]*'|\"[^\"\r\n]*\"|[^\s'\"]+))",
