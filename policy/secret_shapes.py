@@ -26,7 +26,8 @@ PASSWORD_WORDS = "|".join(re.escape(w) for w in _PASSWORD_WORDS)
 _ENDINGS = (
     "password", "passwd", "passphrase", "pass", "secret_key", "secret-key", "secretkey",
     "secret_access_key", "secretaccesskey", "client_secret", "client-secret", "api_key",
-    "api-key", "apikey", "token", "pw", *_PASSWORD_WORDS,
+    "api-key", "apikey", "token", "pw", "private_key", "private-key", "privatekey",
+    *_PASSWORD_WORDS,
 )  # fmt: skip
 
 
@@ -99,6 +100,22 @@ VALUE_RES: tuple[re.Pattern[str], ...] = (
         r"[ \t]*(?:\n|[ \t](?=\S))(?P<value>[^\s$#]{1,512})",
         re.IGNORECASE,
     ),
+    # a secret-named key whose value is a list (Keycloak's "privateKey": ["MIIE..."])
+    re.compile(
+        rf"\"(?P<key>{_KEY})\"[ \t]*:[ \t]*\[[ \t]*(?P<value>\"(?:[^\"\\\r\n]|\\.){{1,65536}}\")",
+        re.IGNORECASE,
+    ),
+    # a file that holds a secret printed on a terminal (`cat ~/.ansible/vault_pass.txt`,
+    # `cat master.key`): the lines it printed, up to the next prompt
+    re.compile(
+        r"(?m)^[^\n]{0,200}?\b(?:cat|head|tail|more|less|type|Get-Content)[ \t]+[^\s|;&<>]{0,200}?"
+        r"(?:pass|secret|token|cred|\.key\b|\.pem\b|\.p12\b|\.pfx\b|htpasswd|shadow)"
+        r"[^\s|;&<>]{0,200}[ \t]*\r?\n"
+        r"(?P<value>(?:(?![^\n]{0,80}(?:\$|#|>)[ \t])[^\n]{1,512}(?:\r?\n|$)){1,40})",
+        re.IGNORECASE,
+    ),
+    # --user name:password (etcdctl, and any tool that takes the pair so)
+    re.compile(r"(?<![\w-])--user(?:name)?(?:[ \t]+|=)[^\s:'\"]{1,64}:(?P<value>[^\s'\"]{1,256})"),
     # token-only userinfo: https://<token>@host
     re.compile(
         r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://"
