@@ -77,8 +77,8 @@ def test_the_command_line_shows_nothing_planted(planted: Path) -> None:
     assert any("[REDACTED]" in f.text for f in answer.facts)
     # text from data never opens the conclusion or a hypothesis: the code's own words do
     openings = [answer.summary, *(h.text for h in answer.hypotheses)]
-    planted = [" ".join(t.split())[:24].lower() for _, t, _ in [*CORPUS_BLIND, *PAYLOADS_BLIND]]
-    opened = [o[:60] for o in openings for p in planted if o.lower().startswith(p)]
+    heads = [" ".join(t.split())[:24].lower() for _, t, _ in [*CORPUS_BLIND, *PAYLOADS_BLIND]]
+    opened = [o[:60] for o in openings for head in heads if o.lower().startswith(head)]
     assert not opened, opened
     assert_clean(done.stdout, "ask --json")
     assert_clean(done.stderr, "debug logs")
