@@ -17,14 +17,13 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
 import uvicorn
 import yaml
 from _common import median, parser, quiet_logs, report
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.e2e.test_huge_record_web import WORLD  # the test's world, shared
+from tests.huge_world import NOW, WORLD, ask_while_polling  # the tests' world, shared
 
 
 def main() -> None:
@@ -39,9 +38,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "world.yaml"
-        path.write_text(
-            yaml.safe_dump({"world": WORLD, "now": "2026-07-20T14:40:00+03:00"}, width=10**9)
-        )
+        path.write_text(yaml.safe_dump({"world": WORLD, "now": NOW}, width=10**9))
         wf = read_world_file(path)
         with WorldSession(wf.world, now=wf.now) as session:
             config = uvicorn.Config(demo_app(session, wf), log_level="warning", lifespan="off")
@@ -55,9 +52,9 @@ def main() -> None:
             turns, sizes, waits = [], [], []
             try:
                 for i in range(args.turns):
-                    took, size, polled = _one_turn(base, f"big{i}")
+                    reply, took, polled = ask_while_polling(base, f"big{i}", 300)
                     turns.append(took)
-                    sizes.append(size)
+                    sizes.append(len(reply.text))
                     waits += polled
             finally:
                 server.should_exit = True
@@ -75,33 +72,6 @@ def main() -> None:
         f" {result['healthz_max_ms']} ms over {result['healthz_polls']} polls"
     )
     report(result, text, args.json)
-
-
-def _one_turn(base: str, thread_id: str) -> tuple[float, int, list[float]]:
-    waits: list[float] = []
-    done = threading.Event()
-
-    def poll() -> None:
-        with httpx.Client(timeout=30) as client:
-            while not done.is_set():
-                start = time.perf_counter()
-                client.get(base + "healthz")
-                waits.append(time.perf_counter() - start)
-                time.sleep(0.02)
-
-    poller = threading.Thread(target=poll)
-    poller.start()
-    start = time.perf_counter()
-    try:
-        reply = httpx.post(
-            base + "api/ask",
-            json={"thread_id": thread_id, "question": "ошибки pay-api в dc-a за последний час"},
-            timeout=300,
-        )
-    finally:
-        done.set()
-        poller.join()
-    return time.perf_counter() - start, len(reply.text), waits
 
 
 if __name__ == "__main__":

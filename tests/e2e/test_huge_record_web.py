@@ -10,7 +10,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 import uvicorn
 import yaml
@@ -20,32 +19,13 @@ from bot.sockets import bind, url_of
 from bot.web import MAX_REPLY_CHARS, _within_limit
 from evals.session import WorldSession
 from evals.worldfile import read_world_file
-
-BIG = "ERROR payment failed: " + "x" * 10_000_000
-WORLD = {
-    "environments": {"dc-a": ["kubernetes", "logs"]},
-    "kubernetes": {"dc-a": [{
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "pay-api", "namespace": "pay"},
-        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "pay-api"}},
-                 "template": {"metadata": {"labels": {"app": "pay-api"}},
-                              "spec": {"containers": [{"name": "app", "image": "r/p:1"}]}}},
-        "status": {"replicas": 1, "readyReplicas": 1},
-    }]},
-    "logs": {"dc-a": {"app-pay-2026.07.20": [{
-        "@timestamp": "2026-07-20T11:30:00Z", "service": "pay-api", "level": "error",
-        "kubernetes": {"namespace": "pay", "pod": {"name": "pay-api-6d8b9c7f5-x2k9p"}},
-        "message": BIG,
-    }]}},
-}  # fmt: skip
+from tests.huge_world import NOW, WORLD, ask_while_polling
 
 
 @pytest.fixture
 def chat(tmp_path: Path) -> Iterator[tuple[str, float]]:
     path = tmp_path / "world.yaml"
-    path.write_text(
-        yaml.safe_dump({"world": WORLD, "now": "2026-07-20T14:40:00+03:00"}, width=10**9)
-    )
+    path.write_text(yaml.safe_dump({"world": WORLD, "now": NOW}, width=10**9))
     wf = read_world_file(path)
     with WorldSession(wf.world, now=wf.now) as session:
         assert session.config is not None
@@ -69,30 +49,7 @@ def test_a_ten_megabyte_line_leaves_the_chat_responsive_and_the_reply_small(
     chat: tuple[str, float],
 ) -> None:
     base, deadline = chat
-    waits: list[float] = []
-    done = threading.Event()
-
-    def poll() -> None:
-        with httpx.Client(timeout=30) as client:
-            while not done.is_set():
-                start = time.perf_counter()
-                assert client.get(base + "healthz").status_code == 200
-                waits.append(time.perf_counter() - start)
-                time.sleep(0.02)
-
-    poller = threading.Thread(target=poll)
-    poller.start()
-    started = time.perf_counter()
-    try:
-        reply = httpx.post(
-            base + "api/ask",
-            json={"thread_id": "big1", "question": "ошибки pay-api в dc-a за последний час"},
-            timeout=deadline + 60,
-        )
-    finally:
-        done.set()
-        poller.join()
-    took = time.perf_counter() - started
+    reply, took, waits = ask_while_polling(base, "big1", deadline + 60)
     assert reply.status_code == 200 and took < deadline
     assert len(reply.text) < MAX_REPLY_CHARS
     body = reply.json()

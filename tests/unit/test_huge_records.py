@@ -13,6 +13,7 @@ import yaml
 from policy.bounded_text import MAX_TEXT, bounded
 from policy.facts import AppLog
 from policy.results import ResultFact
+from tests.huge_world import QUESTION, WORLD
 
 
 def test_a_long_text_keeps_its_head_and_tail_and_says_the_cut() -> None:
@@ -32,26 +33,9 @@ def test_a_facts_text_and_logged_values_are_bounded_when_made() -> None:
 
 
 def test_a_ten_megabyte_log_line_gives_a_small_answer(tmp_path: Path) -> None:
-    big = "ERROR payment failed: " + "x" * 10_000_000
-    world = {
-        "environments": {"dc-a": ["kubernetes", "logs"]},
-        "kubernetes": {"dc-a": [{
-            "apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "pay-api", "namespace": "pay"},
-            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "pay-api"}},
-                     "template": {"metadata": {"labels": {"app": "pay-api"}},
-                                  "spec": {"containers": [{"name": "app", "image": "r/p:1"}]}}},
-            "status": {"replicas": 1, "readyReplicas": 1},
-        }]},
-        "logs": {"dc-a": {"app-pay-2026.07.20": [{
-            "@timestamp": "2026-07-20T11:30:00Z", "service": "pay-api", "level": "error",
-            "kubernetes": {"namespace": "pay", "pod": {"name": "pay-api-6d8b9c7f5-x2k9p"}},
-            "message": big,
-        }]}},
-    }  # fmt: skip
     path = tmp_path / "world.yaml"
-    path.write_text(yaml.safe_dump(world, width=10**9))
-    question = "ошибки pay-api в dc-a за последний час"
+    path.write_text(yaml.safe_dump(WORLD, width=10**9))
+    question = QUESTION
     for flag in ([], ["--json"], ["--markdown"]):
         done = subprocess.run(
             [sys.executable, "-m", "bot.cli", "ask", "--now", "2026-07-20T14:40:00+03:00",
