@@ -620,7 +620,8 @@ def _began_ago(said: _Said, m: re.Match[str], found: Duration) -> TimeMatch | No
         return None
     began = said.now - found.span
     margin = found.span / 4 if found.approximate else timedelta(minutes=5)
-    start = began - margin
+    # the margin before an onset at the longest window's edge reads no further back
+    start = max(began - margin, said.now - MAX_SPAN)
     window = said.now - start
     spec = TimeSpec(at=start + window / 2, window=window, mode="now")
     # the onset bounds what can have caused it: a guess may be late by its margin

@@ -23,6 +23,8 @@ NOW = datetime.fromisoformat("2026-07-20T11:40:00+00:00")
 @example(text="before 0001-01-01 00:10", now=NOW, tz=ZONES[1])
 @example(text="31.12.9999 23:59 -12:00", now=NOW, tz=ZONES[0])
 @example(text="last 99999999 days", now=NOW, tz=ZONES[0])
+# an onset at the longest window's edge, with the margin read before it
+@example(text="99999999999 days ago errors started 20 minutes ago ", now=NOW, tz=ZONES[0])
 @example(text="at 14:11 +99:99", now=NOW, tz=ZONES[0])
 # a letter whose lower case is longer ("İ") before a date at the calendar's start
 @example(text="since 12:30 \u01300001-01-01 ", now=NOW, tz=ZONES[0])
