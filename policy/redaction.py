@@ -35,7 +35,7 @@ from urllib.parse import quote, unquote
 
 from pydantic import BaseModel
 
-from policy.secret_shapes import PASSWORD_WORDS, VALUE_RES
+from policy.secret_shapes import PASSWORD_WORDS, VALUE_RES, triggered
 
 REDACTED = "[REDACTED]"
 _RUN_RE = re.compile(r"(?:\[REDACTED\]){2,}")
@@ -235,12 +235,12 @@ _WEBHOOK_RE = re.compile(
     r"|://[^\s/?#\"'<>]{1,253}/hooks/(?=[a-z0-9]{20,}))[A-Za-z0-9/@%._-]+"
 )
 _USERINFO_RE = re.compile(
-    r"(?P<scheme>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://)"
+    r"(?P<scheme>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,23}://)"
     r"(?P<userinfo>[^\s/?#@:\"'<>]*:[^\s/?#@\"'<>]*)@"
 )
 # A whole URL token, up to whitespace or a quote; the query is found inside it in code
 # (one linear scan, no backtracking between host, path and query).
-_URL_RE = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s\"'<>`]*+")
+_URL_RE = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,23}://[^\s\"'<>`]*+")
 _TRAILING_PUNCT = ".,;:!?)]}"
 
 
@@ -393,9 +393,10 @@ def _one_pass(text: str, keep_query_hosts: frozenset[str], depth: int) -> str:
     out = _PATH_VALUE_RE.sub(_replace_value, out)
     out = _AWS_PAIR_RE.sub(_replace_value, out)
     out = _GO_DSN_RE.sub(_replace_value, out)
-    for pattern in VALUE_RES:
-        out = pattern.sub(_replace_value, out)
-    if _SECRET_KIND_RE.search(out):
+    if triggered(out):
+        for pattern in VALUE_RES:
+            out = pattern.sub(_replace_value, out)
+    if "Secret" in out and _SECRET_KIND_RE.search(out):
         out = _SECRET_DATA_RE.sub(_secret_data, out)
     if "map[" in out:
         out = _GO_MAP_RE.sub(_go_map, out)

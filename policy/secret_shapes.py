@@ -204,3 +204,20 @@ VALUE_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"Private-Lines:[ \t]*\d{1,3}\s+(?P<value>(?:[A-Za-z0-9+/=]{1,128}\s?){1,64})"),
     re.compile(r"Private-MAC:[ \t]*(?P<value>[0-9a-fA-F]{16,128})"),
 )
+
+# what every rule above needs somewhere in the text: most log lines hold none of it, and
+# are not read by each rule in turn (substring tests, then one small pattern)
+_TRIGGER_WORDS = (
+    "pass", "secret", "token", "key", "pw", "pat", "auth", "cred", "private", "identified",
+    "vault", "openssl", "sqlplus", "rman", "expdp", "impdp", "dgmgrl", "exp ", "imp ", "mc ",
+    "rabbitmqctl", "net use", "--user", "7z", "rar", "/data/", "-p", "-u", "-k", "@", "]",
+    *_PASSWORD_WORDS,
+)  # fmt: skip
+# .pgpass's host:port:database:user: (lines with no trigger word)
+_PGPASS_HINT = re.compile(r"[\w.-]:(?:\d{1,5}|\*):[^\s:]{1,64}:[^\s:]{1,64}:")
+
+
+def triggered(text: str) -> bool:
+    """Whether any rule of VALUE_RES could match `text`."""
+    low = text.lower()
+    return any(word in low for word in _TRIGGER_WORDS) or bool(_PGPASS_HINT.search(text))
