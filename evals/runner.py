@@ -38,7 +38,8 @@ from planner import ThreadMessage, Turn
 CHANNEL = "eval"
 BOT_NAME = "infrabot"
 # Small timeouts keep fault scenarios fast: a stalled source answers after 4 s, the
-# connectors give up after 1 s, and the turn is abandoned if it runs past the guard.
+# connectors give up on a source a fault stalls after 1 s (healthy ones wait as the product
+# does, see evals/worldconfig.py), and the turn is abandoned if it runs past the guard.
 STALL_SECONDS = 4.0
 SOURCE_TIMEOUT_S = 1.0
 TURN_GUARD_S = 120.0

@@ -9,7 +9,7 @@ from typing import Any
 from bot.settings import InfrabotConfig, parse_config
 from evals.simulators.elasticsearch._store import AUDIT_PATTERN
 from evals.simulators.host import WorldEndpoints
-from evals.world import World
+from evals.world import SourceName, World
 
 
 def _index_patterns(indices: dict[str, Any]) -> list[str]:
@@ -35,6 +35,21 @@ def _audit_served(world: World, env: str) -> bool:
     )
 
 
+# A source no fault stalls gets the product's own default timeout: the simulators share
+# the process (and its interpreter lock) with the bot under test, so on a loaded two-core
+# runner a turn of forty parallel reads can keep a healthy answer waiting past a second.
+# A short timeout there would turn load into a gap the world never holds.
+HEALTHY_TIMEOUT_S = 10.0
+
+
+def _stalled(world: World, source: SourceName, env: str | None) -> bool:
+    """A `timeout` fault stalls this source in this environment (or in every one)."""
+    return any(
+        f.kind == "timeout" and f.source == source and (f.env is None or f.env == env)
+        for f in world.faults
+    )
+
+
 def config_for_world(
     world: World,
     endpoints: WorldEndpoints,
@@ -44,19 +59,28 @@ def config_for_world(
     admins: list[str] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> InfrabotConfig:
+    """`timeout_s` is the timeout of a source a fault stalls: short, so a fault scenario
+    does not wait long for its gap; every other source waits as long as the product does."""
+
+    def timeout(source: SourceName, env: str | None) -> float:
+        return timeout_s if _stalled(world, source, env) else max(timeout_s, HEALTHY_TIMEOUT_S)
+
     envs: dict[str, Any] = {}
     for env in world.environments:
         ep = endpoints.envs.get(env)
         entry: dict[str, Any] = {}
         if ep is not None:
             if ep.kubernetes:
-                entry["kubernetes"] = {"url": ep.kubernetes, "timeout_s": timeout_s}
+                entry["kubernetes"] = {
+                    "url": ep.kubernetes,
+                    "timeout_s": timeout("kubernetes", env),
+                }
             if ep.metrics:
-                entry["metrics"] = {"url": ep.metrics, "timeout_s": timeout_s}
+                entry["metrics"] = {"url": ep.metrics, "timeout_s": timeout("metrics", env)}
             if ep.logs:
                 entry["logs"] = {
                     "url": ep.logs,
-                    "timeout_s": timeout_s,
+                    "timeout_s": timeout("logs", env),
                     "search_indices": _index_patterns(world.logs.get(env, {})),
                 }
                 if _audit_served(world, env):
@@ -70,7 +94,7 @@ def config_for_world(
         "limits": {"turn_deadline_s": 60},
     }
     if endpoints.gitlab:
-        data["gitlab"] = {"url": endpoints.gitlab, "timeout_s": timeout_s}
+        data["gitlab"] = {"url": endpoints.gitlab, "timeout_s": timeout("gitlab", None)}
     if extra:
         data.update(extra)
     return parse_config(data, "world config")
