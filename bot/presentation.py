@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict
 
+from bot.headline import short_identifiers, split_headline
 from planner import Answer, AnswerFact, Language, Phrase, say
 from policy.scope import format_iso_duration
 
@@ -70,7 +71,8 @@ _PATH_LABELS = (
 class ShownFact(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    number: int  # the fact's place in the answer, from 1
+    number: int  # the fact's place in the order shown, from 1
+    index: int  # the fact's place in the Answer's facts, from 0
     text: str
     source: str
     env: str | None
@@ -100,6 +102,7 @@ class ShownTable(BaseModel):
     shared: dict[str, str] = {}  # what every row has alike, said once
     columns: list[str]
     rows: list[list[str]]
+    indexes: list[int] = []  # each row's fact's place in the Answer's facts
     links: list[ShownLink] = []
 
 
@@ -112,18 +115,34 @@ class ShownHypothesis(BaseModel):
 
 
 class ShownGap(BaseModel):
+    """One thing not checked, as an engineer reads it: `line` (what, where, what it means,
+    in the answer's language, no internal id), `source` the system it is about (gaps are
+    shown grouped by it), `detail` the full sentence (which read, index, counts) for the
+    full report; `objective` and `reason` as the Answer has them."""
+
     model_config = ConfigDict(extra="forbid")
 
     objective: str
     reason: str
+    line: str = ""
+    source: str = ""
+    detail: str = ""
 
 
 class Presentation(BaseModel):
+    """`conclusion` is the headline (bot/headline.py): short identifiers, whole sentences
+    within HEADLINE_MAX; `details` what of the summary did not fit it; `lead` the
+    confidence and facts of the hypothesis the headline states (not listed again)."""
+
     model_config = ConfigDict(extra="forbid")
 
     language: Language
     conclusion: str
     scope: str
+    details: str = ""
+    lead: ShownHypothesis | None = None
+    lead_in_details: bool = False  # the lead hypothesis is stated in the details, not above
+    full: bool = False  # the full report: every fact, and each gap's detail
     hypotheses: list[ShownHypothesis]
     gaps: list[ShownGap]
     next_steps: list[str]
@@ -305,6 +324,7 @@ def _shown(
         link_shown.add(f.link)
     return ShownFact(
         number=index + 1,
+        index=index,
         text=clock.text(f.text),
         source=f.source,
         env=str(f.scope.get("env")) if f.scope.get("env") else None,
@@ -398,13 +418,15 @@ def _table(
         shared=shared,
         columns=["#", *columns, say(Phrase.TIME, language)],
         rows=rows,
+        indexes=indexes,
         links=links,
     )
 
 
 def present(answer: Answer, *, evidence: int | None = EVIDENCE_SHOWN) -> Presentation:
-    """The answer as people read it; `evidence=None`: every fact, in the answer's order
-    (the full report), else at most that many, ranked and grouped."""
+    """The answer as people read it; `evidence=None`: every fact (the full report), else at
+    most that many, ranked and grouped. Facts are numbered in the order shown, and the
+    hypotheses cite those numbers."""
     language = answer.lang
     tz = zone(answer.timezone)
     clock = _Clock(tz, _day(answer, tz))
@@ -413,10 +435,10 @@ def present(answer: Answer, *, evidence: int | None = EVIDENCE_SHOWN) -> Present
     shown: list[ShownFact] = []
     tables: list[ShownTable] = []
     held_back = more = 0
+    order = _order(answer)
     if evidence is None:
-        shown = [_shown(answer, i, clock, language, link_shown) for i in range(len(answer.facts))]
+        shown = [_shown(answer, i, clock, language, link_shown) for i in order]
     else:
-        order = _order(answer)
         tabled = _tabled(answer, order, cited)
         in_tables = {i for rows in tabled.values() for i in rows[:TABLE_ROWS]}
         tables = [
@@ -446,23 +468,113 @@ def present(answer: Answer, *, evidence: int | None = EVIDENCE_SHOWN) -> Present
             last_of[key] = item
             shown.append(item)
         more += sum(s.similar for s in shown)
-    levels = {"low": Phrase.LOW, "medium": Phrase.MEDIUM, "high": Phrase.HIGH}
+    numbers = _renumber(shown, tables)
+    summary = clock.text(answer.summary)
+    headline, details = split_headline(summary)
+    lead, hypotheses = _hypotheses(answer, clock, language, numbers, summary)
     return Presentation(
         language=language,
-        conclusion=clock.text(answer.summary),
+        conclusion=headline,
+        details=details,
+        lead=lead,
+        lead_in_details=bool(lead and details and _words(lead.text) not in _words(headline)),
         scope=_scope_line(answer, clock, language),
-        hypotheses=[
-            ShownHypothesis(
-                text=clock.text(h.text),
-                confidence=say(levels[h.confidence], language),
-                refs=[i + 1 for i in h.supported_by],
-            )
-            for h in answer.hypotheses
-        ],
-        gaps=[ShownGap(objective=g.objective, reason=clock.text(g.reason)) for g in answer.gaps],
+        hypotheses=hypotheses,
+        gaps=_gaps(answer, clock),
         next_steps=[clock.text(r) for r in answer.recommendations],
         evidence=shown,
         tables=tables,
         more=more + held_back,
         held_back=held_back,
+        full=evidence is None,
     )
+
+
+def _renumber(shown: list[ShownFact], tables: list[ShownTable]) -> dict[int, int]:
+    """Number the facts 1, 2, 3 in the order shown (lines, then table rows); returns
+    the answer's own number of each (1-based) -> its shown one."""
+    numbers: dict[int, int] = {}
+    for f in shown:
+        numbers[f.number] = len(numbers) + 1
+        f.number = numbers[f.number]
+    for table in tables:
+        for row in table.rows:
+            own = int(row[0])
+            numbers[own] = len(numbers) + 1
+            row[0] = str(numbers[own])
+    return numbers
+
+
+_LEVELS = {"low": Phrase.LOW, "medium": Phrase.MEDIUM, "high": Phrase.HIGH}
+
+
+def _words(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", short_identifiers(text).lower()).split())
+
+
+def _hypotheses(
+    answer: Answer, clock: _Clock, language: Language, numbers: dict[int, int], summary: str
+) -> tuple[ShownHypothesis | None, list[ShownHypothesis]]:
+    """(lead, listed): a hypothesis the summary already states is not listed again; the
+    first such is the headline's lead (its confidence, and the facts of every one the
+    summary states), the others are listed as what they add."""
+    stated = _words(summary)
+    lead: ShownHypothesis | None = None
+    listed: list[ShownHypothesis] = []
+    for h in answer.hypotheses:
+        refs = [numbers[i + 1] for i in h.supported_by if i + 1 in numbers]
+        shown = ShownHypothesis(
+            text=clock.text(h.text), confidence=say(_LEVELS[h.confidence], language), refs=refs
+        )
+        words = _words(shown.text)
+        if not (words and words in stated):
+            listed.append(shown)
+        elif lead is None:
+            lead = shown
+        else:
+            lead.refs += [r for r in refs if r not in lead.refs]
+    return lead, listed
+
+
+_SOURCE_NAMES = {
+    "kubernetes": "Kubernetes",
+    "victoriametrics": "VictoriaMetrics",
+    "prometheus": "Prometheus",
+    "elasticsearch": "Elasticsearch",
+    "opensearch": "OpenSearch",
+    "gitlab": "GitLab",
+}
+
+
+def source_name(source: str) -> str:
+    """A source as people call it ("elasticsearch/edge-access" -> "Elasticsearch")."""
+    family = source.split("/", 1)[0]
+    return _SOURCE_NAMES.get(family.lower(), family)
+
+
+def _gaps(answer: Answer, clock: _Clock) -> list[ShownGap]:
+    """One line per thing not checked, grouped by the source it is about (the question's
+    own first), identical lines said once with their details joined."""
+    shown: dict[str, ShownGap] = {}
+    for g in answer.gaps:
+        reason = clock.text(g.reason)
+        if g.meaning:
+            what = g.title[:1].upper() + g.title[1:] if g.title else ""
+            where = f" ({g.env})" if g.env and what else (f"{g.env}: " if g.env else "")
+            line = f"{what}{where}: {clock.text(g.meaning)}" if what else where + g.meaning
+        else:  # an answer from before gaps had their lines
+            line = reason
+        detail = "" if reason == line else reason
+        if line in shown:
+            if detail and detail not in shown[line].detail:
+                shown[line].detail = f"{shown[line].detail}; {detail}".strip("; ")
+            continue
+        shown[line] = ShownGap(
+            objective=g.objective,
+            reason=reason,
+            line=line,
+            source=source_name(g.source) if g.source else "",
+            detail=detail,
+        )
+    groups = list(dict.fromkeys(g.source for g in shown.values()))
+    return sorted(shown.values(), key=lambda g: groups.index(g.source) if g.source else -1)

@@ -98,8 +98,12 @@ def render_head(answer: Answer, p: Presentation | None = None) -> str:
     """Markdown of what comes before the evidence: conclusion, scope, hypotheses, gaps,
     next steps (what a reader sees without unfolding anything)."""
     p = p or present(answer)
-    out = [f"**{md_text(p.conclusion)}**", f"_{md_text(p.say(Phrase.SCOPE))}: {md_text(p.scope)}_"]
-    for heading, items in _sections(p, md_text, lambda m: f"_({md_text(m)})_", _md_code):
+    lead = f" _({md_text(_meta(p, p.lead))})_" if p.lead else ""
+    out = [f"**{md_text(p.conclusion)}**" + ("" if p.lead_in_details else lead)]
+    if p.details:
+        out.append(md_text(p.details) + (lead if p.lead_in_details else ""))
+    out.append(f"_{md_text(p.say(Phrase.SCOPE))}: {md_text(p.scope)}_")
+    for heading, items in _sections(p, md_text, lambda m: f"_({md_text(m)})_", _md_strong):
         out += ["", f"#### {heading}", *(f"- {item}" for item in items)]
     return "\n".join(out).strip() + "\n"
 
@@ -126,7 +130,11 @@ def markdown_of(answer: Answer, p: Presentation) -> str:
 def render_plain(answer: Answer) -> str:
     """Plain text for a terminal: the whole answer (every fact), conclusion first."""
     p = present(answer, evidence=None)
-    out = [p.conclusion, f"{p.say(Phrase.SCOPE)}: {p.scope}"]
+    lead = f" ({_meta(p, p.lead)})" if p.lead else ""
+    out = [p.conclusion + ("" if p.lead_in_details else lead)]
+    if p.details:
+        out.append(p.details + (lead if p.lead_in_details else ""))
+    out.append(f"{p.say(Phrase.SCOPE)}: {p.scope}")
     for heading, items in _sections(p, str, lambda m: f"({m})", str):
         out += ["", f"{heading}:", *(f"  - {item}" for item in items)]
     if p.evidence:
@@ -143,24 +151,29 @@ def _sections(
     p: Presentation,
     text: Callable[[str], str],
     aside: Callable[[str], str],
-    code: Callable[[str], str],
+    strong: Callable[[str], str],
 ) -> list[tuple[str, list[str]]]:
     """Hypotheses, gaps and next steps, each a heading and its items, written with the
-    surface's `text` (an answer's words), `aside` (a note) and `code` (an identifier)."""
+    surface's `text` (an answer's words), `aside` (a note) and `strong` (a group's name)."""
     out = []
     if p.hypotheses:
         items = [f"{text(h.text)} {aside(_meta(p, h))}" for h in p.hypotheses]
         out.append((p.say(Phrase.HYPOTHESES), items))
     if p.gaps:
-        items = [f"{code(g.objective)}: {text(g.reason)}" for g in p.gaps]
+        items = []
+        for g in p.gaps:
+            item = f"{strong(g.source)} · {text(g.line)}" if g.source else text(g.line)
+            if p.full and g.detail:
+                item += f" {aside(g.detail)}"
+            items.append(item)
         out.append((p.say(Phrase.GAPS), items))
     if p.next_steps:
         out.append((p.say(Phrase.NEXT_STEPS), [text(r) for r in p.next_steps]))
     return out
 
 
-def _md_code(text: str) -> str:
-    return f"`{_code(text)}`"
+def _md_strong(text: str) -> str:
+    return f"**{md_text(text)}**"
 
 
 def _meta(p: Presentation, h: ShownHypothesis) -> str:
@@ -169,7 +182,3 @@ def _meta(p: Presentation, h: ShownHypothesis) -> str:
     if h.refs:
         meta += "; " + p.say(Phrase.FACTS_REF, refs=", ".join(map(str, h.refs)))
     return meta
-
-
-def _code(text: str) -> str:
-    return text.replace("`", "'")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from policy.errors import ErrorKind
 from policy.language import Bilingual, Language, phrase, pick
 
 
@@ -110,6 +111,73 @@ _SENTENCES: dict[GapReason, Bilingual] = {
 }
 
 
+# What a gap means for the answer, in a few words an engineer reads at a glance; the
+# sentence above keeps the detail (which read, the index, the counts) for the full report.
+# A reason absent here says it in its own sentence, already short and about the question.
+_MEANINGS: dict[GapReason, Bilingual] = {
+    GapReason.PARTIAL_READ: (
+        "nothing found, but not everything was read: absence is not proven",
+        "ничего не найдено, но прочитано не всё: отсутствие не доказано",
+    ),
+    GapReason.HISTORY_ONLY: (
+        "only older data: the current state is not confirmed",
+        "только старые данные: текущее состояние не подтверждено",
+    ),
+    GapReason.ABSENCE_ONLY: (
+        "nothing found, so it does not explain the cause",
+        "ничего не найдено, поэтому причину это не объясняет",
+    ),
+    GapReason.TRUNCATED: (
+        "read only in part: the rest is not covered",
+        "прочитано частично: остальное не проверено",
+    ),
+    GapReason.SOURCE_FAILED: ("could not be read ({why})", "не удалось прочитать ({why})"),
+    GapReason.SOURCE_DOWN: (
+        "not read: the source failed earlier in this answer",
+        "не прочитано: источник отказал раньше в этом ответе",
+    ),
+    GapReason.NO_SOURCE: ("no source for it is configured", "для этого не настроен источник"),
+    GapReason.NOT_ALLOWED: ("not allowed for your role", "не разрешено для вашей роли"),
+    GapReason.NOT_BOUND: (
+        "could not be asked: the read lacks an input",
+        "не удалось запросить: чтению не хватает входных данных",
+    ),
+    GapReason.NO_CALL: ("no read could be made for it", "не удалось сделать ни одного чтения"),
+    GapReason.OUT_OF_TIME: (
+        "time ran out before it was read",
+        "время на ответ кончилось раньше, чем это было прочитано",
+    ),
+}
+
+# why a read failed, from its error's kind, in the words of `_MEANINGS`' SOURCE_FAILED
+_WHY: dict[ErrorKind, Bilingual] = {
+    ErrorKind.TIMEOUT: ("no answer in time", "нет ответа вовремя"),
+    ErrorKind.UNAVAILABLE: ("the source is unavailable", "источник недоступен"),
+    ErrorKind.FORBIDDEN: ("access denied", "нет доступа"),
+    ErrorKind.UNSUPPORTED: ("the source does not serve it", "источник это не отдаёт"),
+    ErrorKind.MALFORMED: ("an unreadable answer", "нечитаемый ответ"),
+    ErrorKind.NOT_FOUND: ("not found there", "там не найдено"),
+    ErrorKind.AMBIGUOUS: (
+        "the name matches several objects",
+        "имени соответствует несколько объектов",
+    ),
+    ErrorKind.INVALID_QUERY: ("the query was rejected", "запрос отклонён"),
+    ErrorKind.SOURCE_UNAVAILABLE: (
+        "the source failed earlier in this answer",
+        "источник отказал раньше в этом ответе",
+    ),
+    ErrorKind.INTERNAL_ERROR: ("an internal error", "внутренняя ошибка"),
+    ErrorKind.UNKNOWN_TOOL: ("refused by policy", "запрещено политикой"),
+    ErrorKind.NOT_ADMITTED: ("refused by policy", "запрещено политикой"),
+    ErrorKind.INVALID_ARGUMENTS: ("the read lacks a valid input", "неверные входные данные"),
+    ErrorKind.CURRENT_ONLY: (
+        "the source shows only the current state",
+        "источник показывает только текущее состояние",
+    ),
+}
+_FAILED_WHY_UNKNOWN: Bilingual = ("could not be read", "не удалось прочитать")
+
+
 class Need(StrEnum):
     """An input a read needs: from the question, or from the evidence read so far."""
 
@@ -177,12 +245,23 @@ class GapNote:
     detail: str = ""
 
     def sentence(self, language: Language = Language.EN) -> str:
+        text = self._own_sentence(language)
+        return f"{self.env}: {text}" if self.env else text
+
+    def meaning(self, language: Language = Language.EN, error: ErrorKind | None = None) -> str:
+        """What the gap means for the answer, short and with no internal name: the line an
+        engineer reads (`error`: why a failed read failed)."""
+        words = _MEANINGS.get(self.reason)
+        if words is None:
+            return self._own_sentence(language)
+        if self.reason is GapReason.SOURCE_FAILED and error not in _WHY:
+            words = _FAILED_WHY_UNKNOWN
+        why = pick(_WHY[error], language) if error in _WHY else ""
+        return phrase(words, language, why=why)
+
+    def _own_sentence(self, language: Language) -> str:
         if self.reason in (GapReason.MISSING_INPUT, GapReason.NOT_OBSERVED) and (
             self.subject in NEED_SENTENCES
         ):
-            text = pick(NEED_SENTENCES[Need(self.subject)], language)
-        else:
-            text = phrase(
-                _SENTENCES[self.reason], language, subject=self.subject, detail=self.detail
-            )
-        return f"{self.env}: {text}" if self.env else text
+            return pick(NEED_SENTENCES[Need(self.subject)], language)
+        return phrase(_SENTENCES[self.reason], language, subject=self.subject, detail=self.detail)

@@ -187,22 +187,58 @@ def _gaps(t: TurnView) -> list[Gap]:
 def _objective_gaps(t: TurnView) -> list[Gap]:
     gaps: list[Gap] = []
     language = t.language
+    reads = _reads_by_tool(t)
     for (obj_id, env), out in t.outcomes.items():
+        title = t.by_id[obj_id].title_in(language)
         if out.status == "resolved" and out.negative and t.by_id[obj_id].absence_is_gap:
             read = ", ".join(out.sources) or say(Phrase.THE_SOURCE, language)
-            title = t.by_id[obj_id].title_in(language)
-            gaps.append(Gap.of(obj_id, GapNote(GapReason.ABSENCE_ONLY, env, title, read), language))
+            note = GapNote(GapReason.ABSENCE_ONLY, env, title, read)
+            gaps.append(Gap.of(obj_id, note, language, title=title))
         unpointed = all(n.reason is GapReason.NOT_OBSERVED for n in out.reasons)
         if t.by_id[obj_id].until_observed and out.reasons and unpointed:
             continue  # nothing in the evidence pointed there: nothing left unread
         if out.status != "resolved":
             for note in out.reasons or [GapNote(GapReason.NO_CALL, env)]:
-                gaps.append(Gap.of(obj_id, note, language))
+                rec = reads.get((note.subject, note.env))
+                gaps.append(
+                    Gap.of(
+                        obj_id,
+                        note,
+                        language,
+                        title=title,
+                        source=rec.call.source if rec else "",
+                        error=rec.result.error_kind if rec else None,
+                    )
+                )
     return gaps
+
+
+def _reads_by_tool(t: TurnView) -> dict[tuple[str, str | None], CallRecord]:
+    """Each (tool, env)'s read, a failed one over one that answered: what a gap note
+    naming that tool is about."""
+    out: dict[tuple[str, str | None], CallRecord] = {}
+    for rec in t.records:
+        key = (rec.call.tool, rec.call.env)
+        if key not in out or rec.result.status == "error":
+            out[key] = rec
+    return out
 
 
 def _gap_for(rec: CallRecord) -> str:
     return sorted(rec.objectives)[0] if rec.objectives else rec.call.tool
+
+
+def _read_gap(t: TurnView, rec: CallRecord, note: GapNote) -> Gap:
+    """A gap about one read: its first objective's, titled by it, the read's source."""
+    objective = t.by_id.get(_gap_for(rec))
+    return Gap.of(
+        _gap_for(rec),
+        note,
+        t.language,
+        title=objective.title_in(t.language) if objective else "",
+        source=rec.call.source,
+        error=rec.result.error_kind,
+    )
 
 
 def _failed_read_gaps(t: TurnView, reported: set[tuple[str, str | None]]) -> list[Gap]:
@@ -214,7 +250,7 @@ def _failed_read_gaps(t: TurnView, reported: set[tuple[str, str | None]]) -> lis
             note = GapNote(
                 GapReason.SOURCE_FAILED, rec.call.env, rec.call.tool, why_failed(rec.result)
             )
-            gaps.append(Gap.of(_gap_for(rec), note, t.language))
+            gaps.append(_read_gap(t, rec, note))
             reported.add((rec.call.tool, rec.call.env))
     return gaps
 
@@ -230,7 +266,7 @@ def _cut_read_gaps(t: TurnView, reported: set[tuple[str, str | None]]) -> list[G
         empty_cut = rec.result.status == "empty" and "none_partial" in rec.result.evidence.values()
         if (rec.result.status == "partial" or empty_cut) and cut:
             note = GapNote(GapReason.TRUNCATED, rec.call.env, rec.call.tool, cov.what_was_read())
-            gaps.append(Gap.of(_gap_for(rec), note, t.language))
+            gaps.append(_read_gap(t, rec, note))
     return gaps
 
 

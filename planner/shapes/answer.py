@@ -68,10 +68,33 @@ class Gap(BaseModel):
     objective: str
     reason: str
     kind: GapReason = GapReason.NO_CALL
+    # the line an engineer reads: what could not be checked (the objective's title), where,
+    # what it means; `reason` is its detail. Empty in an answer made before they existed.
+    title: str = ""
+    env: str | None = None
+    meaning: str = ""
+    source: str = Field(default="", description="the source that could not be read, if one")
 
     @classmethod
-    def of(cls, objective: str, note: GapNote, language: Language = Language.EN) -> Gap:
-        return cls(objective=objective, reason=note.sentence(language), kind=note.reason)
+    def of(
+        cls,
+        objective: str,
+        note: GapNote,
+        language: Language = Language.EN,
+        *,
+        title: str = "",
+        source: str = "",
+        error: ErrorKind | None = None,
+    ) -> Gap:
+        return cls(
+            objective=objective,
+            reason=note.sentence(language),
+            kind=note.reason,
+            title=title,
+            env=note.env,
+            meaning=note.meaning(language, error),
+            source=source,
+        )
 
 
 class ObjectiveReport(BaseModel):

@@ -73,7 +73,11 @@ def test_every_time_shown_is_local_with_the_offset_said_once(demo_answers: list[
         text = render_markdown(asked.answer)
         shown = _LINK_TARGET.sub("](…)", text)  # a link's own URL is not read by people
         assert not _UTC_ISO.search(shown), (asked.question, _UTC_ISO.findall(shown)[:3])
-        scope_line = text.splitlines()[1]
+        scope_line = next(
+            line
+            for line in text.splitlines()
+            if line.startswith("_Scope" if asked.answer.lang is Language.EN else "_Область")
+        )
         assert "UTC+03:00" in scope_line, asked.question  # the demo's timezone: Moscow
 
 
@@ -146,11 +150,14 @@ def test_rows_of_one_kind_are_a_table_and_quoted_lines_stay_lines(
             tables += 1
             assert len(t.rows) >= TABLE_MIN and all(len(r) == len(t.columns) for r in t.rows)
             numbers = [int(r[0]) for r in t.rows]
-            assert {a.facts[n - 1].kind for n in numbers} == {t.kind}
+            assert {a.facts[i].kind for i in t.indexes} == {t.kind}
             assert "| " + " | ".join(md_text(c) for c in t.columns) + " |" in text
-            in_tables |= set(numbers)
+            in_tables |= set(t.indexes)
+            # numbered on from the lines above it, in the order shown
+            assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
         # a fact is shown once: as a line or as a row
-        assert not in_tables & {f.number for f in p.evidence}, asked.question
+        assert not in_tables & {f.index for f in p.evidence}, asked.question
+        assert [f.number for f in p.evidence] == list(range(1, len(p.evidence) + 1))
         for f in a.facts:
             # a cell is a value, never prose
             assert all(len(str(v).split()) <= 3 for v in f.fields.values()), f.text
