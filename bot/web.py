@@ -53,7 +53,19 @@ from bot.presentation import present
 from bot.render import markdown_of
 from bot.telemetry import METRICS_CONTENT_TYPE, Telemetry
 from bot.web_identity import Caller, Identity, Unidentified
-from planner import MAX_QUESTION_CHARS, ProgressEvent, ProgressSink, ThreadMessage, Turn
+from planner import (
+    MAX_QUESTION_CHARS,
+    Language,
+    ProgressEvent,
+    ProgressKey,
+    ProgressSink,
+    ThreadMessage,
+    Turn,
+    counted,
+    language_of,
+    reading_lines,
+    summarize,
+)
 from policy.hostile import describe
 from policy.redaction import redact
 
@@ -333,7 +345,8 @@ def build_web_app(
         async def run(progress: ProgressSink) -> tuple[dict[str, Any], int]:
             return await respond(thread_id, question, caller, base, progress)
 
-        return secured(StreamingResponse(_streamed(run), media_type=_NDJSON))
+        streamed = _streamed(run, language_of(question))
+        return secured(StreamingResponse(streamed, media_type=_NDJSON))
 
     async def health(request: Request) -> Response:
         """The process is up and serving (liveness)."""
@@ -463,22 +476,41 @@ class Readiness(BaseModel):
 
 async def _streamed(
     run: Callable[[ProgressSink], Awaitable[tuple[dict[str, Any], int]]],
+    language: Language,
 ) -> AsyncIterator[bytes]:
     """The answer as a stream of JSON lines: {"type": "progress", ...} for each read as it
     starts and ends, then {"type": "answer" | "error", "status": HTTP status, ...}. A client
-    that goes away cancels the turn."""
+    that goes away cancels the turn.
+
+    A progress line is the event (what is read, of which object, where, its state) and what
+    the page shows for all reads so far, in the question's language: `status` ("3 of 7
+    reads done") and `lines` ("Reading events and logs of X in dc-b", merged and capped)."""
     events: asyncio.Queue[ProgressEvent] = asyncio.Queue()
+    reads: dict[ProgressKey, ProgressEvent] = {}
+
+    def progress(event: ProgressEvent) -> bytes:
+        reads[event.key] = event
+        summary = summarize(reads.values(), language)
+        return _line(
+            {
+                "type": "progress",
+                **event.model_dump(mode="json"),
+                "status": counted(summary, language),
+                "lines": reading_lines(summary, language),
+            }
+        )
+
     task = asyncio.ensure_future(run(events.put_nowait))
     try:
         while not task.done():
             getter = asyncio.ensure_future(events.get())
             await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
             if getter.done():
-                yield _line({"type": "progress", **getter.result().model_dump(mode="json")})
+                yield progress(getter.result())
             else:
                 getter.cancel()
         while not events.empty():
-            yield _line({"type": "progress", **events.get_nowait().model_dump(mode="json")})
+            yield progress(events.get_nowait())
         payload, status = task.result()
         yield _line({"type": "answer" if status == 200 else "error", "status": status, **payload})
     finally:

@@ -18,7 +18,22 @@ from planner.question.context import ContextState
 from planner.read.inventory_cache import InventoryCache
 from planner.shapes.answer import Answer, AnswerFact, ObjectiveStatus, ToolCallRecord
 from planner.shapes.language import Language, Phrase, language_of, say
-from planner.shapes.progress import CallState, ProgressEvent, ProgressSink
+from planner.shapes.progress import (
+    CallState,
+    ProgressEvent,
+    ProgressKey,
+    ProgressSink,
+    ReadKind,
+    ReadSubject,
+    SubjectKind,
+)
+from planner.shapes.progress_said import (
+    ProgressSummary,
+    counted,
+    reading_lines,
+    reading_now,
+    summarize,
+)
 from planner.shapes.turn import ThreadMessage, Turn
 from planner.turn.conduct import MAX_QUESTION_CHARS, TurnOutcome, TurnSettings, answer_turn
 from planner.turn.investigation import InvestigationSettings, Planning
@@ -39,16 +54,25 @@ __all__ = [
     "Phrase",
     "Planning",
     "ProgressEvent",
+    "ProgressKey",
     "ProgressSink",
+    "ProgressSummary",
     "ProviderSettings",
+    "ReadKind",
+    "ReadSubject",
     "RoleLimits",
+    "SubjectKind",
     "ThreadMessage",
     "ToolCallRecord",
     "Turn",
     "TurnOutcome",
     "TurnSettings",
     "answer_turn",
+    "counted",
     "language_of",
+    "reading_lines",
+    "reading_now",
     "say",
+    "summarize",
     "trimmed_spec",
 ]

@@ -1,7 +1,8 @@
 """The progress note: the post a turn shows while it reads, updated per source.
 
 The executor tells the note each read as it starts and ends (planner/shapes/progress.py); the
-note edits its post with what is being read now and how many reads are done, at most
+note edits its post with what is being read now ("events and logs of X in dc-b", the words
+in planner/shapes/progress_said.py) and how many reads are done, at most
 once every `every_s` seconds (Mattermost rate-limits edits, and a person cannot read
 faster), in the question's language. A failed edit is logged and forgotten: the note is
 a courtesy, the answer is what counts.
@@ -11,43 +12,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Iterable
 
 import structlog
 
 from bot.mattermost._api import MattermostApi
-from planner import CallState, Language, Phrase, ProgressEvent, say
+from planner import (
+    Language,
+    Phrase,
+    ProgressEvent,
+    ProgressKey,
+    counted,
+    reading_now,
+    say,
+    summarize,
+)
 
 log = structlog.get_logger(__name__)
 
 UPDATE_EVERY_S = 2.0
-NOW_SHOWN = 4  # reads named as under way; the rest are counted
 
 
-Read = tuple[str, str, str | None]  # (tool, source, env)
-
-
-def progress_text(reads: dict[Read, CallState], language: Language) -> str:
-    """ "Investigating… 3 of 7 reads done, 1 failed. Reading now: kubernetes prod, …"."""
-    if not reads:
+def progress_text(reads: Iterable[ProgressEvent], language: Language) -> str:
+    """ "Investigating… 3 of 7 reads done, 1 failed. Reading now: events and logs of X in
+    dc-b; …" from the last event of each read."""
+    summary = summarize(reads, language)
+    if not summary.total:
         return f"_{say(Phrase.PROGRESS_START, language)}_"
-    now = list(
-        dict.fromkeys(
-            f"{source} {env}" if env else source
-            for (_, source, env), state in reads.items()
-            if state is CallState.READING
-        )
-    )
-    waiting = sum(1 for state in reads.values() if state is CallState.READING)
-    failed = sum(1 for state in reads.values() if state is CallState.FAILED)
-    text = say(Phrase.READS_DONE, language, done=len(reads) - waiting, total=len(reads))
-    if failed:
-        text += say(Phrase.READS_FAILED, language, count=failed)
-    if now:
-        names = ", ".join(now[:NOW_SHOWN])
-        if len(now) > NOW_SHOWN:
-            names += f" (+{len(now) - NOW_SHOWN})"
-        text += ". " + say(Phrase.READING_NOW, language, names=names)
-    return f"_{say(Phrase.INVESTIGATING, language)} {text.rstrip('.')}._"
+    text = counted(summary, language)
+    if now := reading_now(summary, language):
+        text += f". {now}"
+    return f"_{text.rstrip('.')}._"
 
 
 class ProgressNote:
@@ -66,7 +61,7 @@ class ProgressNote:
         self._post_id = post_id
         self._language = language
         self._every = every_s
-        self._reads: dict[Read, CallState] = {}
+        self._reads: dict[ProgressKey, ProgressEvent] = {}
         self._loop = asyncio.get_running_loop()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
@@ -78,14 +73,14 @@ class ProgressNote:
         self._loop.call_soon_threadsafe(self._record, event)
 
     def _record(self, event: ProgressEvent) -> None:
-        self._reads[(event.tool, event.source, event.env)] = event.state
+        self._reads[event.key] = event
         if not self._closed and self._task is None:
             self._task = self._loop.create_task(self._update())
 
     async def _update(self) -> None:
         try:
             await asyncio.sleep(self._every)
-            text = progress_text(self._reads, self._language)
+            text = progress_text(self._reads.values(), self._language)
             if not self._closed and text != self._shown:
                 self._editing = True
                 try:

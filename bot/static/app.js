@@ -197,6 +197,7 @@ async function openThread(id, fresh = false) {
     if (messagesOf(id).length) list = messagesOf(id);  // asked meanwhile: local is newer
   }
   $("messages").replaceChildren(...list.map(renderMessage));
+  foldExamples(list.length > 0);
 }
 
 function newThread() {
@@ -213,12 +214,20 @@ function show(message) {
   node.scrollIntoView({ block: "start" });
 }
 
-// live progress: each source read, as it starts and ends
-const MARK = { reading: "…", done: "✓", empty: "∅", failed: "✗" };
+// live progress: the server's lines, in the question's language ("Reading events and logs
+// of X in dc-b", merged and capped), as text
+function progressView(lines) {
+  return el("ul", { class: "progress" }, ...(lines || []).map((line) => el("li", { class: "read reading", text: line })));
+}
 
-function progressView(reads) {
-  const items = [...reads.values()].map((r) => el("li", { class: `read ${r.state}` }, `${MARK[r.state] || ""} ${r.source}${r.env ? " · " + r.env : ""}`));
-  return el("ul", { class: "progress" }, ...items);
+// the example questions fold away once a thread has a question, so the answer keeps the
+// screen; the toggle brings them back
+function foldExamples(folded) {
+  const list = $("example-list");
+  const toggle = $("examples-toggle");
+  list.hidden = folded;
+  toggle.setAttribute("aria-expanded", String(!folded));
+  toggle.textContent = `${folded ? "▸" : "▾"} examples`;
 }
 
 async function ask(question) {
@@ -235,11 +244,11 @@ async function ask(question) {
     renderThreads();
   }
   const mine = { role: "user", user, text: question };
+  foldExamples(true);
   saveMessage(id, mine);
   show(mine);
   state.busy = true;
   $("ask").disabled = true;
-  const reads = new Map();
   const live = el("div", { class: "msg bot live" }, el("div", { class: "who", text: "infrabot" }), el("p", { class: "meta", text: "Investigating…" }));
   $("messages").append(live);
   live.scrollIntoView({ block: "end" });
@@ -268,10 +277,8 @@ async function ask(question) {
         if (!line) continue;
         const data = JSON.parse(line);
         if (data.type === "progress") {
-          reads.set(`${data.tool}|${data.env}`, data);
-          live.replaceChildren(live.firstChild, progressView(reads));
-          const reading = [...reads.values()].filter((r) => r.state === "reading").length;
-          $("status").textContent = `Investigating… ${reads.size - reading} of ${reads.size} reads done`;
+          live.replaceChildren(live.firstChild, progressView(data.lines));
+          if (typeof data.status === "string") $("status").textContent = data.status;
         } else if (data.type === "answer") {
           reply = { role: "bot", answer: data.answer, presentation: data.presentation, report: data.report, markdown: data.markdown, kind: data.kind };
         } else {
@@ -295,6 +302,7 @@ async function ask(question) {
 async function init() {
   $("user").value = store.get("infrabot.user", "") || "engineer";
   $("new-thread").addEventListener("click", newThread);
+  $("examples-toggle").addEventListener("click", () => foldExamples(!$("example-list").hidden));
   $("ask-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const q = $("question").value;
@@ -312,11 +320,13 @@ async function init() {
       $("user").readOnly = true;
     }
     $("title").textContent = info.title;
-    $("examples").replaceChildren(...(info.questions || []).map((q) => {
+    const questions = info.questions || [];
+    $("example-list").replaceChildren(...questions.map((q) => {
       const b = el("button", { type: "button", class: "example", text: q });
       b.addEventListener("click", () => ask(q));
       return b;
     }));
+    $("examples-toggle").hidden = !questions.length;
   } catch { /* the chat works without examples */ }
   const fromHash = /^#thread=([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
   if (fromHash) {

@@ -22,7 +22,16 @@ import structlog
 from planner.plan.routing import PlannedCall
 from planner.read.workspace import TurnWorkspace
 from planner.shapes.answer import ToolCallRecord
-from planner.shapes.progress import CallState, ProgressEvent, ProgressSink, ended, tell
+from planner.shapes.progress import (
+    CallState,
+    ProgressEvent,
+    ProgressSink,
+    ended,
+    read_kind,
+    read_subject,
+    tell,
+)
+from policy.contracts import ToolContract
 from policy.errors import ErrorKind
 from policy.gaps import GapNote, GapReason
 from policy.results import ToolResult
@@ -79,6 +88,8 @@ class Executor:
     _seq: int = 0
     _prefetched: dict[str, asyncio.Task[tuple[ToolResult, int, int]]] = field(default_factory=dict)
     progress: ProgressSink | None = None  # told when each read starts and ends
+    # the admitted contracts by tool name: what each read is, for the progress it tells
+    contracts: dict[str, ToolContract] = field(default_factory=dict)
 
     def already_made(self, call: PlannedCall) -> bool:
         return call.key in self._seen
@@ -150,10 +161,18 @@ class Executor:
         return next((r for r in self.records if r.call.key == key), None)
 
     def _tell(self, call: PlannedCall, state: CallState) -> None:
-        tell(
-            self.progress,
-            ProgressEvent(tool=call.tool, source=call.source, env=call.env, state=state),
+        if self.progress is None:
+            return
+        contract = self.contracts.get(call.tool)
+        event = ProgressEvent(
+            tool=call.tool,
+            source=call.source,
+            env=call.env,
+            state=state,
+            read=read_kind(contract) if contract is not None else None,
+            subject=read_subject(call.arguments),
         )
+        tell(self.progress, event)
 
     async def _one(self, call: PlannedCall, seq: int, down: GapNote | None) -> CallRecord:
         call_id = f"c{seq}-{call.tool}"

@@ -170,6 +170,7 @@ def _start(
         default_timeout=settings.default_timeout,
         clock=clock,
         progress=progress_sink,
+        contracts=by_name,
     )
     executor.unavailable.update(unavailable_sources or {})
     fresh_after = _fresh_after(context, turn.now)

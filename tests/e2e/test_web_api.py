@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator, Iterator
 
@@ -96,6 +97,28 @@ async def test_ask_answers_with_the_answer_structure_and_markdown(
     ]
     other = (await ask(client, "what is the RPS of catalog-api?", thread="t2")).json()
     assert other["answer"]["scope"]["env"] != "dc-b"  # threads do not share memory
+
+
+async def test_the_streamed_progress_says_what_is_read_of_which_object_in_the_askers_language(
+    client: httpx.AsyncClient,
+) -> None:
+    res = await client.post(
+        "/api/ask",
+        json={"thread_id": "t-progress", "question": "какой средний RPS у catalog-api в dc-a?"},
+        headers={"Accept": "application/x-ndjson"},
+    )
+    assert res.status_code == 200
+    lines = [json.loads(line) for line in res.text.splitlines() if line.strip()]
+    progress = [line for line in lines if line["type"] == "progress"]
+    assert progress and lines[-1]["type"] == "answer"
+    # each event says what the read is and of which object; the page's lines are Russian
+    first = progress[0]
+    assert first["state"] == "reading" and first["read"] == "requests"
+    assert first["subject"] == {"kind": "workload", "name": "catalog-api"}
+    assert first["lines"][0].startswith("Читаю запросы")
+    assert first["lines"][0].endswith("catalog-api в dc-a")
+    assert first["status"].startswith("Разбираюсь… готово чтений: 0 из ")
+    assert progress[-1]["lines"] == []  # every read over
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,18 @@ pytestmark = [
 ]
 
 LAST_ANSWER = "[...document.querySelectorAll('#messages .answer')].at(-1)"
+# as many as the demo offers: unfolded, they take a fifth of a laptop's screen
+EXAMPLES = [
+    "what is the RPS of catalog-api in dc-a?",
+    "why did catalog-api in dc-a return 502 in the last hour?",
+    "какой средний RPS у catalog-api в dc-a за последний час?",
+    "what is unhealthy in dc-b right now?",
+    "which pods of catalog use the most memory in dc-a?",
+    "who deployed catalog-api to dc-b today, and from which job?",
+    "почему catalog-api в dc-b перезапускается?",
+    "is catalog-api in dc-a slower than yesterday?",
+]
+EXAMPLES_SHOWN = "!!document.querySelector('#example-list .example')?.offsetParent"
 # where the width tests leave their screenshots for a person to look at
 SCREENSHOTS = Path(
     os.environ.get(
@@ -38,13 +50,25 @@ SCREENSHOTS = Path(
 
 @pytest.fixture
 def web_url() -> Iterator[str]:
-    with WorldSession(catalog_world(), timezone=TIMEZONE, now=NOW) as session:
+    yield from _served(latency_s=0.0)
+
+
+@pytest.fixture
+def slow_web_url() -> Iterator[str]:
+    """Every source answering in 0.3 s: the reads under way stay on the page long enough
+    to be seen."""
+    yield from _served(latency_s=0.3)
+
+
+def _served(latency_s: float) -> Iterator[str]:
+    world = WorldSession(catalog_world(), timezone=TIMEZONE, now=NOW, latency_s=latency_s)
+    with world as session:
         assert session.conversation is not None and session.config is not None
         app = build_web_app(
             conversation=session.conversation,
             identity=LocalName(),
             clock=session.clock,
-            questions=["what is the RPS of catalog-api in dc-a?"],
+            questions=EXAMPLES,
             environments=list(session.config.environments),
         )
         with BackgroundServer(app) as server:
@@ -114,11 +138,12 @@ async def test_ask_see_the_conclusion_unfold_the_evidence_then_switch_the_data_c
     assert await browser.evaluate("document.querySelectorAll('#messages .answer').length") == 2
 
 
-async def test_progress_is_shown_live_while_the_sources_are_read(
-    browser: Chromium, web_url: str
+async def test_progress_says_what_is_read_of_which_object_and_the_examples_fold_away(
+    browser: Chromium, slow_web_url: str
 ) -> None:
-    await browser.goto(web_url)
+    await browser.goto(slow_web_url)
     await browser.wait_for("document.body && document.body.dataset.ready === '1'")
+    assert await browser.evaluate(EXAMPLES_SHOWN)
     # record every progress list the page shows while the turn runs
     await browser.evaluate(
         "window.seen = []; new MutationObserver(() => {"
@@ -129,9 +154,27 @@ async def test_progress_is_shown_live_while_the_sources_are_read(
     await ask(browser, "why did catalog-api in dc-a return 502 in the last hour?", 0)
     seen = await browser.evaluate("window.seen")
     assert seen, "no progress was shown before the answer"
-    assert any("dc-a" in s for s in seen)
+    # what is read, of which object, where: "Reading the state and events of catalog-api
+    # in dc-a", not the sources' names
+    assert any(
+        line.startswith("Reading ") and line.endswith(" of catalog-api in dc-a")
+        for shown in seen
+        for line in shown.split("\n")
+    ), seen
+    assert not any("kubernetes" in shown for shown in seen)
     # the live list is gone once the answer is there
     assert not await browser.evaluate("!!document.querySelector('#messages .live')")
+    # the examples have folded away; a small toggle brings them back
+    assert not await browser.evaluate(EXAMPLES_SHOWN)
+    assert await browser.evaluate("document.getElementById('examples').offsetHeight") < 30
+    await browser.click("#examples-toggle")
+    assert await browser.evaluate(EXAMPLES_SHOWN)
+    assert (
+        await browser.evaluate(
+            "document.getElementById('examples-toggle').getAttribute('aria-expanded')"
+        )
+        == "true"
+    )
 
 
 @pytest.mark.parametrize("width", [390, 1280])
@@ -165,6 +208,13 @@ async def test_the_chat_fits_the_screen_with_the_answer_first(
     )
     assert 0 <= first[0] < first[1], first
     assert await browser.evaluate(f"{LAST_ANSWER}.querySelector('.summary').innerText")
+    # the examples folded into their toggle: the answer area keeps the screen
+    assert not await browser.evaluate(EXAMPLES_SHOWN)
+    shares = await browser.evaluate(
+        "[document.getElementById('examples').offsetHeight,"
+        " document.getElementById('messages').clientHeight, window.innerHeight]"
+    )
+    assert shares[0] < 30 and shares[1] > 0.6 * shares[2], shares
     shots = SCREENSHOTS
     shots.mkdir(parents=True, exist_ok=True)
     await browser.screenshot(shots / f"web-chat-{width}.png")

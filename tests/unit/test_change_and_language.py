@@ -13,7 +13,13 @@ from bot.presentation import link_label, present, span_text
 from planner.question.change import ChangeAction, change_asked, human_step, version_asked
 from planner.shapes.answer import Answer, AnswerFact, Hypothesis
 from planner.shapes.language import Language, language_of
-from planner.shapes.progress import CallState
+from planner.shapes.progress import (
+    CallState,
+    ProgressEvent,
+    ReadKind,
+    ReadSubject,
+    SubjectKind,
+)
 from policy.gaps import GapNote, GapReason, Need
 from policy.scope import Scope, TimeSpec
 
@@ -150,16 +156,24 @@ def test_a_kibana_link_carries_the_window_in_the_answers_zone() -> None:
     assert shown[1] == vmui  # VMUI reads g0.end_input as UTC itself
 
 
-def test_the_progress_note_counts_reads_and_names_the_sources_read_now() -> None:
-    reads = {
-        ("k8s.pods", "kubernetes", "prod"): CallState.DONE,
-        ("k8s.events", "kubernetes", "prod"): CallState.READING,
-        ("metrics.rate", "victoriametrics", "prod"): CallState.READING,
-        ("logs.search", "elasticsearch", "prod"): CallState.FAILED,
-    }
+def test_the_progress_note_counts_reads_and_says_what_is_read_now_of_which_object() -> None:
+    def event(tool: str, source: str, read: ReadKind, state: CallState) -> ProgressEvent:
+        subject = ReadSubject(kind=SubjectKind.WORKLOAD, name="svc-x")
+        return ProgressEvent(
+            tool=tool, source=source, env="prod", state=state, read=read, subject=subject
+        )
+
+    reads = [
+        event("k8s.pods", "kubernetes", ReadKind.STATE, CallState.DONE),
+        event("k8s.events", "kubernetes", ReadKind.EVENTS, CallState.READING),
+        event("k8s.pod_logs", "kubernetes", ReadKind.LOGS, CallState.READING),
+        event("logs.app_logs", "elasticsearch", ReadKind.LOGS, CallState.READING),
+        event("metrics.http_errors", "victoriametrics", ReadKind.ERRORS, CallState.FAILED),
+    ]
     english = progress_text(reads, Language.EN)
-    assert "2 of 4 reads done, 1 failed" in english
-    assert "done, 1 failed. Reading now: kubernetes prod, victoriametrics prod._" in english
+    assert "2 of 5 reads done, 1 failed" in english
+    assert "done, 1 failed. Reading now: events and logs of svc-x in prod._" in english
     russian = progress_text(reads, Language.RU)
-    assert "готово чтений: 2 из 4, с ошибкой: 1" in russian and "Сейчас читаю" in russian
-    assert "Reading" not in progress_text({}, Language.RU)
+    assert "готово чтений: 2 из 5, с ошибкой: 1" in russian
+    assert "Сейчас читаю: события и логи svc-x в prod._" in russian
+    assert "Reading" not in progress_text([], Language.RU)
