@@ -84,6 +84,13 @@ function factItem(f) {
     el("span", { class: "text", text: f.text }), meta);
 }
 
+function gapItem(g) {
+  // one line an engineer reads (what, where, what it means), grouped by source; the detail folds
+  const line = el("li", { class: "gap" }, ...(g.source ? [el("strong", { text: g.source }), " · "] : []), g.line || g.reason);
+  if (g.detail) line.append(el("details", { class: "gap-detail" }, el("summary", { text: "…" }), el("span", { class: "meta", text: g.detail })));
+  return line;
+}
+
 function tableOf(t) {
   // rows of one kind (pods, nodes, jobs): a wide table scrolls inside its own box, never the page
   const head = el("tr", {}, ...t.columns.map((c) => el("th", { text: c })));
@@ -104,7 +111,9 @@ function renderAnswer(data) {
   const answer = data.answer || {};
   const words = HEADINGS[p.language] || HEADINGS.en;
   const box = el("article", { class: "msg bot answer", lang: p.language }, el("div", { class: "who", text: "infrabot" }));
-  box.append(el("p", { class: "summary", text: p.conclusion }));
+  const lead = p.lead ? el("span", { class: "meta", text: ` ${p.lead.confidence}${p.lead.refs.length ? " · " + p.lead.refs.join(", ") : ""}` }) : null;
+  box.append(el("p", { class: "summary" }, el("span", { text: p.conclusion }), ...(lead && !p.lead_in_details ? [lead] : [])));
+  if (p.details) box.append(el("p", { class: "details" }, el("span", { text: p.details }), ...(lead && p.lead_in_details ? [lead] : [])));
   box.append(el("p", { class: "scope", text: p.scope }));
   if (p.hypotheses.length) {
     box.append(el("h4", { text: words.hyp }), el("ul", {}, ...p.hypotheses.map((h) => el("li", { class: "hypothesis" },
@@ -112,7 +121,7 @@ function renderAnswer(data) {
   }
   if (p.gaps.length) {
     box.append(el("section", { class: "gaps" }, el("h4", { text: words.gaps }),
-      el("ul", {}, ...p.gaps.map((g) => el("li", { class: "gap" }, el("code", { text: g.objective }), ": ", g.reason)))));
+      el("ul", {}, ...p.gaps.map(gapItem))));
   }
   if (p.next_steps.length) {
     box.append(el("h4", { text: words.next }), el("ul", {}, ...p.next_steps.map((r) => el("li", { text: r }))));
