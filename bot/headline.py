@@ -21,7 +21,7 @@ _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # "pod=web-1_shop(uid)" as the kubelet writes it: the namespace and the UID go
 _GLUED_UID = re.compile(rf"_[a-z0-9][a-z0-9-]*\({_UUID}\)", re.I)
 _PARENTHESISED_UID = re.compile(rf" ?\({_UUID}\)", re.I)
-_BARE_UID = re.compile(rf"\b({_UUID[:9]}){_UUID[9:]}\b", re.I)
+_BARE_UID = re.compile(r"\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 # registry host (a dot, a port or localhost) / path / name, then a tag, a digest or both
 _IMAGE = re.compile(
     r"(?<![/\w.-])(?:[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|localhost(?::\d+)?)"

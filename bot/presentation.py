@@ -477,7 +477,7 @@ def present(answer: Answer, *, evidence: int | None = EVIDENCE_SHOWN) -> Present
         conclusion=headline,
         details=details,
         lead=lead,
-        lead_in_details=bool(lead and details and _words(lead.text) not in _words(headline)),
+        lead_in_details=bool(lead and details and not restates(lead.text, headline)),
         scope=_scope_line(answer, clock, language),
         hypotheses=hypotheses,
         gaps=_gaps(answer, clock),
@@ -508,8 +508,19 @@ def _renumber(shown: list[ShownFact], tables: list[ShownTable]) -> dict[int, int
 _LEVELS = {"low": Phrase.LOW, "medium": Phrase.MEDIUM, "high": Phrase.HIGH}
 
 
-def _words(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", short_identifiers(text).lower()).split())
+# share of a hypothesis's words the summary holds from which it restates it (a pod's
+# suffix or a "(combined from similar events)" differs between two events of one cause)
+_RESTATED = 0.8
+
+
+def _words(text: str) -> list[str]:
+    return re.sub(r"[^\w]+", " ", short_identifiers(text).lower()).split()
+
+
+def restates(text: str, said: str) -> bool:
+    """`said` already says `text`: nearly every word of it is there."""
+    words, there = _words(text), set(_words(said))
+    return bool(words) and sum(w in there for w in words) >= _RESTATED * len(words)
 
 
 def _hypotheses(
@@ -518,7 +529,6 @@ def _hypotheses(
     """(lead, listed): a hypothesis the summary already states is not listed again; the
     first such is the headline's lead (its confidence, and the facts of every one the
     summary states), the others are listed as what they add."""
-    stated = _words(summary)
     lead: ShownHypothesis | None = None
     listed: list[ShownHypothesis] = []
     for h in answer.hypotheses:
@@ -526,8 +536,7 @@ def _hypotheses(
         shown = ShownHypothesis(
             text=clock.text(h.text), confidence=say(_LEVELS[h.confidence], language), refs=refs
         )
-        words = _words(shown.text)
-        if not (words and words in stated):
+        if not restates(shown.text, summary):
             listed.append(shown)
         elif lead is None:
             lead = shown
@@ -552,6 +561,10 @@ def source_name(source: str) -> str:
     return _SOURCE_NAMES.get(family.lower(), family)
 
 
+# a title's closing parenthesis that spells out what it covers ("changes (releases, ...)")
+_ELABORATION = re.compile(r" \([^()]*\)$")
+
+
 def _gaps(answer: Answer, clock: _Clock) -> list[ShownGap]:
     """One line per thing not checked, grouped by the source it is about (the question's
     own first), identical lines said once with their details joined."""
@@ -559,7 +572,8 @@ def _gaps(answer: Answer, clock: _Clock) -> list[ShownGap]:
     for g in answer.gaps:
         reason = clock.text(g.reason)
         if g.meaning:
-            what = g.title[:1].upper() + g.title[1:] if g.title else ""
+            title = _ELABORATION.sub("", g.title)  # the detail says what it covers
+            what = title[:1].upper() + title[1:] if title else ""
             where = f" ({g.env})" if g.env and what else (f"{g.env}: " if g.env else "")
             line = f"{what}{where}: {clock.text(g.meaning)}" if what else where + g.meaning
         else:  # an answer from before gaps had their lines

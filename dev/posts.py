@@ -13,53 +13,11 @@ as the web chat offers them (a follow-up follows the question before it).
 from __future__ import annotations
 
 import argparse
-import asyncio
-import re
 import sys
 from pathlib import Path
 
 from bot.render import render_head
-from evals.postcheck import read_post
-from evals.session import WorldSession
-from evals.worldfile import read_world_file
-from planner import Answer, Turn
-
-ROOT = Path(__file__).resolve().parents[1]
-_ASK = re.compile(r'infrabot ask (?:--\w+ )*"([^"]+)"(?!\s*\\)(?![^\n]*--world)')
-
-
-def readme_questions(readme: Path = ROOT / "README.md") -> list[str]:
-    """The questions the README asks of the demo world, in its order."""
-    return list(dict.fromkeys(_ASK.findall(readme.read_text(encoding="utf-8"))))
-
-
-def ask_all(threads: list[list[str]]) -> list[tuple[str, Answer]]:
-    """Each list of questions asked in a thread of its own, on one demo world."""
-    wf = read_world_file(None)
-    with WorldSession(wf.world, now=wf.now, timezone=wf.timezone) as session:
-        conversation = session.conversation
-        assert conversation is not None
-
-        async def ask() -> list[tuple[str, Answer]]:
-            out: list[tuple[str, Answer]] = []
-            try:
-                for n, questions in enumerate(threads):
-                    for question in questions:
-                        turn = Turn(
-                            question=question, user="alice", root_id=f"t{n}", now=session.clock()
-                        )
-                        out.append((question, (await conversation.answer(turn)).answer))
-            finally:
-                await conversation.aclose()
-            return out
-
-        return asyncio.run(ask())
-
-
-def demo_threads() -> list[list[str]]:
-    readme = readme_questions()
-    world = [q for q in read_world_file(None).questions if q not in readme]
-    return [[q] for q in readme] + [world]
+from evals.postcheck import ask_demo, demo_threads, read_post
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,8 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--limit", type=int, default=0, help="the first N questions only")
     args = parser.parse_args(argv)
-    threads = demo_threads()
-    asked = ask_all(threads)
+    asked = ask_demo(demo_threads())
     if args.limit:
         asked = asked[: args.limit]
     args.out.mkdir(parents=True, exist_ok=True)

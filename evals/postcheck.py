@@ -10,13 +10,17 @@ question to them and dev/posts.py prints them for a set of questions.
 
 from __future__ import annotations
 
+import asyncio
 import re
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from bot.presentation import Presentation, present
 from bot.render import render_head
-from planner import Answer, Language, Phrase
+from evals.session import WorldSession
+from evals.worldfile import read_world_file
+from planner import Answer, Language, Phrase, Turn
 
 HEADLINE_MAX = 300
 HEAD_MAX = 1_500
@@ -108,3 +112,46 @@ def read_post(question: str, answer: Answer) -> PostReading:
         foreign_gap_lines=sum(1 for line in lines if _foreign(line, p.language)),
         head_chars=len(head),
     )
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+# `infrabot ask "..."` on the demo world (a line naming another world is not)
+_ASK = re.compile(r'infrabot ask (?:--\w+ )*"([^"]+)"(?![^\n]*--world)')
+
+
+def readme_questions(readme: Path = README) -> list[str]:
+    """The questions the README asks of the demo world, in its order."""
+    return list(dict.fromkeys(_ASK.findall(readme.read_text(encoding="utf-8"))))
+
+
+def demo_threads() -> list[list[str]]:
+    """The README's questions, each in a thread of its own as the command line asks them,
+    then the demo world's example questions in one thread, as the web chat offers them (a
+    follow-up follows the question before it)."""
+    readme = readme_questions()
+    world = [q for q in read_world_file(None).questions if q not in readme]
+    return [[q] for q in readme] + [world]
+
+
+def ask_demo(threads: list[list[str]]) -> list[tuple[str, Answer]]:
+    """Each list of questions asked in a thread of its own, on one demo world, through
+    the real conversation path."""
+    wf = read_world_file(None)
+    with WorldSession(wf.world, now=wf.now, timezone=wf.timezone) as session:
+        conversation = session.conversation
+        assert conversation is not None
+
+        async def ask() -> list[tuple[str, Answer]]:
+            out: list[tuple[str, Answer]] = []
+            try:
+                for n, questions in enumerate(threads):
+                    for question in questions:
+                        turn = Turn(
+                            question=question, user="alice", root_id=f"t{n}", now=session.clock()
+                        )
+                        out.append((question, (await conversation.answer(turn)).answer))
+            finally:
+                await conversation.aclose()
+            return out
+
+        return asyncio.run(ask())
