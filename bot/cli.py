@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import structlog
 
@@ -24,7 +25,8 @@ from bot.config_errors import ConfigFileError
 from bot.model_flags import add_model_flags, model_config_extra, with_models
 from bot.render import render_markdown, render_plain
 from bot.settings import InfrabotConfig, load_config
-from planner import Turn
+from planner import Answer, Turn
+from policy.language import Bilingual, phrase
 
 if TYPE_CHECKING:
     from bot.conversation import Conversation
@@ -136,7 +138,12 @@ async def _ask_world(args: argparse.Namespace) -> int:
             config_extra=model_config_extra(args),
         ) as session:
             assert session.conversation is not None and session.config is not None
-            return await _ask_with(session.conversation, session.config, args, session.clock())
+            ends = session.simulators.endpoints
+            urls = [u for e in ends.envs.values() for u in (e.kubernetes, e.logs, e.metrics)]
+            origins = {_origin(u) for u in [*urls, ends.gitlab] if u}
+            return await _ask_with(
+                session.conversation, session.config, args, session.clock(), gone=origins
+            )
     finally:
         boot.stop()
 
@@ -164,7 +171,11 @@ async def _ask_with(
     config: InfrabotConfig,
     args: argparse.Namespace,
     now: datetime,
+    *,
+    gone: set[str] | None = None,
 ) -> int:
+    """`gone`: origins that stop serving when this command ends (a world's simulators):
+    a printed answer leaves their links out and says why once; --json keeps them."""
     user = args.as_user or os.environ.get("USER") or "engineer"
     turn = Turn(
         question=args.question,
@@ -176,13 +187,41 @@ async def _ask_with(
         outcome = await conversation.answer(turn)
     finally:
         await conversation.aclose()
+    answer = outcome.answer
     if args.json:
-        print(outcome.answer.model_dump_json(indent=2))
-    elif args.markdown:
-        print(render_markdown(outcome.answer))
-    else:
-        print(render_plain(outcome.answer))
+        print(answer.model_dump_json(indent=2))
+        return 0
+    shown, dropped = _without_links_to(answer, gone or set())
+    print(render_markdown(shown) if args.markdown else render_plain(shown), end="")
+    if dropped:
+        print(phrase(_LINKS_GONE, answer.lang, count=dropped))
     return 0
+
+
+# a world's simulators stop with the command: a link to them would open nothing
+_LINKS_GONE: Bilingual = (
+    "(links left out: {count}; the demo world's sources stop with this command, "
+    "`infrabot demo` serves them while it runs)",
+    "(ссылок не показано: {count}; источники демо-мира останавливаются вместе с командой, "
+    "`infrabot demo` держит их, пока работает)",
+)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _without_links_to(answer: Answer, origins: set[str]) -> tuple[Answer, int]:
+    """`answer` with the fact links to `origins` left out, and how many were."""
+    facts = [
+        f.model_copy(update={"link": None})
+        if f.link and f.link.startswith(("http://", "https://")) and _origin(f.link) in origins
+        else f
+        for f in answer.facts
+    ]
+    dropped = sum(1 for a, b in zip(answer.facts, facts, strict=True) if a.link != b.link)
+    return (answer.model_copy(update={"facts": facts}) if dropped else answer), dropped
 
 
 def _parse_now(value: str | None) -> datetime | None:

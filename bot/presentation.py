@@ -79,6 +79,7 @@ class ShownFact(BaseModel):
     when: str
     link: str | None = None
     label: str | None = None
+    command: str | None = None  # a kubectl line for an object with no web page configured
     knowledge: bool = False
     similar: int = 0  # facts like it (same kind, source and link) not shown
 
@@ -199,6 +200,22 @@ def link_label(url: str, language: Language = Language.EN) -> str:
         if shape in path:
             return label
     return parts.hostname or say(Phrase.LINK, language)
+
+
+# the Kubernetes connector's own link when no dashboard is configured:
+# k8s://{env}/{namespace}/{kind}/{name}, namespace "-" for a cluster-scoped object
+_K8S_LINK = re.compile(r"k8s://([^/\s]+)/([^/\s]+)/([^/\s]+)/([^/\s]+)")
+
+
+def kubectl_line(link: str) -> str | None:
+    """The command that shows the object a `k8s://` link names (the env is the kubectl
+    context to use, said after it), else None: such a link opens nowhere."""
+    m = _K8S_LINK.fullmatch(link)
+    if m is None:
+        return None
+    env, namespace, kind, name = m.groups()
+    where = "" if namespace == "-" else f" -n {namespace}"
+    return f"kubectl{where} describe {kind} {name}  # {env}"
 
 
 class _Clock:
@@ -322,6 +339,9 @@ def _shown(
     link = f.link if f.link and f.link not in link_shown else None
     if f.link:
         link_shown.add(f.link)
+    command = kubectl_line(link) if link else None
+    if command:
+        link = None
     return ShownFact(
         number=index + 1,
         index=index,
@@ -331,6 +351,7 @@ def _shown(
         when=clock.show(f.observed_at) if f.observed_at else say(Phrase.TIME_UNKNOWN, language),
         link=clock.link(link) if link else None,
         label=link_label(link, language) if link else None,
+        command=command,
         knowledge=f.knowledge,
     )
 

@@ -68,6 +68,8 @@ def _md_fact(f: ShownFact, p: Presentation) -> str:
     tag = f" · {p.say(Phrase.KNOWLEDGE)}" if f.knowledge else ""
     where = ", ".join(md_text(x) for x in (f.source, f.env or "-", f.when))
     link = md_link(f.link, f.label or p.say(Phrase.LINK)) if f.link else ""
+    if f.command:
+        link = f" · `{f.command.replace('`', '')}`"
     line = f"{f.number}. {md_text(f.text)} _({where}{link}{tag})_"
     if f.similar:
         line += f" _{md_text(p.say(Phrase.SIMILAR, count=f.similar))}_"
@@ -142,7 +144,7 @@ def render_plain(answer: Answer) -> str:
         for f in p.evidence:
             tag = f", {p.say(Phrase.KNOWLEDGE)}" if f.knowledge else ""
             out.append(f"  {f.number}. {f.text}")
-            link = f" {f.label}: {f.link}" if f.link else ""
+            link = f" {f.label}: {f.link}" if f.link else (f" {f.command}" if f.command else "")
             out.append(f"     [{f.source}, {f.env or '-'}, {f.when}{tag}]{link}")
     return "\n".join(out).strip() + "\n"
 

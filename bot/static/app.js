@@ -79,6 +79,7 @@ function factItem(f) {
   const meta = el("span", { class: "meta" }, `${f.source} · ${f.env || "-"} · ${f.when}`);
   const link = f.link ? safeLink(f.link, f.label) : null;
   if (link) meta.append(" · ", link);
+  if (f.command) meta.append(" · ", el("code", { text: f.command }));
   if (f.similar) meta.append(` · +${f.similar}`);
   return el("li", { class: "fact" + (f.knowledge ? " knowledge" : ""), value: String(f.number) },
     el("span", { class: "text", text: f.text }), meta);

@@ -35,6 +35,23 @@ def test_ask_json_prints_a_valid_answer(capsys: pytest.CaptureFixture[str]) -> N
     assert all(f.source and f.observed_at for f in answer.facts)
 
 
+def test_a_printed_answer_shows_no_link_that_dies_with_the_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """On a world the simulators stop when `ask` ends: their links are left out of the
+    printed answer, said once; a Kubernetes object with no dashboard is a kubectl line;
+    --json keeps the structure whole."""
+    question = "почему service-a в dc-a отдавал 502 в 14:11?"
+    assert main(["ask", "--world", str(EDGE), question]) == 0
+    printed = capsys.readouterr().out
+    assert "127.0.0.1" not in printed and "k8s://" not in printed
+    assert printed.rstrip().splitlines()[-1].startswith("(ссылок не показано: ")
+    assert "kubectl -n payments describe pod service-a-" in printed
+    assert main(["ask", "--world", str(EDGE), "--json", question]) == 0
+    answer = Answer.model_validate_json(capsys.readouterr().out)
+    assert any(f.link and f.link.startswith("http://127.0.0.1") for f in answer.facts)
+
+
 def test_unconfigured_environment_names_the_configured_ones(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
