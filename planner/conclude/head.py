@@ -12,6 +12,7 @@ from planner.conclude.collected import Collected, TurnView
 from planner.conclude.compared import compared, sides_said
 from planner.conclude.counted import count_sentence
 from planner.conclude.deployed import change_sentence
+from planner.conclude.healthy import health_of, healthy_sentence
 from planner.conclude.listed import listing_sentence
 from planner.conclude.named_series import series_named
 from planner.conclude.ranked import ranking_sentence
@@ -272,6 +273,8 @@ def _summary(
     elif findings:
         head = findings[0].summary + _other_sides(findings[0], collected, context)
         head += _second_cause(findings, language)
+    elif facts and _asks_diagnosis(context) and (healthy := _healthy(indexed, context, language)):
+        head = f"{healthy}."
     elif facts and _asks_diagnosis(context):
         head = say(Phrase.NO_CAUSE, language, count=len(facts), where=where, env=env)
     elif facts:
@@ -284,6 +287,15 @@ def _summary(
     else:
         head = say(Phrase.NOTHING_ESTABLISHED, language, where=where, env=env)
     return head
+
+
+def _healthy(indexed: list[IndexedFact], context: ContextState, language: Language) -> str:
+    """The object's health when the evidence of its one env shows it healthy, else ""."""
+    name, env = context.scope.object, context.scope.env
+    if not name or not env or len(context.envs) > 1:
+        return ""
+    health = health_of(indexed, name, env)
+    return healthy_sentence(health, name, env, language) if health else ""
 
 
 _SECOND_CAUSE: Bilingual = (" Also: {cause}", " Кроме того: {cause}")

@@ -27,3 +27,12 @@ def test_every_demo_post_reads_in_ten_seconds(posts: list[tuple[str, Answer]]) -
     readings: list[PostReading] = [read_post(q, a) for q, a in posts]
     failing = {r.question: r.problems for r in readings if r.problems}
     assert not failing, failing
+
+
+def test_a_follow_up_whose_evidence_shows_health_is_headed_as_healthy() -> None:
+    """"а в dc-a?" after a crash-loop in dc-b: the service is 2/2 ready on the old release
+    there, and the headline says so with what was read."""
+    (_, crash), (_, there) = ask_demo([["почему service-d в dc-b падает?", "а в dc-a?"]])
+    assert "CrashLoopBackOff" in crash.summary
+    assert "service-d в dc-a выглядит исправным: готово 2/2" in there.summary
+    assert "причина не установлена" not in there.summary
