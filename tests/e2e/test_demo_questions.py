@@ -289,9 +289,7 @@ def test_a_yes_no_question_opens_with_the_verdict_decided_on_what_was_read(
     """'Is it restarting?' got 'no cause is established'; 'were there more 502s?' the
     edge's diagnosis with no yes and no count."""
     answer = ask("is catalog-api in dc-b restarting?", capsys)
-    assert "No: catalog-api in dc-b: 0 restarts in the window over 3 containers" in (
-        answer.summary
-    )
+    assert "No: catalog-api in dc-b: 0 restarts in the window over 3 containers" in (answer.summary)
     answer = ask("были ли ещё такие 502 у service-a в dc-a за последний час?", capsys)
     assert answer.summary.startswith(
         "Да: service-a (payments) in dc-a: 3 responses with status 502"
