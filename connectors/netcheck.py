@@ -32,6 +32,7 @@ from policy.contracts import AgentMeta, ToolContract
 from policy.errors import SourceForbidden, SourceNotFound
 from policy.facts import NetProbe
 from policy.findings import Findings
+from policy.numbers import number_said
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, FunctionTool, Tool, scope_of
 
@@ -122,7 +123,7 @@ def _endpoint(address: str, port: int) -> str:
 
 def _describe(state: ProbeState, detail: str, elapsed_ms: float) -> str:
     if state == "open":
-        return f"is open (connected in {elapsed_ms:g} ms)"
+        return f"is open (connected in {number_said(elapsed_ms)} ms)"
     if state == "closed":
         return f"is closed ({detail})"
     if state == "timeout":

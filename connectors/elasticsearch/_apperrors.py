@@ -29,6 +29,7 @@ from connectors.elasticsearch._settings import iso_utc
 from connectors.kit.logtemplates import error_templates, level_name, shipped_records, template_fact
 from policy.contracts import ToolContract
 from policy.findings import Findings
+from policy.numbers import Nouns, count_said
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 
@@ -114,9 +115,15 @@ async def app_errors(
         for tpl in templates[:MAX_TEMPLATES]
     ]
     where = t.where("app_index")
-    label = f"application error lines ({where}): {records} record(s), {errors} error-like"
+    label = (
+        f"application error lines ({where}): {count_said(records, Nouns.RECORD)}, "
+        f"{errors} error-like"
+    )
     if undated:
-        label += f"; {undated} document(s) with no time this reader understands were left out"
+        label += (
+            f"; {count_said(undated, Nouns.DOCUMENT)} with no time this reader understands "
+            f"{'was' if undated == 1 else 'were'} left out"
+        )
     subs = [
         SubRead(
             kind, label, read, err, found=bool(facts), complete_override=False if undated else None

@@ -55,10 +55,19 @@ from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.contracts import ToolContract
 from policy.facts import EdgeAccess, EdgeError
 from policy.findings import Findings
+from policy.numbers import Noun, Nouns, count_said, integer_said, noun_for
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
 from policy.window import WindowArgs
+
+OTHER_ERROR_LINES = Noun(
+    "other edge error-log line",
+    "other edge error-log lines",
+    "другая строка лога ошибок edge",
+    "другие строки лога ошибок edge",
+    "других строк лога ошибок edge",
+)
 
 NAME = "logs.edge_errors"
 _WITH_PORT = re.compile(r"^(\d{1,3}(\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]):\d+$")
@@ -239,7 +248,8 @@ def _access_facts(
             facts.append(
                 ResultFact(
                     text=f"edge access log {args.env} {span}: {'' if exact else 'at least '}"
-                    f"{count} {said}responses with {label} {key}",
+                    f"{integer_said(count)} {said}{noun_for(count, Nouns.RESPONSE)} "
+                    f"with {label} {key}",
                     source=SRC_ACCESS,
                     observed_at=last_seen,
                     link=link,
@@ -295,8 +305,8 @@ def _error_facts(
         where = ", ".join(f"{h} ({n})" for h, n in hosts.most_common(5)) or "no host"
         facts.append(
             ResultFact(
-                text=f"edge error log {env} {iso_utc(start)}..{iso_utc(end)}: {bound}{count} "
-                f"line(s) of class {error_class} {what}, on {where}; e.g. "
+                text=f"edge error log {env} {iso_utc(start)}..{iso_utc(end)}: {bound}"
+                f"{count_said(count, Nouns.LINE)} of class {error_class} {what}, on {where}; e.g. "
                 f"{example.message}",
                 source=SRC_ERROR,
                 observed_at=max((ln.time for ln, _ in group if ln.time), default=None),
@@ -456,8 +466,9 @@ async def edge_errors(
         error_sub.complete_override = errors.complete and access.complete and access_sub.complete
         if loose:
             warnings.append(
-                f"{loose} other edge error-log line(s) in the window belong to other "
-                "requests and were not counted"
+                f"{count_said(loose, OTHER_ERROR_LINES)} in the window "
+                f"{'belongs' if loose == 1 else 'belong'} to other requests and "
+                f"{'was' if loose == 1 else 'were'} not counted"
             )
     elif errors is not None:
         error_sub.skipped = "the access records could not be read to tie error lines to"

@@ -42,10 +42,13 @@ from connectors.elasticsearch._reader import (
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from policy.contracts import ToolContract
 from policy.findings import Findings
+from policy.numbers import Noun, count_said
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext, scope_of
 from policy.vocabulary import ARGUMENT_NAMES
 from policy.window import WindowArgs
+
+OTHER_LINES = Noun("other line", "other lines", "другая строка", "другие строки", "других строк")
 
 NAME = "logs.request_trace"
 MAX_ACCESS = 10  # access records read for one request_id (a prefix may match several)
@@ -177,8 +180,9 @@ def _tie_errors(
         }
     )
     decoys = (
-        f"{others} other line(s) in that window belong to other connections or paths and "
-        "were not attached"
+        f"{count_said(others, OTHER_LINES)} in that window "
+        f"{'belongs' if others == 1 else 'belong'} to other connections or paths and "
+        f"{'was' if others == 1 else 'were'} not attached"
         if others
         else ""
     )

@@ -33,6 +33,7 @@ from policy import CallContext, ToolResult
 from policy.errors import attempt
 from policy.facts import CiJob
 from policy.findings import Findings
+from policy.numbers import Nouns, count_said
 
 
 class EnvReleasesArgs(BaseModel):
@@ -124,7 +125,8 @@ async def env_releases(
     if reads and all(error is not None for _, error in reads):
         raise reads[0][1]  # type: ignore[misc]  # every project failed: the source did
     found.notes.append(
-        f"read the deploy jobs of {len(projects)} project(s) to {args.env} between "
+        f"read the deploy jobs of {count_said(len(projects), Nouns.PROJECT)} to {args.env} "
+        f"between "
         f"{utc(start)} and {utc(end)}"
     )
     return found.result(

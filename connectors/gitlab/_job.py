@@ -12,6 +12,7 @@ from connectors.gitlab._bodies import CommitBody, JobBody, PipelineBody, Project
 from connectors.gitlab._client import SOURCE, B, GitLabSession, get_one, read_all
 from policy import CallContext, SourceError, SourceNotFound, ToolResult
 from policy.findings import Findings
+from policy.numbers import Nouns, count_said
 from policy.toolset import scope_of
 
 
@@ -92,7 +93,7 @@ def _read(session: GitLabSession, args: JobArgs, hint: str | None) -> _JobRead:
                 "pipeline": pipeline,
                 "commit": commit,
             }
-    where = args.project or f"searched {len(tried)} project(s)"
+    where = args.project or f"searched {count_said(len(tried), Nouns.PROJECT)}"
     raise SourceNotFound(SOURCE, f"job {args.job_id} not found ({where})")
 
 

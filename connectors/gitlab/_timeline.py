@@ -53,6 +53,7 @@ from policy import (
 )
 from policy.errors import ErrorKind, attempt
 from policy.findings import Findings
+from policy.numbers import Nouns, count_said
 from policy.results import EvidenceState
 from policy.toolset import scope_of
 from policy.window import resolve_window
@@ -267,8 +268,8 @@ async def read_project(
             assert item is not None
             out.commits[sha] = item
     out.note = (
-        f"read {len(pipelines)} pipeline(s) updated since {after}, the jobs of "
-        f"{len(candidates)} of them and {len(deployments)} deployment(s)"
+        f"read {count_said(len(pipelines), Nouns.PIPELINE)} updated since {after}, the jobs "
+        f"of {len(candidates)} of them and {count_said(len(deployments), Nouns.DEPLOYMENT)}"
     )
     return out
 
@@ -326,7 +327,8 @@ def project_part(
     if unstated:
         complete = False
         names = ", ".join(f"{j.get('name')} #{j.get('id')}" for j, _, _ in unstated)
-        warnings.append(f"deploy job(s) that name no environment, maybe {args.env}: {names}")
+        jobs = "deploy job that names" if len(unstated) == 1 else "deploy jobs that name"
+        warnings.append(f"{jobs} no environment, maybe {args.env}: {names}")
     shown = in_scope[: args.limit]
     entities = [Entity(kind="project", name=str(project.get("path_with_namespace")))]
     relations, out_facts = [], []

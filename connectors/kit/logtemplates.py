@@ -27,6 +27,7 @@ from itertools import pairwise
 
 from policy.bounded_text import bounded
 from policy.facts import LogTemplate
+from policy.numbers import Nouns, noun_for
 from policy.results import ResultFact
 
 MAX_EXAMPLE = 400
@@ -372,9 +373,10 @@ def template_fact(
     link: str | None,
     service: str | None,
 ) -> ResultFact:
-    """One template as a fact: '<subject>: 33 ERROR line(s) like "…" from <pods>, first ..
+    """One template as a fact: '<subject>: 33 ERROR lines like "…" from <pods>, first ..
     last', every source's the same way."""
-    what = f"{t.level} line(s)" if t.level else "error-like line(s)"
+    lines = noun_for(t.count, Nouns.LINE)
+    what = f"{t.level} {lines}" if t.level else f"error-like {lines}"
     more = len(t.origins) - 3
     where = ", ".join(t.origins[:3]) + (f" and {more} more" if more > 0 else "")
     first, last = _utc(t.first), _utc(t.last)

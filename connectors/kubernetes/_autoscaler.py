@@ -17,6 +17,7 @@ from connectors.kubernetes._bodies import KubeObject
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, meta, name_of
 from policy.facts import K8sAutoscaler
+from policy.numbers import Nouns, count_said
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -89,7 +90,8 @@ def _fact(reader: KubeReader, hpa: KubeObject, ctx: CallContext) -> ResultFact:
     )
     at_max = high is not None and current is not None and int(current) >= int(high)
     text = (
-        f"HorizontalPodAutoscaler {ns}/{name} scales {target}: {current} replica(s) "
+        f"HorizontalPodAutoscaler {ns}/{name} scales {target}: "
+        f"{'? replicas' if current is None else count_said(int(current), Nouns.REPLICA)} "
         f"(desired {desired}, bounds {low}..{high})"
     )
     if at_max:

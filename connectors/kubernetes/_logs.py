@@ -22,9 +22,12 @@ from connectors.kubernetes._client import KubeReader, LogRead
 from connectors.kubernetes._common import Findings, belongs_to, iso, meta, name_of
 from policy.errors import SourceMalformed
 from policy.facts import K8sLog
+from policy.numbers import Noun, Nouns, count_said
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 from policy.window import resolve_window
+
+LOG_RECORDS = Noun("log record", "log records", "запись лога", "записи лога", "записей лога")
 
 LIMIT_BYTES = 4 * 1024 * 1024
 MAX_PODS = 10
@@ -304,7 +307,8 @@ async def log_errors(reader: KubeReader, args: Any, ctx: CallContext) -> ToolRes
     if len(templates) > MAX_TEMPLATES:
         found.notes.append(f"the {MAX_TEMPLATES} first of {len(templates)} error templates")
     found.notes.append(
-        f"read {records} log record(s) of {len(pods)} pod(s) between {iso(start)} and "
+        f"read {count_said(records, LOG_RECORDS)} of {count_said(len(pods), Nouns.POD)} "
+        f"between {iso(start)} and "
         f"{iso(end)}: {errors} error-like"
     )
     return found.finish("k8s.log_errors", args, ctx, returned=len(found.facts))

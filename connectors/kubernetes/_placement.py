@@ -90,7 +90,8 @@ async def pod_placement(reader: KubeReader, args: Any, ctx: CallContext) -> Tool
     missing = sorted(wanted_ips - placed)
     if missing:
         found.warnings.append(
-            f"no current pod has address(es) {', '.join(missing)}: the pod may be gone"
+            f"no current pod has {'address' if len(missing) == 1 else 'addresses'} "
+            f"{', '.join(missing)}: the pod may be gone"
         )
     return found.finish(
         "k8s.pod_placement",

@@ -189,7 +189,8 @@ def _container_facts(
         pulling = reason in PULL_FAILURES
         if pulling and pull_secrets:
             # the registry credential the kubelet pulled with: a 401 names it
-            text += f"; image pull secret(s): {', '.join(pull_secrets)}"
+            secrets = "secret" if len(pull_secrets) == 1 else "secrets"
+            text += f"; image pull {secrets}: {', '.join(pull_secrets)}"
         text += f"; {restarts} restarts so far"
         found.facts.append(
             ResultFact(

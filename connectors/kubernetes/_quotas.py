@@ -10,6 +10,7 @@ from kubernetes.utils import parse_quantity
 from connectors.kubernetes._client import KubeReader
 from connectors.kubernetes._common import Findings, meta, name_of
 from policy.facts import K8sQuota
+from policy.numbers import percent_said
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 
@@ -40,7 +41,7 @@ async def quotas(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResult:
             if spent is None:
                 text = f"ResourceQuota {ns}/{name}: {resource} hard {limit}, used not reported"
             else:
-                share = f" ({ratio:.0%})" if ratio is not None else ""
+                share = f" ({percent_said(ratio)})" if ratio is not None else ""
                 text = f"ResourceQuota {ns}/{name}: {resource} used {spent} of {limit}{share}"
             if near:
                 text += f" - at or above {NEAR_LIMIT:.0%} of the quota"

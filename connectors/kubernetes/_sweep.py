@@ -23,9 +23,18 @@ from connectors.kubernetes._events import EVENT_TTL_NOTE, event_times
 from connectors.kubernetes._network import condition_abnormal
 from connectors.kubernetes._pods import pod_facts, pod_summary
 from policy.facts import K8sEvent, K8sNodeCondition, K8sSweep
+from policy.numbers import Noun, Nouns, count_said
 from policy.results import ResultFact, ToolResult
 from policy.toolset import CallContext
 from policy.window import resolve_window
+
+WARNING_EVENTS = Noun(
+    "Warning event",
+    "Warning events",
+    "событие Warning",
+    "события Warning",
+    "событий Warning",
+)
 
 NAME = "k8s.health_sweep"
 _WAITING_BAD = {
@@ -146,7 +155,7 @@ async def health_sweep(reader: KubeReader, args: Any, ctx: CallContext) -> ToolR
         first = min((t for _, t, _ in group if t is not None), default=None)
         found.facts.append(
             ResultFact(
-                text=f"Warning {reason} x{total} on {len(objects)} object(s) "
+                text=f"Warning {reason} x{total} on {count_said(len(objects), Nouns.OBJECT)} "
                 f"({', '.join(objects[:5])}{', ...' if len(objects) > 5 else ''}) between "
                 f"{iso(first)} and {iso(last)}; latest on {obj.get('kind')} "
                 f"{obj.get('namespace')}/{obj.get('name')}: {message[:500]}",
@@ -172,11 +181,17 @@ async def health_sweep(reader: KubeReader, args: Any, ctx: CallContext) -> ToolR
         )
     found.notes.append(EVENT_TTL_NOTE)
 
-    where = f"namespace {args.namespace}" if args.namespace else f"{len(namespaces)} namespaces"
+    where = (
+        f"namespace {args.namespace}"
+        if args.namespace
+        else count_said(len(namespaces), Nouns.NAMESPACE)
+    )
     summary = (
-        f"Swept {env}: {len(pods)} pods in {where}, {len(nodes)} nodes, "
-        f"{sum(counts.values())} Warning events between {iso(start)} and {iso(end)}: "
-        f"{len(bad)} pod(s) not healthy, {abnormal_nodes} node(s) with abnormal conditions"
+        f"Swept {env}: {count_said(len(pods), Nouns.POD)} in {where}, "
+        f"{count_said(len(nodes), Nouns.NODE)}, "
+        f"{count_said(sum(counts.values()), WARNING_EVENTS)} between {iso(start)} and "
+        f"{iso(end)}: {count_said(len(bad), Nouns.POD)} not healthy, "
+        f"{count_said(abnormal_nodes, Nouns.NODE)} with abnormal conditions"
         + ("" if found.complete else " (the lists were not read completely)")
     )
     found.facts.insert(

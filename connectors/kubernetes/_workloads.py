@@ -20,8 +20,17 @@ from connectors.kubernetes._netpol import policy_facts
 from connectors.kubernetes._pods import pod_facts
 from policy.errors import SourceError
 from policy.facts import K8sWorkload, ReplicaSetState
+from policy.numbers import Noun, count_said
 from policy.results import IngressRoute, ResultFact, ToolResult
 from policy.toolset import CallContext
+
+OLDER_SETS = Noun(
+    "older replica set",
+    "older replica sets",
+    "старый ReplicaSet",
+    "старых ReplicaSet",
+    "старых ReplicaSet",
+)
 
 _WORKLOADS = (
     ("Deployment", "deployments"),
@@ -320,7 +329,7 @@ def _workload_fact(
         )
     idle = len(replicasets) - len(live)
     if idle:
-        text += f"; {idle} older replica set(s) scaled to 0"
+        text += f"; {count_said(idle, OLDER_SETS)} scaled to 0"
     changed = template_diff(replicasets)
     if changed:
         text += f"; its last revision changed {'; '.join(changed)}"

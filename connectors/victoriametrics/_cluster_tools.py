@@ -14,16 +14,24 @@ from connectors.victoriametrics._client import Series
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
-    fmt_num,
     gather,
     k8s_name,
     optional_k8s_name,
     selector,
 )
 from policy.facts import K8sEndpoints, K8sQuota
+from policy.numbers import Noun, amount_said, number_said, percent_said
 from policy.results import Entity, Relation, ResultFact, ToolResult
 from policy.units import bytes_said
 from policy.window import WindowArgs
+
+READY_ADDRESSES = Noun(
+    "ready endpoint address",
+    "ready endpoint addresses",
+    "готовый адрес endpoint",
+    "готовых адреса endpoint",
+    "готовых адресов endpoint",
+)
 
 ENDPOINTS = "kube_endpoint_address"
 QUOTA = "kube_resourcequota"
@@ -148,22 +156,22 @@ def _endpoints_fact(
     who = f"service {service} ({ns}) in {run.env}"
     if first_bad is None and first_zero is None:
         text = (
-            f"{who}: {fmt_num(min(ready))} ready endpoint address(es) "
+            f"{who}: {amount_said(min(ready), READY_ADDRESSES)} "
             f"({', '.join(ips['true']) or '?'}) throughout {run.span()}; "
             f"no not-ready address (kube-state-metrics {ENDPOINTS})"
         )
     else:
         text = (
-            f"{who}: ready endpoint addresses between {fmt_num(min(ready))} and "
-            f"{fmt_num(max(ready))} {run.span()}, not-ready up to {fmt_num(max(not_ready))}"
+            f"{who}: ready endpoint addresses between {number_said(min(ready))} and "
+            f"{number_said(max(ready))} {run.span()}, not-ready up to {number_said(max(not_ready))}"
         )
         if first_bad is not None:
             text += f"; first not-ready address at {run.time(first_bad)}"
         if first_zero is not None:
             text += f"; no ready address at {run.time(first_zero)}"
         text += (
-            f"; at {run.time(stamps[-1])}: {fmt_num(ready[-1])} ready, "
-            f"{fmt_num(not_ready[-1])} not ready (not-ready IPs seen: "
+            f"; at {run.time(stamps[-1])}: {number_said(ready[-1])} ready, "
+            f"{number_said(not_ready[-1])} not ready (not-ready IPs seen: "
             f"{', '.join(ips['false']) or 'none'})"
         )
     fact = run.fact(
@@ -190,7 +198,9 @@ def _endpoints_fact(
 
 
 def _amount(resource: str, value: float) -> str:
-    return bytes_said(value) if ("memory" in resource or "storage" in resource) else fmt_num(value)
+    return (
+        bytes_said(value) if ("memory" in resource or "storage" in resource) else number_said(value)
+    )
 
 
 async def quota_usage(run: Run, args: QuotaArgs) -> ToolResult:
@@ -248,7 +258,7 @@ async def quota_usage(run: Run, args: QuotaArgs) -> ToolResult:
             run.fact(
                 f"quota {quota} in {ns} ({run.env}): {resource} used "
                 f"{_amount(resource, row['used'])} of {_amount(resource, row['hard'])} "
-                f"({share:.0%}) at {run.time(row['used_at'])}; peak "
+                f"({percent_said(share)}) at {run.time(row['used_at'])}; peak "
                 f"{_amount(resource, row['used_peak'])} {run.span()}{near}",
                 K8sQuota(
                     quota=quota,

@@ -107,27 +107,6 @@ def status_matcher(status: str) -> Matcher:
     return ("status", "=", status)
 
 
-def fmt_num(value: float) -> str:
-    if value == 0:
-        return "0"
-    if value == int(value) and abs(value) >= 1:
-        return str(int(value))
-    if abs(value) >= 100:
-        return f"{value:.1f}"
-    if abs(value) >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
-
-
-def fmt_share(part: float, whole: float) -> str:
-    """`part` of `whole` as a percentage that never reads as none when it is some: 3 of
-    48,018 is "0.0062%", not "0.0%" (class "a rounded zero reads as no problem")."""
-    pct = 100 * part / whole
-    if pct == 0 or pct >= 0.1:
-        return f"{pct:.1f}%"
-    return f"{pct:.2g}%"
-
-
 def zone(ctx: CallContext) -> ZoneInfo:
     try:
         return ZoneInfo(ctx.timezone)

@@ -18,8 +18,9 @@ from typing import Annotated
 from pydantic import Field
 
 from connectors.victoriametrics._client import QueryResult, Series
-from connectors.victoriametrics._common import Run, fmt_num, gather, quote
+from connectors.victoriametrics._common import Run, gather, quote
 from policy.facts import MetricsValue
+from policy.numbers import number_said
 from policy.results import ResultFact, ToolResult
 from policy.window import WindowArgs
 
@@ -136,7 +137,7 @@ def _facts(run: Run, name: str, kind: str, read: QueryResult) -> list[ResultFact
         total = sum(s.value for s in series)
         out.append(
             run.fact(
-                f"{name} in {run.env}: {fmt_num(total)} summed over {len(series)} series "
+                f"{name} in {run.env}: {number_said(total)} summed over {len(series)} series "
                 f"({_common_labels(series)}) at {run.time(max(s.at for s in series))}",
                 MetricsValue(metric=name, summed=len(series), labels=_shared(series), value=total),
                 expr,
@@ -149,7 +150,8 @@ def _facts(run: Run, name: str, kind: str, read: QueryResult) -> list[ResultFact
         )
         out.append(
             run.fact(
-                f"{name}{{{labels}}} in {run.env}: {what} {fmt_num(s.value)} at {run.time(s.at)}",
+                f"{name}{{{labels}}} in {run.env}: {what} {number_said(s.value)} "
+                f"at {run.time(s.at)}",
                 MetricsValue(metric=name, labels=s.labels, value=s.value),
                 expr,
                 s.at,

@@ -13,8 +13,6 @@ from pydantic import Field
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
-    fmt_num,
-    fmt_share,
     gather,
     k8s_name,
     max_point,
@@ -29,6 +27,15 @@ from connectors.victoriametrics._http_layouts import (
     flags_said,
 )
 from policy.facts import HttpLatency, HttpRate
+from policy.numbers import (
+    Nouns,
+    count_said,
+    integer_said,
+    number_said,
+    rate_range_said,
+    rate_said,
+    share_said,
+)
 from policy.results import Entity, Relation, ResultFact, ToolResult
 from policy.window import WindowArgs
 
@@ -227,14 +234,14 @@ async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
         [args.namespace] if args.namespace else []
     )
     extremes = (
-        f" (per-{run.window.rate_s}s rate between {fmt_num(lo[1])} and {fmt_num(hi[1])} req/s)"
+        f" (per-{run.window.rate_s}s rate {rate_range_said(lo[1], hi[1], of='req')})"
         if lo and hi
         else ""
     )
     text = (
         f"{args.service} ({', '.join(namespaces) or 'any namespace'}) in {run.env}: "
-        f"{fmt_num(avg)} req/s on average {run.span()}{extremes}; "
-        f"{fmt_num(round(count))} requests in total ({via(found, args.service)})"
+        f"{rate_said(avg, of='req')} on average {run.span()}{extremes}; "
+        f"{count_said(round(count), Nouns.REQUEST)} in total ({via(found, args.service)})"
     )
     fact = run.fact(
         text,
@@ -274,9 +281,11 @@ def _error_fact(
     name = labels.get("ingress") or labels.get("name") or args.service or "?"
     peak, started = max_point(points), _first_above_zero(points)
     share = (
-        f"; {fmt_share(total, requests)} of {fmt_num(round(requests))} requests" if requests else ""
+        f"; {share_said(total, requests)} of {count_said(round(requests), Nouns.REQUEST)}"
+        if requests
+        else ""
     )
-    peak_text = f", peak {fmt_num(peak[1])}/s (per {r}s) at {run.time(peak[0])}" if peak else ""
+    peak_text = f", peak {rate_said(peak[1])} ({r}s rate) at {run.time(peak[0])}" if peak else ""
     ongoing = (
         started is not None
         and started == points[0][0]
@@ -290,9 +299,9 @@ def _error_fact(
     flag_text += f" ({labels.get('via') or counted_by})"
     namespace = labels.get("namespace") or args.namespace or "?"
     text = (
-        f"{name} ({namespace}) in {run.env}: {fmt_num(round(total))} "
-        f"responses with status {labels.get('status', args.status)}{flag_text} {run.span()} "
-        f"({fmt_num(total / w)}/s on average{peak_text}{start_text}){share}"
+        f"{name} ({namespace}) in {run.env}: {count_said(round(total), Nouns.RESPONSE)} "
+        f"with status {labels.get('status', args.status)}{flag_text} {run.span()} "
+        f"({rate_said(total / w)} on average{peak_text}{start_text}){share}"
         + (f"; {caveat}" if caveat else "")
     )
     return run.fact(
@@ -359,8 +368,9 @@ async def _failed_calls(run: Run, args: HttpErrorsArgs) -> list[ResultFact]:
         code = series.labels.get("response_code")
         out.append(
             run.fact(
-                f"{args.service}'s calls to {callee} in {run.env}: {fmt_num(round(series.value))} "
-                f"answered {code}{f' ({flags})' if flags and flags != '-' else ''} "
+                f"{args.service}'s calls to {callee} in {run.env}: "
+                f"{integer_said(round(series.value))} answered {code}"
+                f"{f' ({flags})' if flags and flags != '-' else ''} "
                 f"{run.span()} (Istio, as {args.service}'s sidecar reports)",
                 HttpRate(
                     what="errors",
@@ -439,7 +449,7 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
 
         def made_of(group: list[dict[str, Any]]) -> str:
             return ", ".join(
-                f"{fmt_num(round(row['total']))} {row['labels'].get('status')}"
+                f"{integer_said(round(row['total']))} {row['labels'].get('status')}"
                 + (
                     f" {row['labels']['response_flags']}"
                     if row["labels"].get("response_flags")
@@ -453,7 +463,7 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
             ingresses.setdefault(str(row["labels"].get("ingress") or ""), []).append(row)
         if len(ingresses) > 1:  # through several ingresses (classes): each one's own total
             parts = "; ".join(
-                f"{fmt_num(round(sum(r['total'] for r in group)))} through ingress "
+                f"{integer_said(round(sum(r['total'] for r in group)))} through ingress "
                 f"{name or '?'}: {made_of(group)}"
                 for name, group in sorted(ingresses.items(), key=lambda kv: -len(kv[1]))
             )
@@ -461,14 +471,14 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
             parts = made_of(rows)
         target = args.service or args.namespace or run.env
         share = (
-            f"; {fmt_share(total, requests)} of {fmt_num(round(requests))} requests"
+            f"; {share_said(total, requests)} of {count_said(round(requests), Nouns.REQUEST)}"
             if requests
             else ""
         )
         facts.insert(
             0,
             run.fact(
-                f"{target} in {run.env}: {fmt_num(round(total))} responses with status "
+                f"{target} in {run.env}: {count_said(round(total), Nouns.RESPONSE)} with status "
                 f"{args.status} in total {run.span()} ({parts}){share} "
                 f"({via(found, args.service)})",
                 HttpRate(
@@ -492,7 +502,7 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
         target = args.service or args.namespace or run.env
         closed = await _client_closed(run, layout, found.matchers, args.status)
         gave_up = (
-            f"; {fmt_num(round(closed))} requests ended with {CLIENT_CLOSED} (the client "
+            f"; {count_said(round(closed), Nouns.REQUEST)} ended with {CLIENT_CLOSED} (the client "
             "closed the connection before the answer: a layer in front of this one may have "
             "timed out)"
             if closed
@@ -501,7 +511,8 @@ async def http_errors(run: Run, args: HttpErrorsArgs) -> ToolResult:
         facts.append(
             run.fact(
                 f"{target} in {run.env}: no responses with status {args.status} {run.span()} "
-                f"({fmt_num(round(requests))} requests counted by {via(found, args.service)})"
+                f"({count_said(round(requests), Nouns.REQUEST)} counted by "
+                f"{via(found, args.service)})"
                 f"{gave_up}",
                 HttpRate(
                     what="errors",
@@ -561,7 +572,7 @@ async def latency(run: Run, args: LatencyArgs) -> ToolResult:
     range_expr = f"histogram_quantile({q}, sum by (le) (rate({sel}[{r}s]))){scale}"
     whole, curve = await gather(run.instant(whole_expr), run.range(range_expr))
     value = whole.scalar()
-    label = f"p{fmt_num(q * 100)}"
+    label = f"p{round(q * 100, 4):g}"
     if value is None:
         fact = run.fact(
             f"{args.service} in {run.env}: no requests {run.span()}, so no {label} latency",
@@ -573,10 +584,10 @@ async def latency(run: Run, args: LatencyArgs) -> ToolResult:
     points = curve.series[0].points if curve.series else []
     worst = max_point(points)
     worst_text = (
-        f"; worst {r}s interval {fmt_num(worst[1])} s at {run.time(worst[0])}" if worst else ""
+        f"; worst {r}s interval {number_said(worst[1])} s at {run.time(worst[0])}" if worst else ""
     )
     fact = run.fact(
-        f"{args.service} in {run.env}: {label} latency {fmt_num(value)} s over the window "
+        f"{args.service} in {run.env}: {label} latency {number_said(value)} s over the window "
         f"{run.span()}{worst_text} ({source_text})",
         HttpLatency(
             quantile=q,

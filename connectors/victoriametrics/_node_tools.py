@@ -17,7 +17,6 @@ from pydantic.json_schema import SkipJsonSchema
 from connectors.victoriametrics._client import Series
 from connectors.victoriametrics._common import (
     Run,
-    fmt_num,
     gather,
     k8s_name,
     max_point,
@@ -25,8 +24,12 @@ from connectors.victoriametrics._common import (
     quote,
 )
 from policy.facts import NodeNetwork
+from policy.numbers import Noun, count_said, number_said, rate_said
 from policy.results import Entity, ResultFact, ToolResult
 from policy.window import WindowArgs
+
+OTHER_NODES = Noun("other node", "other nodes", "другой узел", "других узла", "других узлов")
+PEER_NODES = Noun("peer node", "peer nodes", "соседний узел", "соседних узла", "соседних узлов")
 
 NODE_METRICS = (
     ("retransmits", "node_netstat_Tcp_RetransSegs", "TCP retransmitted segments"),
@@ -167,18 +170,19 @@ async def _one_node(
         if median is None:
             versus = "; no peer node reports it"
         elif ratio is None:
-            versus = f" vs 0/s on all {len(peers)} peer nodes"
+            every = "the only" if len(peers) == 1 else "all"
+            versus = f" vs 0/s on {every} {count_said(len(peers), PEER_NODES)}"
         else:
             versus = (
-                f" vs peer median {fmt_num(median)}/s over {len(peers)} other nodes "
-                f"({fmt_num(ratio)}x)"
+                f" vs peer median {rate_said(median)} over "
+                f"{count_said(len(peers), OTHER_NODES)} ({number_said(ratio)}x)"
             )
         if name in sampled:
             versus += f" (a sample: {len(peers)} of the {sampled[name]} other nodes were read)"
-        peak_text = f"; peak {fmt_num(peak[1])}/s at {run.time(peak[0])}" if peak else ""
+        peak_text = f"; peak {rate_said(peak[1])} at {run.time(peak[0])}" if peak else ""
         facts.append(
             run.fact(
-                f"node {target} in {run.env}: {label} {fmt_num(value)}/s on average "
+                f"node {target} in {run.env}: {label} {rate_said(value)} on average "
                 f"{run.span()}{versus}{peak_text}",
                 NodeNetwork(
                     node=target,

@@ -12,8 +12,9 @@ import re
 from pydantic import Field
 
 from connectors.victoriametrics._client import QueryRejected
-from connectors.victoriametrics._common import Run, fmt_num
+from connectors.victoriametrics._common import Run
 from policy.facts import MetricsValue
+from policy.numbers import number_said
 from policy.results import ResultFact, ToolResult
 from policy.window import WindowArgs
 
@@ -70,11 +71,12 @@ async def promql(run: Run, args: PromqlArgs) -> ToolResult:
         name = f"{{{labels}}}"
         values = [v for _, v in series.points]
         if args.instant:
-            text = f"{name} = {fmt_num(series.value)} at {run.time(series.at)} ({run.env})"
+            text = f"{name} = {number_said(series.value)} at {run.time(series.at)} ({run.env})"
         else:
             text = (
-                f"{name}: last {fmt_num(series.value)} at {run.time(series.at)}, min "
-                f"{fmt_num(min(values))}, max {fmt_num(max(values))} {run.span()} ({run.env})"
+                f"{name}: last {number_said(series.value)} at {run.time(series.at)}, min "
+                f"{number_said(min(values))}, max {number_said(max(values))} {run.span()} "
+                f"({run.env})"
             )
         facts.append(
             run.fact(

@@ -18,8 +18,6 @@ from connectors.victoriametrics._client import Series
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
-    fmt_num,
-    fmt_share,
     gather,
     optional_k8s_name,
     selector,
@@ -27,6 +25,7 @@ from connectors.victoriametrics._common import (
 from connectors.victoriametrics._node_tools import node_of
 from connectors.victoriametrics._workload_tools import CPU, LIMITS, MEMORY, REQUESTS, RESTARTS
 from policy.facts import EntityKind, MetricsRank
+from policy.numbers import Nouns, amount_said, count_said, percent_said, rate_said
 from policy.results import Entity, ResultFact, ToolResult
 from policy.units import bytes_said
 from policy.vocabulary import ARGUMENT_NAMES, RankMeasure, RankSubject
@@ -102,19 +101,19 @@ class Ranking:
 
 
 def _cores(value: float) -> str:
-    return f"{fmt_num(value)} cores"
+    return amount_said(value, Nouns.CORE)
 
 
 def _percent(value: float) -> str:
-    return fmt_share(value, 1.0)
+    return percent_said(value)
 
 
 def _per_second(value: float) -> str:
-    return f"{fmt_num(value)}/s"
+    return rate_said(value)
 
 
 def _restarts(value: float) -> str:
-    return f"{fmt_num(value)} restart{'' if value == 1 else 's'}"
+    return amount_said(value, Nouns.RESTART)
 
 
 def _matchers(args: RankArgs) -> tuple[list[Matcher], list[Matcher]]:
@@ -214,7 +213,9 @@ async def rank(run: Run, args: RankArgs) -> ToolResult:
     if left_out:
         bound = "memory limit" if args.measure == RankMeasure.MEMORY_OF_LIMIT else "CPU request"
         warnings.append(
-            f"{left_out} container(s) {where} have no {bound} and were left out of the ranking"
+            f"{count_said(left_out, Nouns.CONTAINER)} {where} "
+            f"{'has' if left_out == 1 else 'have'} no {bound} and "
+            f"{'was' if left_out == 1 else 'were'} left out of the ranking"
         )
     if not ranked.series:
         warnings.append(
@@ -269,4 +270,4 @@ def _when(run: Run, ranking: Ranking, rate_s: int) -> str:
         return f"at {end}"
     if rate_s == run.window.seconds:
         return run.span()
-    return f"over the {fmt_num(rate_s / 60)} minutes to {end}"
+    return f"over the {amount_said(rate_s / 60, Nouns.MINUTE)} to {end}"

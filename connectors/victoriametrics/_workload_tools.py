@@ -11,7 +11,6 @@ from pydantic import model_validator
 from connectors.victoriametrics._common import (
     Matcher,
     Run,
-    fmt_num,
     gather,
     max_point,
     name_regex,
@@ -19,6 +18,7 @@ from connectors.victoriametrics._common import (
     selector,
 )
 from policy.facts import MetricsRestarts, MetricsUsage
+from policy.numbers import Nouns, amount_said, count_said, number_said, percent_said
 from policy.results import Entity, ResultFact, ToolResult
 from policy.units import bytes_said
 from policy.window import WindowArgs
@@ -133,7 +133,7 @@ async def restarts(run: Run, args: PodScopeArgs) -> ToolResult:
                 when,
                 inc_expr,
                 f"pod {key[1]} container {key[2]} in {run.env} restarted "
-                f"{fmt_num(round(series.value))} time(s) {run.span()}{extra}",
+                f"{count_said(round(series.value), Nouns.TIME)} {run.span()}{extra}",
             )
         )
     if len(rows) <= MAX_FACTS:
@@ -149,7 +149,7 @@ async def restarts(run: Run, args: PodScopeArgs) -> ToolResult:
                     None,
                     inc_expr,
                     f"pod {key[1]} container {key[2]} in {run.env}: no restarts {run.span()} "
-                    f"(restart counter {fmt_num(lifetime.get(key, 0.0))})",
+                    f"(restart counter {number_said(lifetime.get(key, 0.0))})",
                 )
             )
     elif quiet:
@@ -325,10 +325,10 @@ async def _volume_facts(run: Run, args: PodScopeArgs) -> list[ResultFact]:
             continue
         text = (
             f"volume claim {ns}/{pvc} in {run.env}: {bytes_said(free)} available of "
-            f"{bytes_said(size)} ({free / size:.0%})"
+            f"{bytes_said(size)} ({percent_said(free / size)})"
         )
         if inodes:
-            text += f"; {fmt_num(inodes_free or 0)} of {fmt_num(inodes)} inodes free"
+            text += f"; {number_said(inodes_free or 0)} of {number_said(inodes)} inodes free"
         facts.append(
             run.fact(
                 text + f" at {run.time(run.window.end)}",
@@ -360,11 +360,15 @@ def _totals(run: Run, args: PodScopeArgs, rows: dict[Key, dict[str, Any]], expr:
     mem_used, mem_req = total("mem_avg"), total("memory_request")
 
     def share(used: float | None, req: float | None) -> str:
-        return f" ({used / req:.0%} of requests)" if used is not None and req else ""
+        if used is None or not req:
+            return ""
+        if used >= 2 * req:  # "645% of requests" reads as a share; it is a multiple
+            return f" ({number_said(used / req)}x the requests)"
+        return f" ({percent_said(used / req)} of the requests)"
 
     cpu_text = (
-        f"CPU used {fmt_num(cpu_used or 0.0)} cores on average vs "
-        f"{fmt_num(cpu_req) if cpu_req is not None else 'no'} cores requested"
+        f"CPU used {amount_said(cpu_used or 0.0, Nouns.CORE)} on average vs "
+        f"{amount_said(cpu_req, Nouns.CORE) if cpu_req is not None else 'no cores'} requested"
         f"{share(cpu_used, cpu_req)}"
     )
     requested = bytes_said(mem_req) if mem_req is not None else "no"
@@ -373,7 +377,8 @@ def _totals(run: Run, args: PodScopeArgs, rows: dict[Key, dict[str, Any]], expr:
         f"{requested} requested{share(mem_used, mem_req)}"
     )
     return run.fact(
-        f"{_scope_text(args)} in {run.env}, {len(rows)} containers {run.span()}: "
+        f"{_scope_text(args)} in {run.env}, {count_said(len(rows), Nouns.CONTAINER)} "
+        f"{run.span()}: "
         f"{cpu_text}; {mem_text}",
         MetricsUsage(
             scope="total",
@@ -404,14 +409,14 @@ def _usage_facts(
     if "cpu_avg" in row or "cpu_peak" in row:
         avg, peak = row.get("cpu_avg"), row.get("cpu_peak")
         request, limit = row.get("cpu_request"), row.get("cpu_limit")
-        peak_text = f" (peak {fmt_num(peak[1])} at {run.time(peak[0])})" if peak else ""
+        peak_text = f" (peak {number_said(peak[1])} at {run.time(peak[0])})" if peak else ""
 
         def cores(v: float) -> str:
-            return f"{fmt_num(v)} cores"
+            return amount_said(v, Nouns.CORE)
 
         throttled = row.get("throttled")
         held = (
-            f"; throttled by its CPU limit in {throttled:.0%} of its scheduling periods"
+            f"; throttled by its CPU limit in {percent_said(throttled)} of its scheduling periods"
             if throttled
             else ""
         )
@@ -437,7 +442,7 @@ def _usage_facts(
     if "mem_peak" in row:
         peak, avg = row["mem_peak"], row["mem_avg"]
         request, limit = row.get("memory_request"), row.get("memory_limit")
-        share = f" ({peak[1] / limit:.0%} of the limit)" if limit else ""
+        share = f" ({percent_said(peak[1] / limit)} of the limit)" if limit else ""
         facts.append(
             run.fact(
                 f"{who}: memory working set peak {bytes_said(peak[1])} at {run.time(peak[0])} "

@@ -44,6 +44,7 @@ from policy.facts import (
     PolicyPeer,
 )
 from policy.language import Bilingual, Language, phrase
+from policy.numbers import Nouns, count_said, integer_said, percent_said
 from policy.units import bytes_said
 
 MAX_HOPS = 2
@@ -138,8 +139,8 @@ _POLICY: Bilingual = (
     "NetworkPolicy {policy} (создана {created}) не пускает pod'ы {caller} к {callee}",
 )
 _RESTARTED: Bilingual = (
-    "{pod} restarted {count} time(s){reason}",
-    "{pod} перезапускался {count} раз(а){reason}",
+    "{pod} restarted {times}{reason}",
+    "{pod} перезапускался {times}{reason}",
 )
 
 _NOT_READY: Bilingual = ("not ready", "не готов")
@@ -192,7 +193,12 @@ class _Units:
             claim=claim,
             free=bytes_said((v.limit or 0) - (v.usage or 0)),
             size=bytes_said(v.limit or 0),
-            inodes=phrase(_INODES, self.lang, free=f"{v.inodes_free or 0:g}", total=f"{v.inodes:g}")
+            inodes=phrase(
+                _INODES,
+                self.lang,
+                free=integer_said(round(v.inodes_free or 0), self.lang),
+                total=integer_said(round(v.inodes), self.lang),
+            )
             if v.inodes
             else "",
         )
@@ -254,12 +260,13 @@ class _Units:
             self.full.append((f.index, a))
         elif isinstance(a, MetricsUsage) and a.pod and held_back(a):
             said = phrase(
-                _THROTTLED, lang, pod=a.pod, share=f"{a.throttled or 0:.0%}", limit=a.limit
+                _THROTTLED, lang, pod=a.pod, share=percent_said(a.throttled or 0), limit=a.limit
             )
             self.unit(workload_of(a.pod)).states.append((_SATURATED, f.index, said))
         elif isinstance(a, MetricsRestarts) and a.pod and (a.increase or 0) > 0:
             reason = f", {a.last_reason}" if a.last_reason else ""
-            said = phrase(_RESTARTED, lang, pod=a.pod, count=int(a.increase or 0), reason=reason)
+            times = count_said(int(a.increase or 0), Nouns.TIME, lang)
+            said = phrase(_RESTARTED, lang, pod=a.pod, times=times, reason=reason)
             self.unit(workload_of(a.pod)).states.append((_WAITING, f.index, said))
         elif isinstance(a, K8sEvent) and a.object_kind == "Pod" and a.name and a.type == "Warning":
             name = workload_of(a.name)

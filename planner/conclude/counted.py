@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from planner.read.executor import CallRecord
 from policy.language import Bilingual, Language, phrase
+from policy.numbers import Nouns, count_said
 
 _COUNTED: Bilingual = (
-    "{obj} logged “{text}” {count} time(s){where} ({source})",
-    "{obj} записал «{text}» {count} раз(а){where} ({source})",
+    "{obj} logged “{text}” {count}{where} ({source})",
+    "{obj} записал «{text}» {count}{where} ({source})",
 )
 _AT_LEAST: Bilingual = ("at least {n}", "не меньше {n}")
 _IN: Bilingual = (" in {env}", " в {env}")
@@ -28,11 +29,12 @@ def count_sentence(
             continue
         cov = result.coverage
         if cov.total is not None and cov.total_is_exact:
-            count = str(cov.total)
+            count = count_said(cov.total, Nouns.TIME, language)
         elif result.status == "empty" and cov.complete_for_negative:
-            count = "0"
+            count = count_said(0, Nouns.TIME, language)
         else:
-            count = phrase(_AT_LEAST, language, n=cov.total or cov.returned)
+            seen = cov.total or cov.returned
+            count = phrase(_AT_LEAST, language, n=count_said(seen, Nouns.TIME, language))
         env = result.scope.env or rec.call.env
         said.append(
             phrase(

@@ -46,6 +46,7 @@ from policy.facts import (
     NodeNetwork,
 )
 from policy.language import Language
+from policy.numbers import Nouns, count_said, percent_said
 
 __all__ = ["Finding", "IndexedFact", "diagnose", "within_normal"]
 
@@ -241,7 +242,9 @@ def _waiting(
         str(e.a.message or "") for e in of_kind(facts, K8sEvent) if e.a.name == first.a.pod
     ]
     if first.a.pull_secrets and any(_REFUSED.search(m) for m in pulls):
-        text += said(Said.PULL_SECRET, lang, secrets=", ".join(first.a.pull_secrets))
+        names = first.a.pull_secrets
+        one = Said.PULL_SECRET if len(names) == 1 else Said.PULL_SECRETS
+        text += said(one, lang, secrets=", ".join(names))
     severe = [lf for lf in logs if str(lf.a.level or "").upper() in SEVERE_LEVELS]
     quoted = _distinct_lines(severe or logs)[-2:]
     if quoted:
@@ -270,7 +273,7 @@ def _evicted(facts: list[IndexedFact], lang: Language) -> list[Finding]:
     text = said(
         Said.EVICTED,
         lang,
-        count=len(evicted),
+        pods=count_said(len(evicted), Nouns.POD, lang),
         pod=e.a.pod,
         message=e.a.pod_message or said(Said.NO_MESSAGE, lang),
     )
@@ -317,7 +320,7 @@ def _quota(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> 
                 Said.QUOTA,
                 lang,
                 quota=q.a.quota,
-                ratio=f"{ratio:.0%}",
+                ratio=percent_said(ratio),
                 resource=q.a.resource,
                 used=q.a.used,
                 hard=q.a.hard,

@@ -35,6 +35,7 @@ class Said(StrEnum):
     NO_MESSAGE = "no_message"
     PORT_UNSERVED = "port_unserved"
     PULL_SECRET = "pull_secret"
+    PULL_SECRETS = "pull_secrets"
     K8S_REPORTS = "k8s_reports"
     CHANGE_JOB = "change_job"
     CHANGE_AUDIT = "change_audit"
@@ -103,13 +104,17 @@ _TEXT: dict[Said, Bilingual] = {
     Said.POD_LOG: (". Its log says: {lines}", ". В его логе: {lines}"),
     Said.POD_AFTER: (". It started failing after {change}", ". Сбои начались после {change}"),
     Said.EVICTED: (
-        "{count} pod(s) were evicted by the kubelet, e.g. {pod}: {message}",
-        "kubelet вытеснил pod'ов: {count}, например {pod}: {message}",
+        "the kubelet evicted {pods}, e.g. {pod}: {message}",
+        "kubelet вытеснил {pods}, например {pod}: {message}",
     ),
     Said.NO_MESSAGE: ("no message", "без сообщения"),
     Said.PULL_SECRET: (
-        "; the pods pull with the secret(s) {secrets}: the credential the registry refused",
-        "; pod'ы скачивают образ с секретом(ами) {secrets}: эти учётные данные реестр отклонил",
+        "; the pods pull with the secret {secrets}: the credential the registry refused",
+        "; pod'ы скачивают образ с секретом {secrets}: эти учётные данные реестр отклонил",
+    ),
+    Said.PULL_SECRETS: (
+        "; the pods pull with the secrets {secrets}: the credential the registry refused",
+        "; pod'ы скачивают образ с секретами {secrets}: эти учётные данные реестр отклонил",
     ),
     Said.PORT_UNSERVED: (
         "Service {service} sends its traffic to port {target}, which no container of its "

@@ -9,6 +9,7 @@ from planner.question.ranking import Ranking
 from planner.read.executor import CallRecord
 from policy.facts import MetricsRank
 from policy.language import Bilingual, Language, phrase, pick
+from policy.numbers import Nouns, amount_said, number_said, percent_said, rate_said
 from policy.units import bytes_said
 from policy.vocabulary import RankMeasure, RankSubject
 
@@ -48,8 +49,6 @@ _MEASURES: dict[RankMeasure, Bilingual] = {
 }
 _IN: Bilingual = (" in {env}", " в {env}")
 _OF: Bilingual = (" (of {total})", " (из {total})")
-_CORES: Bilingual = ("{value} cores", "{value} ядра")
-_PER_S: Bilingual = ("{value}/s", "{value}/с")
 
 
 def ranking_sentence(ranking: Ranking, records: list[CallRecord], language: Language) -> str | None:
@@ -99,16 +98,10 @@ def _value(row: MetricsRank, language: Language) -> str:
         case "bytes":
             return bytes_said(v)
         case "cores":
-            return phrase(_CORES, language, value=_num(v))
+            return amount_said(v, Nouns.CORE, language)
         case "share":
-            return f"{v:.0%}"
+            return percent_said(v)
         case "per_second":
-            return phrase(_PER_S, language, value=_num(v))
+            return rate_said(v, language)
         case _:
-            return _num(v)
-
-
-def _num(v: float) -> str:
-    if v == int(v):
-        return str(int(v))
-    return f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
+            return number_said(v, language)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from policy.facts import MetricsRestarts
 from policy.language import Bilingual, Language, phrase
+from policy.numbers import Nouns, count_said
 from policy.results import ResultFact
 
 _TOTAL: Bilingual = (
-    "{what} in {env}: {total} restart(s) in the window over {containers} container(s){which}",
-    "{what} в {env}: перезапусков за окно: {total}, контейнеров: {containers}{which}",
+    "{what} in {env}: {restarts} in the window over {containers}{which}",
+    "{what} в {env}: {restarts} за окно, {containers}{which}",
 )
 _WHICH: Bilingual = ("; restarted: {pods}", "; перезапускались: {pods}")
 _SHOWN = 5  # containers named, most restarts first
@@ -32,7 +33,7 @@ def restarts_total(
         lang,
         what=what,
         env=env or "",
-        total=total,
-        containers=containers,
+        restarts=count_said(total, Nouns.RESTART, lang),
+        containers=count_said(containers, Nouns.CONTAINER, lang),
         which=phrase(_WHICH, lang, pods=which) if which else "",
     )

@@ -18,16 +18,17 @@ from planner.question.logtail import LogTail
 from planner.read.executor import CallRecord
 from policy.facts import AppLog, K8sLog
 from policy.language import Bilingual, Language, phrase, pick
+from policy.numbers import Noun, count_said
 from policy.results import ResultFact
 
 _HEAD: Bilingual = (
-    "The last {count} log line(s) of {pod} ({containers}){where}{run} are below, oldest "
+    "The last {lines} of {pod} ({containers}){where}{run} are below, oldest "
     "first; the latest: {latest}",
     "Последние строки лога {pod} ({containers}){where}{run}, {count}, ниже, от старых к "
     "новым; последняя: {latest}",
 )
 _ERRORS_HEAD: Bilingual = (
-    "{count} error line(s) in the log of {pod} ({containers}){where}{run} between {start} and "
+    "{lines} in the log of {pod} ({containers}){where}{run} between {start} and "
     "{end}, oldest first below; the latest: {latest}",
     "Строк с ошибками в логе {pod} ({containers}){where}{run} с {start} по {end}: {count}, "
     "ниже от старых к новым; последняя: {latest}",
@@ -47,8 +48,20 @@ _NO_ERRORS_PART: Bilingual = (
     "прочитано не всё: {why}",
 )
 _WARNINGS: Bilingual = (
-    "; {count} warning line(s), the latest: {line}",
+    "; {lines}, the latest: {line}",
     "; строк с предупреждениями: {count}, последняя: {line}",
+)
+# counted in the English sentences; the Russian ones put the count after a colon
+LOG_LINES = Noun("log line", "log lines", "строка лога", "строки лога", "строк лога")
+ERROR_LINES = Noun(
+    "error line", "error lines", "строка с ошибкой", "строки с ошибками", "строк с ошибками"
+)
+WARNING_LINES = Noun(
+    "warning line",
+    "warning lines",
+    "строка с предупреждением",
+    "строки с предупреждениями",
+    "строк с предупреждениями",
 )
 _ERROR_LEVELS = frozenset(
     {"ERROR", "ERR", "FATAL", "CRITICAL", "CRIT", "PANIC", "EMERGENCY", "EMERG", "ALERT", "SEVERE"}
@@ -125,6 +138,7 @@ def tail_sentence(
                 _ERRORS_HEAD if tail.errors else _HEAD,
                 language,
                 count=len(lines),
+                lines=count_said(len(lines), ERROR_LINES if tail.errors else LOG_LINES),
                 pod=pod,
                 containers=containers or "?",
                 where=phrase(_IN, language, env=env) if env else "",
@@ -166,7 +180,15 @@ def _no_errors(
     The warnings read beside them are counted, the latest quoted."""
     warned = [x for x in lines if not x.is_error]
     warnings = (
-        phrase(_WARNINGS, language, count=len(warned), line=warned[-1].text) if warned else ""
+        phrase(
+            _WARNINGS,
+            language,
+            count=len(warned),
+            lines=count_said(len(warned), WARNING_LINES),
+            line=warned[-1].text,
+        )
+        if warned
+        else ""
     )
     said = []
     for rec in records:

@@ -15,6 +15,7 @@ from typing import Literal
 
 from policy.facts import FactKind, HttpRate, K8sWorkload
 from policy.language import Bilingual, Language, phrase, pick
+from policy.numbers import Nouns, noun_for
 from policy.results import ResultFact
 
 
@@ -158,7 +159,7 @@ def value_priority(asked: AskedValue | None, order: dict[str, int]) -> dict[str,
 
 # the value sentence's parts, (English, Russian)
 _IN_ENV: Bilingual = (" in {env}", " в {env}")
-_READY: Bilingual = ("{ready} of {desired} replica(s) ready", "готово реплик: {ready} из {desired}")
+_READY: Bilingual = ("{ready} of {desired} {replicas} ready", "готово реплик: {ready} из {desired}")
 _IMAGES: Bilingual = (
     "{where} runs more than one image: ",
     "{where} запускает больше одного образа: ",
@@ -187,7 +188,12 @@ def value_sentence(
         say(_IN_ENV, env=env) if env else ""
     )
     counts = (
-        say(_READY, ready=attrs.ready, desired=attrs.desired)
+        say(
+            _READY,
+            ready=attrs.ready,
+            desired=attrs.desired,
+            replicas=noun_for(attrs.desired, Nouns.REPLICA, language),
+        )
         if attrs.ready is not None and attrs.desired is not None
         else None
     )

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib import resources
 
 import pytest
 
 from bot.mattermost import render_reply
 from bot.presentation import TABLE_MIN, present
 from bot.render import markdown_of, md_text, render_head, render_markdown
-from evals.worldfile import read_world_file
+from evals.worldfile import DEMO_WORLD, read_world_file
 from planner.shapes.answer import Answer
 from planner.shapes.language import Language, language_of
 from policy.gaps import GapReason
+from policy.numbers import Noun, Nouns
 from tests.e2e.demo_thread import ask_in_one_thread
 
 HEAD_BUDGET = 2_500
@@ -25,6 +27,28 @@ README_QUESTION = "почему service-a в dc-a отдавал 502 в 14:11?" 
 # a zoned ISO time written as UTC: every time a person reads is in the answer's timezone
 _UTC_ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?Z")
 _LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\([^)\s]*\)[^)\s]*)*\)")
+
+
+# README's "More to try" questions whose answers are mostly numbers: a tiny share, a rate
+# of a few an hour, counts of one
+MORE_TO_TRY = (
+    "p99 latency of catalog-api in dc-a, last hour",
+    "what share of service-a requests in dc-a were 5xx over the last hour?",
+    "how many restarts did service-d have in dc-b in the last hour?",
+    "how many times did service-d in dc-b log 'missing required env DATABASE_URL' in the "
+    "last hour?",
+    "show the last 3 log lines of service-a-5d8f7c9b4-x2k9p in dc-a",
+    "что не так в dc-b прямо сейчас?",
+)
+# numbers as a program prints them: an exponent, a plural left open, one of many
+_EXPONENT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][+-]\d+\b")
+_OPEN_PLURAL = re.compile(r"\w\((?:s|es)\)")
+_PLURALS = sorted({n.other for n in vars(Nouns).values() if isinstance(n, Noun)})
+_ONE_OF_MANY = re.compile(
+    r"(?<![\d.,/-])\b1 (?:status \d{3} |other |log |error |warning )?(?:"
+    + "|".join(map(re.escape, _PLURALS))
+    + r")\b"
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +64,34 @@ def demo_answers() -> list[Asked]:
     # one thread: "the same for dc-b" follows the question before it
     asked = [*questions, README_QUESTION]
     return [Asked(q, a) for q, a in zip(asked, ask_in_one_thread(*asked), strict=True)]
+
+
+@pytest.fixture(scope="module")
+def more_answers() -> list[Asked]:
+    return [Asked(q, a) for q, a in zip(MORE_TO_TRY, ask_in_one_thread(*MORE_TO_TRY), strict=True)]
+
+
+def test_numbers_read_as_a_person_writes_them(
+    demo_answers: list[Asked], more_answers: list[Asked]
+) -> None:
+    """No '6.3e-05%', no 'line(s)', no '1 responses' in a fact: counts agree with their
+    noun, tiny rates and shares are said in readable units."""
+    said = [
+        (asked.question, f.text)
+        for asked in [*demo_answers, *more_answers]
+        for f in asked.answer.facts
+    ]
+    assert any("%" in text for _, text in said) and any("/min" in text for _, text in said)
+    # a source's own words stay as it wrote them ("1 node(s) were unschedulable")
+    sources = resources.files("evals").joinpath(DEMO_WORLD).read_text(encoding="utf-8")
+    for question, text in said:
+        for wrong in (_EXPONENT, _OPEN_PLURAL, _ONE_OF_MANY):
+            ours = [
+                m.group()
+                for m in wrong.finditer(text)
+                if text[max(0, m.start() - 8) : m.end() + 8] not in sources
+            ]
+            assert not ours, (question, ours, text)
 
 
 def test_each_demo_answer_fits_its_budget_before_the_evidence(demo_answers: list[Asked]) -> None:

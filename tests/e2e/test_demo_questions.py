@@ -42,7 +42,7 @@ def test_what_is_wrong_in_an_environment_sweeps_it_and_names_the_failing_workloa
     assert answer.summary.startswith(head + "Pod service-d-")
     assert "CrashLoopBackOff" in answer.summary and "DATABASE_URL" in answer.summary
     sweep = next(f for f in answer.facts if f.kind == "k8s.sweep")
-    assert sweep.text.startswith("Swept dc-b: ") and "2 pod(s) not healthy" in sweep.text
+    assert sweep.text.startswith("Swept dc-b: ") and "2 pods not healthy" in sweep.text
     assert {o.id: o.status for o in answer.objectives}["env.health"] == "resolved"
 
 
@@ -109,7 +109,7 @@ def test_usage_against_requests_asked_leads_with_the_usage_not_the_quota(
     """It led with the quota's bookkeeping of requests (requests.cpu used 1 of 24)."""
     answer = ask("сколько CPU реально потребляет namespace payments против requests?", capsys)
     assert answer.summary.startswith("namespace payments in dc-a, 2 containers between ")
-    assert "CPU used 1.00 cores on average vs 1 cores requested" in answer.summary
+    assert "CPU used 1 core on average vs 1 core requested" in answer.summary
 
 
 def test_a_value_compared_across_two_environments_gives_both_in_the_first_sentence(
@@ -128,7 +128,7 @@ def test_a_value_compared_across_two_environments_gives_both_in_the_first_senten
 
 def test_a_replica_count_asked_for_is_the_first_line(capsys: pytest.CaptureFixture[str]) -> None:
     answer = ask("how many replicas does service-a have in dc-a?", capsys)
-    assert answer.summary.startswith("Deployment service-a in dc-a: 2 of 2 replica(s) ready.")
+    assert answer.summary.startswith("Deployment service-a in dc-a: 2 of 2 replicas ready.")
 
 
 def test_a_502_at_a_clock_time_is_the_edge_buffer_not_the_app(
@@ -236,11 +236,11 @@ def test_how_many_restarts_leads_with_the_count_then_why(
     first sentence is the sum over its containers, not one pod's counter."""
     answer = ask("сколько рестартов у пода service-d-7b6c9f5d84-r2vxk в dc-b?", capsys)
     assert answer.summary.startswith("pod service-d-7b6c9f5d84-r2vxk container app in dc-b ")
-    assert "restarted 13 time(s)" in answer.summary.split(". ")[0]
+    assert "restarted 13 times" in answer.summary.split(". ")[0]
     assert "CrashLoopBackOff" in answer.summary  # why follows the count
     answer = ask("how many restarts did service-d have in dc-b in the last hour?", capsys)
     first = answer.summary.split(". ")[0]
-    assert first.startswith("service-d in dc-b: 26 restart(s) in the window over ")
+    assert first.startswith("service-d in dc-b: 26 restarts in the window over ")
     assert "service-d-7b6c9f5d84-r2vxk/app 13" in first and "t8mzq/app 13" in first
 
 
@@ -289,9 +289,7 @@ def test_a_yes_no_question_opens_with_the_verdict_decided_on_what_was_read(
     """'Is it restarting?' got 'no cause is established'; 'were there more 502s?' the
     edge's diagnosis with no yes and no count."""
     answer = ask("is catalog-api in dc-b restarting?", capsys)
-    assert "No: catalog-api in dc-b: 0 restart(s) in the window over 3 container(s)" in (
-        answer.summary
-    )
+    assert "No: catalog-api in dc-b: 0 restarts in the window over 3 containers" in (answer.summary)
     answer = ask("были ли ещё такие 502 у service-a в dc-a за последний час?", capsys)
     assert answer.summary.startswith(
         "Да: service-a (payments) in dc-a: 3 responses with status 502"

@@ -39,7 +39,7 @@ def test_an_env_with_only_logs_knows_its_workloads_from_them(
     # the error lines of the window, read by level from the lines themselves (no level field)
     assert calls["logs.app_logs"]["service"] == "notifier"
     assert calls["logs.app_logs"]["level"] == "error"
-    assert answer["summary"].startswith("3 error line(s) in the log of notifier-5f7c8d9b6-kq2wz")
+    assert answer["summary"].startswith("3 error lines in the log of notifier-5f7c8d9b6-kq2wz")
     assert any("TrackingURL" in f["text"] for f in answer["facts"])
 
 

@@ -1031,7 +1031,7 @@ async def test_an_autoscaler_at_its_maximum_says_so_with_its_metric_against_targ
     assert result.status == "ok" and result.coverage.complete_for_negative
     (fact,) = result.facts
     assert fact.text.startswith(
-        "HorizontalPodAutoscaler orders/service-c scales Deployment service-c: 6 replica(s) "
+        "HorizontalPodAutoscaler orders/service-c scales Deployment service-c: 6 replicas "
         "(desired 6, bounds 2..6), AT ITS MAXIMUM; cpu 138% of request (target 70%); "
         "ScalingLimited=True (TooManyReplicas: "
     )
@@ -1065,7 +1065,7 @@ async def test_log_errors_groups_a_crash_loops_last_runs_by_template() -> None:
     assert error.attrs.count == 2 and error.attrs.example == (
         "2026-07-20T11:33:00.124Z ERROR config: missing required env DATABASE_URL"
     )
-    assert error.text.startswith('service-d: 2 ERROR line(s) like "')
+    assert error.text.startswith('service-d: 2 ERROR lines like "')
     assert all("(previous run)" in o for o in error.attrs.origins or [])
     assert "error-like" in (result.coverage.note or "")
     reads = [r for r in sims.query_log.matches("kubernetes", "dc-b") if r.path.endswith("/log")]

@@ -206,7 +206,7 @@ async def test_an_image_that_does_not_pull_names_the_pull_secret() -> None:
         )  # fmt: skip
     [fact] = [f for f in result.facts if isinstance(f.attrs, K8sWaiting)]
     assert fact.attrs.pull_secrets == ["regcred-ledger"]
-    assert "image pull secret(s): regcred-ledger" in fact.text
+    assert "image pull secret: regcred-ledger" in fact.text
 
 
 async def test_the_inventory_knows_a_services_cluster_ip() -> None:

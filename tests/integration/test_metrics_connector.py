@@ -454,7 +454,7 @@ async def test_restart_with_oomkilled_reason(incident: MetricsSimulator) -> None
     (fact,) = result.facts
     assert fact.attrs.increase == 1 and fact.attrs.last_reason == "OOMKilled"
     assert fact.attrs.first_increase_at == "2026-07-20T11:12:00+00:00"
-    assert "restarted 1 time(s)" in fact.text and "OOMKilled" in fact.text
+    assert "restarted 1 time between" in fact.text and "OOMKilled" in fact.text
     unknown = await _call(incident, "metrics.restarts", namespace="ghost")
     assert unknown.status == "empty" and not unknown.proves_absence
 

@@ -202,8 +202,8 @@ async def test_memory_of_limit_leaves_out_a_container_without_one(
     assert _names(result)[0] == "orders-7c9d8-abcde"
     assert shares["orders-7c9d8-abcde"] == pytest.approx(600 / 640)
     assert shares["cart-5f6b7-xk2lp"] == pytest.approx(200 / 256)  # its app only
-    assert "93.8%" in result.facts[0].text
-    assert any("1 container(s)" in w and "no memory limit" in w for w in result.warnings)
+    assert "94%" in result.facts[0].text
+    assert any("1 container " in w and "has no memory limit" in w for w in result.warnings)
     request = await _top(world, subject="pod", measure="cpu_of_request", limit=1)
     assert _names(request) == ["orders-7c9d8-abcde"]
     assert request.facts[0].attrs.value == pytest.approx(2.0)

@@ -35,7 +35,7 @@ def _workload(**kw: object) -> ResultFact:
 def test_one_image_is_named_with_its_revision_and_readiness() -> None:
     fact = _workload(images=["reg/api:1.2"], revision="7")
     assert value_sentence(AskedValue.IMAGE, fact, "prod") == (
-        "Deployment api in prod runs image reg/api:1.2 (revision 7); 3 of 3 replica(s) ready"
+        "Deployment api in prod runs image reg/api:1.2 (revision 7); 3 of 3 replicas ready"
     )
 
 

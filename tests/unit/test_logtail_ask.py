@@ -81,7 +81,7 @@ def test_the_tail_says_whose_lines_the_latest_by_time_and_the_error_before_it() 
     ]
     said = tail_sentence(LogTail(3, previous=True), facts, Language.EN)
     assert said == (
-        "The last 3 log line(s) of p-1 (app) in dc-b, previous run are below, oldest first; "
+        "The last 3 log lines of p-1 (app) in dc-b, previous run are below, oldest first; "
         "the latest: exiting with code 1; the error before it: missing required env DATABASE_URL"
     )
 
@@ -105,7 +105,7 @@ def test_the_error_lines_asked_leave_the_warnings_and_read_levels_in_the_text() 
     ]
     said = tail_sentence(LogTail(20, errors=True), facts, Language.EN, "svc", WINDOW)
     assert said is not None
-    assert said.startswith("1 error line(s) in the log of p-1 (app) in dc-b between ")
+    assert said.startswith("1 error line in the log of p-1 (app) in dc-b between ")
     assert said.endswith('the latest: level=error msg="publish failed" err="no brokers"')
 
 
@@ -114,7 +114,7 @@ def test_no_error_line_is_said_with_the_read_and_the_warnings_and_a_cut_read_is_
     said = tail_sentence(LogTail(20, errors=True), [warn], Language.EN, "svc", WINDOW)
     assert said == (
         "No error lines in the log of svc in dc-b between 2026-07-20T11:10:00Z and "
-        "2026-07-20T11:40:00Z (s, read in full); 1 warning line(s), the latest: slow upstream"
+        "2026-07-20T11:40:00Z (s, read in full); 1 warning line, the latest: slow upstream"
     )
     cut = read_of("dc-b", [], complete=False)
     said = tail_sentence(LogTail(20, errors=True), [cut], Language.EN, "svc", WINDOW)
