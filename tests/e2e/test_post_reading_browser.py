@@ -44,7 +44,8 @@ READING = f"""(() => {{
   const parts = [...a.children].map((c) => c.className || c.tagName.toLowerCase());
   const fold = a.querySelector('details.evidence');
   const head = a.querySelector('.summary').getBoundingClientRect();
-  return {{parts, before: (fold ? fold.getBoundingClientRect().top : a.getBoundingClientRect().bottom) - top,
+  const end = (fold || a).getBoundingClientRect();
+  return {{parts, before: (fold ? end.top : end.bottom) - top,
           headline: [head.top, head.bottom], screen: window.innerHeight}};
 }})()"""
 
