@@ -30,7 +30,7 @@ def test_every_demo_post_reads_in_ten_seconds(posts: list[tuple[str, Answer]]) -
 
 
 def test_a_follow_up_whose_evidence_shows_health_is_headed_as_healthy() -> None:
-    """"а в dc-a?" after a crash-loop in dc-b: the service is 2/2 ready on the old release
+    """ "а в dc-a?" after a crash-loop in dc-b: the service is 2/2 ready on the old release
     there, and the headline says so with what was read."""
     (_, crash), (_, there) = ask_demo([["почему service-d в dc-b падает?", "а в dc-a?"]])
     assert "CrashLoopBackOff" in crash.summary
