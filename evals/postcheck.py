@@ -44,6 +44,8 @@ class PostReading(BaseModel):
     duplicated_hypothesis: bool
     gap_ids: list[str]  # internal ids shown in the gap lines
     foreign_gap_lines: int  # gap lines mostly in the other language
+    gaps_counted: int  # what the summary's "not checked: N" counts
+    gaps_shown: int  # the gap lines the post shows
     head_chars: int
 
     @property
@@ -59,6 +61,8 @@ class PostReading(BaseModel):
             out.append(f"internal ids in gaps: {', '.join(self.gap_ids[:3])}")
         if self.foreign_gap_lines:
             out.append(f"{self.foreign_gap_lines} gap line(s) in the other language")
+        if self.gaps_counted != self.gaps_shown:
+            out.append(f"{self.gaps_counted} gaps counted, {self.gaps_shown} shown")
         if self.head_chars > HEAD_MAX:
             out.append(f"post before the evidence {self.head_chars} chars")
         return out
@@ -110,6 +114,8 @@ def read_post(question: str, answer: Answer) -> PostReading:
         duplicated_hypothesis=any(_same(h.text, p.conclusion) for h in p.hypotheses),
         gap_ids=shown_ids,
         foreign_gap_lines=sum(1 for line in lines if _foreign(line, p.language)),
+        gaps_counted=len(answer.gaps),
+        gaps_shown=len(p.gaps),
         head_chars=len(head),
     )
 

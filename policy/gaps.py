@@ -156,7 +156,6 @@ _WHY: dict[ErrorKind, Bilingual] = {
     ErrorKind.FORBIDDEN: ("access denied", "нет доступа"),
     ErrorKind.UNSUPPORTED: ("the source does not serve it", "источник это не отдаёт"),
     ErrorKind.MALFORMED: ("an unreadable answer", "нечитаемый ответ"),
-    ErrorKind.NOT_FOUND: ("not found there", "там не найдено"),
     ErrorKind.AMBIGUOUS: (
         "the name matches several objects",
         "имени соответствует несколько объектов",
@@ -176,6 +175,10 @@ _WHY: dict[ErrorKind, Bilingual] = {
     ),
 }
 _FAILED_WHY_UNKNOWN: Bilingual = ("could not be read", "не удалось прочитать")
+_FAILED_NOT_THERE: Bilingual = (
+    "the source holds nothing under that name",
+    "в источнике нет ничего под этим именем",
+)
 
 
 class Need(StrEnum):
@@ -254,7 +257,9 @@ class GapNote:
         words = _MEANINGS.get(self.reason)
         if words is None:
             return self._own_sentence(language)
-        if self.reason is GapReason.SOURCE_FAILED and error not in _WHY:
+        if self.reason is GapReason.SOURCE_FAILED and error is ErrorKind.NOT_FOUND:
+            words = _FAILED_NOT_THERE  # read, and the source has no such thing
+        elif self.reason is GapReason.SOURCE_FAILED and error not in _WHY:
             words = _FAILED_WHY_UNKNOWN
         why = pick(_WHY[error], language) if error in _WHY else ""
         return phrase(words, language, why=why)

@@ -176,12 +176,26 @@ def _gaps(t: TurnView) -> list[Gap]:
     reported = {(g.subject, g.env) for out in t.outcomes.values() for g in out.reasons}
     gaps += _failed_read_gaps(t, reported)
     gaps += _cut_read_gaps(t, reported)
-    gaps = list({(g.objective, g.reason): g for g in gaps}.values())
+    gaps = _merged(list({(g.objective, g.reason): g for g in gaps}.values()))
     if t.context.ambiguous_objects:
         names = ", ".join(t.context.ambiguous_objects)
         note = GapNote(GapReason.AMBIGUOUS_NAME, detail=names)
         gaps.append(Gap.of("scope", note, t.language))
     return gaps
+
+
+def _merged(gaps: list[Gap]) -> list[Gap]:
+    """Gaps an engineer reads as one (the same objective, env, source and meaning: two
+    reads of one kind cut short) are one, their details joined: the count the summary
+    says is the lines the answer shows."""
+    out: dict[tuple[str, str | None, str, str], Gap] = {}
+    for g in gaps:
+        key = (g.objective, g.env, g.source, g.meaning)
+        if not g.meaning or key not in out:
+            out[key if g.meaning else (g.objective, g.env, g.source, g.reason)] = g
+        elif g.reason not in out[key].reason:
+            out[key] = out[key].model_copy(update={"reason": f"{out[key].reason}; {g.reason}"})
+    return list(out.values())
 
 
 def _objective_gaps(t: TurnView) -> list[Gap]:
