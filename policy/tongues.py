@@ -230,19 +230,22 @@ def _score(profile: Profile, words: list[str], letters: str) -> tuple[int, int]:
 
 def tongue_of_line(line: str) -> tuple[Tongue, int] | None:
     """The line's language and how many letters say so; None when it has too few letters
-    to say anything (a number, a name, "ok")."""
-    letters = "".join(c for c in line.lower() if c.isalpha())
+    to say anything (a number, a name, "ok"). Only words count: the letters of names
+    (service-a, req_id, a hash) are no one's language."""
+    words = _words(line)
+    letters = "".join(c for w in words for c in w if c.isalpha())
     cyrillic = sum(1 for c in letters if _is_cyrillic(c))
     latin = sum(1 for c in letters if _is_latin(c))
     foreign_script = len(letters) - cyrillic - latin
     if foreign_script >= _LEAST and foreign_script / len(letters) >= 0.3:
         return Tongue.OTHER, foreign_script  # Greek, Arabic, Chinese...: neither
-    # names of services, hosts and environments are Latin in either language ("почему
-    # checkout в prod отдавал 502" is over half Cyrillic, "what is wrong with платежи" a fifth)
+    # names of services, hosts and environments written as words are Latin in either
+    # language ("почему checkout в prod отдавал 502" is over half Cyrillic, "растёт ли
+    # kafka consumer lag" 0.38, "what is wrong with платежи" a fifth)
     if cyrillic >= _LEAST and cyrillic / (cyrillic + latin) >= 0.3:
-        return _cyrillic_tongue(_words(line), letters), cyrillic
+        return _cyrillic_tongue(words, letters), cyrillic
     if latin >= _LEAST:
-        return _latin_tongue(_words(line), letters), latin
+        return _latin_tongue(words, letters), latin
     return None
 
 
@@ -271,7 +274,7 @@ def _latin_tongue(words: list[str], letters: str) -> Tongue:
             # a word of its own, and a second piece of evidence (a word or a letter)
             if hits and hits + min(marks, 2) >= 2 and hits + min(marks, 2) > most:
                 best, most = profile.tongue, hits + min(marks, 2)
-    accented = sum(1 for c in letters if not c.isascii())
+    accented = sum(1 for c in letters if _is_latin(c) and not c.isascii())
     if best is Tongue.ENGLISH and not english and accented >= 3 and len(words) >= 3:
         return Tongue.OTHER
     return best

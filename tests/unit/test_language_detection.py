@@ -39,6 +39,9 @@ ALERT = (
         "почему?\n> Pod is restarting because the liveness probe failed again and again",
         "почему поды в CrashLoopBackOff?",
         "почему service-a в dc-a отдавал 502 в 14:11?",
+        # the letters of names and ids are no one's language
+        "растёт ли kafka consumer lag у service-c в dc-a?",
+        "почему billing-api в dc-a отдал 502 в 14:02? req_id 9c0e5b7a2d1f4e3a8b6c0d9e7f1a2b3c",
     ],
 )
 def test_a_russian_askers_own_words_decide_over_what_they_pasted(question: str) -> None:
