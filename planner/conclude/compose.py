@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from planner.conclude.finalizer import Conclusions
 from planner.shapes.answer import Answer, AnswerFact, Gap, Timings, ToolCallRecord
-from planner.shapes.language import Language, Phrase, say
+from planner.shapes.language import AskedLanguage, Language, Phrase, noted, say
 from policy.gaps import GapNote, GapReason
 from policy.scope import Scope
 
@@ -20,12 +20,15 @@ from policy.scope import Scope
 class TurnParts:
     """What the turn adds around the investigation: the inventory's reads (listed first
     among the calls), a note for each list of names cut short in the question's envs
-    (what the question names may be missing from it), and confirmed knowledge (after the
-    live facts, so `supported_by` indexes stay valid; never stored as observed)."""
+    (what the question names may be missing from it), confirmed knowledge (after the
+    live facts, so `supported_by` indexes stay valid; never stored as observed), and what
+    the question was asked in (asked in neither English nor Russian, the summary says so
+    first)."""
 
     inventory_calls: list[ToolCallRecord] = field(default_factory=list)
     cut_lists: list[GapNote] = field(default_factory=list)
     knowledge: list[AnswerFact] = field(default_factory=list)
+    asked: AskedLanguage | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ def compose(
     # the frame counts what the investigation left open; a cut list of names is a gap of
     # the turn's first read, said after them
     summary = frame_summary(head, len(gaps), conclusions.final, language)
+    if parts.asked is not None:
+        summary = noted(summary, parts.asked)
     timings = (model.timings if model else Timings()).model_copy(
         update={
             "total_ms": total_ms,

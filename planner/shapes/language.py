@@ -10,10 +10,20 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from policy.language import Language, language_of
+from policy.language import AskedLanguage, Language, Tongue, language_of, pick, read_language
 from policy.language import phrase as fill
+from policy.tongues import name_of
 
-__all__ = ["Language", "Phrase", "language_of", "say"]
+__all__ = [
+    "AskedLanguage",
+    "Language",
+    "Phrase",
+    "Tongue",
+    "language_of",
+    "noted",
+    "read_language",
+    "say",
+]
 
 
 class Phrase(StrEnum):
@@ -70,6 +80,8 @@ class Phrase(StrEnum):
     NO = "no"
     TIME = "time"
     LINKS = "links"
+    ASKED_IN = "asked_in"
+    ASKED_IN_ANOTHER = "asked_in_another"
 
 
 # (English, Russian); {name} fields are filled by `say`
@@ -190,6 +202,18 @@ _TEXT: dict[Phrase, tuple[str, str]] = {
     Phrase.NO: ("no", "нет"),
     Phrase.TIME: ("time", "время"),
     Phrase.LINKS: ("links", "ссылки"),
+    Phrase.ASKED_IN: (
+        "Answers are in English or Russian; your question looks like {name}, so this one is "
+        "in English.",
+        "Ответы — на английском или русском; вопрос, похоже, на {name}, поэтому этот ответ "
+        "на английском.",
+    ),
+    Phrase.ASKED_IN_ANOTHER: (
+        "Answers are in English or Russian; your question looks like another language, so "
+        "this one is in English.",
+        "Ответы — на английском или русском; вопрос, похоже, на другом языке, поэтому этот "
+        "ответ на английском.",
+    ),
     Phrase.REPORT_ATTACHED: (
         "The full report ({facts} facts, {gaps} gaps, {calls} tool calls) is attached as {name}.",
         "Полный отчёт ({facts} фактов, {gaps} пробелов, {calls} вызовов) во вложении {name}.",
@@ -200,3 +224,18 @@ _TEXT: dict[Phrase, tuple[str, str]] = {
 def say(phrase: Phrase, language: Language, /, **fields: object) -> str:
     """The phrase in `language`, its {fields} filled."""
     return fill(_TEXT[phrase], language, **fields)
+
+
+def noted(summary: str, asked: AskedLanguage) -> str:
+    """`summary`, led by the line that says the answers' languages when the asker wrote
+    in another one (the language named where its profile recognised it). It leads the
+    summary, so every surface shows it first, in the summary's one paragraph."""
+    if asked.other is None:
+        return summary
+    name = name_of(asked.other)
+    line = (
+        say(Phrase.ASKED_IN, asked.answer, name=pick(name, asked.answer))
+        if name is not None
+        else say(Phrase.ASKED_IN_ANOTHER, asked.answer)
+    )
+    return f"{line} {summary}" if summary else line

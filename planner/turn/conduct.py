@@ -28,7 +28,7 @@ from planner.question.context import ContextState, ScopeField, build_context
 from planner.question.envs import envs_named
 from planner.read.inventory_cache import InventoryCache
 from planner.shapes.answer import Answer, AnswerFact, ToolCallRecord
-from planner.shapes.language import Language, language_of
+from planner.shapes.language import AskedLanguage, read_language
 from planner.shapes.progress import ProgressSink
 from planner.shapes.turn import Turn
 from planner.turn.early import (
@@ -87,8 +87,11 @@ async def answer_turn(
     inventory = await inventory_for(turn, redacting, settings, inventory_cache, named)
     turn, context = await _read_scope(turn, previous, pending, inventory, settings, named)
     # decided once, from the asker's own words (not a pasted alert's): every sentence uses it
-    language = language_of(asker_words(turn.question))
-    early = _early_answer(turn, context, previous, pending, settings, language)
+    # (a message that is nothing but a paste is read whole)
+    words = asker_words(turn.question)
+    asked = read_language(words if words.strip() else turn.question)
+    language = asked.answer
+    early = _early_answer(turn, context, previous, pending, settings, asked)
     if early is not None:
         return _leave(TurnOutcome(early, context, None, inventory.calls), settings, memo)
     investigation = await investigate(
@@ -100,7 +103,7 @@ async def answer_turn(
         unavailable_sources=inventory.failed,
         inventory=inventory.items,
         progress=progress,
-        parts=_turn_parts(turn, context, inventory, knowledge),
+        parts=_turn_parts(turn, context, inventory, knowledge, asked),
         language=language,
     )
     # a source that failed in this turn is listed afresh next time
@@ -154,21 +157,21 @@ def _early_answer(
     previous: ContextState | None,
     pending: str | None,
     settings: TurnSettings,
-    language: Language,
+    asked: AskedLanguage,
 ) -> Answer | None:
     """An answer that needs no read, or None when the turn goes on to investigate."""
     if context.unknown_envs and ScopeField.ENV not in context.explicit:
-        return unknown_env_answer(turn, context, settings.envs, language)
+        return unknown_env_answer(turn, context, settings.envs, asked)
     if (previous is None or pending is not None) and needs_scope(context):
         # (a thread with history is located by it: "and in the last 3 hours?")
         # class "mixing up data centres": no env, object or identifier to read about in
         # several envs; one question back beats an answer about whatever fails anywhere
-        return clarify_answer(turn, context, language)
+        return clarify_answer(turn, context, asked)
     start, _ = context.scope.time.bounds(turn.now)
     if start > turn.now:
         # nothing can have been observed yet: reading would only produce empty "complete"
         # reads that look like proof of absence
-        return future_answer(turn, context, start, language)
+        return future_answer(turn, context, start, asked)
     return None
 
 
@@ -177,14 +180,16 @@ def _turn_parts(
     context: ContextState,
     inventory: Inventory,
     knowledge: KnowledgeLookup | None,
+    asked: AskedLanguage,
 ) -> TurnParts:
     """What the turn adds around the investigation's reads (planner.conclude.compose):
-    the inventory's calls, its lists cut short in the question's envs, and confirmed
-    knowledge for the question and its scope."""
+    the inventory's calls, its lists cut short in the question's envs, confirmed
+    knowledge for the question and its scope, and the language it was asked in."""
     return TurnParts(
         inventory_calls=inventory.calls,
         cut_lists=[n for n in inventory.partial if n.env in (None, *context.envs)],
         knowledge=knowledge(turn.question, context.scope) if knowledge is not None else [],
+        asked=asked,
     )
 
 

@@ -1,7 +1,7 @@
 """Turns answered before anything is read: a message past the size cap, an environment
 that is not configured, a message that says nowhere to read among several envs (asked
-back), a time still in the future. Each answers in the question's language with the gap
-that says why."""
+back), a time still in the future. Each answers in the question's language (in English,
+saying so first, when asked in neither English nor Russian) with the gap that says why."""
 
 from __future__ import annotations
 
@@ -9,13 +9,16 @@ from datetime import datetime
 
 from planner.question.context import ContextState, ScopeField
 from planner.shapes.answer import Answer, Gap
-from planner.shapes.language import Language, Phrase, language_of, say
+from planner.shapes.language import AskedLanguage, Phrase, noted, read_language, say
 from planner.shapes.turn import Turn
 from policy.gaps import GapNote, GapReason
 from policy.scope import Scope
 
 
-def future_answer(turn: Turn, context: ContextState, start: datetime, language: Language) -> Answer:
+def future_answer(
+    turn: Turn, context: ContextState, start: datetime, asked: AskedLanguage
+) -> Answer:
+    language = asked.answer
     text = say(
         Phrase.FUTURE,
         language,
@@ -25,7 +28,7 @@ def future_answer(turn: Turn, context: ContextState, start: datetime, language: 
     return Answer(
         question=turn.question,
         scope=context.scope,
-        summary=text,
+        summary=noted(text, asked),
         gaps=[Gap.of("scope.time", GapNote(GapReason.FUTURE_TIME, detail=text), language)],
         final=True,
         language=language,
@@ -38,13 +41,14 @@ MAX_QUESTION_CHARS = 8000  # a question, and a paste of an alert or a log excerp
 def too_long(turn: Turn) -> tuple[Answer, ContextState]:
     """A message past the cap is not read for a scope or a plan (the parse of any text is
     linear, but a turn's work must stay bounded): it is answered at once, saying so."""
-    language = language_of(turn.question)
+    asked = read_language(turn.question[:MAX_QUESTION_CHARS])
+    language = asked.answer
     text = say(Phrase.TOO_LONG, language, length=len(turn.question), most=MAX_QUESTION_CHARS)
     context = ContextState(scope=Scope(), envs=[])
     answer = Answer(
         question=turn.question[:MAX_QUESTION_CHARS],
         scope=context.scope,
-        summary=text,
+        summary=noted(text, asked),
         gaps=[Gap.of("scope", GapNote(GapReason.NOT_BOUND, detail=text), language)],
         final=True,
         language=language,
@@ -79,10 +83,11 @@ def needs_scope(context: ContextState) -> bool:
     )
 
 
-def clarify_answer(turn: Turn, context: ContextState, language: Language) -> Answer:
+def clarify_answer(turn: Turn, context: ContextState, asked: AskedLanguage) -> Answer:
+    language = asked.answer
     # an empty or blank message has no first line to repeat: the example says a question
-    asked = next(iter(turn.question.strip().splitlines()), "")[:120].rstrip("?. ")
-    example = f"{asked or say(Phrase.A_QUESTION, language)} ({context.envs[0]}, <service>)?"
+    first = next(iter(turn.question.strip().splitlines()), "")[:120].rstrip("?. ")
+    example = f"{first or say(Phrase.A_QUESTION, language)} ({context.envs[0]}, <service>)?"
     text = say(
         Phrase.WHICH_SCOPE,
         language,
@@ -93,7 +98,7 @@ def clarify_answer(turn: Turn, context: ContextState, language: Language) -> Ans
     return Answer(
         question=turn.question,
         scope=context.scope,
-        summary=text,
+        summary=noted(text, asked),
         gaps=[Gap.of("scope", GapNote(GapReason.NO_SCOPE), language)],
         final=True,
         language=language,
@@ -101,15 +106,16 @@ def clarify_answer(turn: Turn, context: ContextState, language: Language) -> Ans
 
 
 def unknown_env_answer(
-    turn: Turn, context: ContextState, envs: list[str], language: Language
+    turn: Turn, context: ContextState, envs: list[str], asked: AskedLanguage
 ) -> Answer:
+    language = asked.answer
     unknown = ", ".join(context.unknown_envs)
     configured = ", ".join(envs)
     text = say(Phrase.UNKNOWN_ENV, language, unknown=unknown, configured=configured)
     return Answer(
         question=turn.question,
         scope=context.scope.model_copy(update={"env": None}),
-        summary=text,
+        summary=noted(text, asked),
         gaps=[Gap.of("scope.env", GapNote(GapReason.UNKNOWN_ENV, detail=text), language)],
         final=True,
         language=language,
