@@ -17,15 +17,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import structlog
 
 from bot.config_errors import ConfigFileError
 from bot.model_flags import add_model_flags, model_config_extra, with_models
+from bot.presentation import origin_of, without_links_to
 from bot.render import render_markdown, render_plain
 from bot.settings import InfrabotConfig, load_config
-from planner import Answer, Turn
+from planner import Turn
 from policy.language import Bilingual, phrase
 
 if TYPE_CHECKING:
@@ -138,11 +138,12 @@ async def _ask_world(args: argparse.Namespace) -> int:
             config_extra=model_config_extra(args),
         ) as session:
             assert session.conversation is not None and session.config is not None
-            ends = session.simulators.endpoints
-            urls = [u for e in ends.envs.values() for u in (e.kubernetes, e.logs, e.metrics)]
-            origins = {_origin(u) for u in [*urls, ends.gitlab] if u}
             return await _ask_with(
-                session.conversation, session.config, args, session.clock(), gone=origins
+                session.conversation,
+                session.config,
+                args,
+                session.clock(),
+                gone=simulator_origins(session),
             )
     finally:
         boot.stop()
@@ -191,7 +192,7 @@ async def _ask_with(
     if args.json:
         print(answer.model_dump_json(indent=2))
         return 0
-    shown, dropped = _without_links_to(answer, gone or set())
+    shown, dropped = without_links_to(answer, gone or set())
     print(render_markdown(shown) if args.markdown else render_plain(shown), end="")
     if dropped:
         print(phrase(_LINKS_GONE, answer.lang, count=dropped))
@@ -207,21 +208,11 @@ _LINKS_GONE: Bilingual = (
 )
 
 
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
-
-
-def _without_links_to(answer: Answer, origins: set[str]) -> tuple[Answer, int]:
-    """`answer` with the fact links to `origins` left out, and how many were."""
-    facts = [
-        f.model_copy(update={"link": None})
-        if f.link and f.link.startswith(("http://", "https://")) and _origin(f.link) in origins
-        else f
-        for f in answer.facts
-    ]
-    dropped = sum(1 for a, b in zip(answer.facts, facts, strict=True) if a.link != b.link)
-    return (answer.model_copy(update={"facts": facts}) if dropped else answer), dropped
+def simulator_origins(session: Any) -> set[str]:
+    """Where a world session's simulators serve: links there open no app a person knows."""
+    ends = session.simulators.endpoints
+    urls = [u for e in ends.envs.values() for u in (e.kubernetes, e.logs, e.metrics)]
+    return {origin_of(u) for u in [*urls, ends.gitlab] if u}
 
 
 def _parse_now(value: str | None) -> datetime | None:
@@ -408,6 +399,7 @@ def demo_app(session: Any, world_file: Any, allowed_hosts: tuple[str, ...] = ())
         environments=list(config.environments),
         title="infrabot demo",
         allowed_hosts=allowed_hosts,
+        unlinked=simulator_origins(session),
     )
 
 

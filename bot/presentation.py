@@ -189,6 +189,26 @@ def offset_label(tz: tzinfo, at: datetime) -> str:
     return f"{text}, {key}" if key and key != "UTC" else text
 
 
+def origin_of(url: str) -> str:
+    """ "http://127.0.0.1:8080" of a URL: where it is served from."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def without_links_to(answer: Answer, origins: set[str]) -> tuple[Answer, int]:
+    """`answer` with the fact links served from `origins` left out (a demo's simulated
+    sources, which serve their APIs, not the apps a link opens), and how many were: the
+    fact still says its source, env and time, which is where the record is."""
+    facts = [
+        f.model_copy(update={"link": None})
+        if f.link and f.link.startswith(("http://", "https://")) and origin_of(f.link) in origins
+        else f
+        for f in answer.facts
+    ]
+    dropped = sum(1 for a, b in zip(answer.facts, facts, strict=True) if a.link != b.link)
+    return (answer.model_copy(update={"facts": facts}) if dropped else answer), dropped
+
+
 def link_label(url: str, language: Language = Language.EN) -> str:
     """What a link opens, short: "Kibana", "GitLab job #4711", else the host's name."""
     parts = urlsplit(url)

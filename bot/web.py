@@ -49,7 +49,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.conversation import Conversation
 from bot.knowledge import KnowledgeDesk, is_remember_request
-from bot.presentation import present
+from bot.presentation import present, without_links_to
 from bot.render import markdown_of
 from bot.telemetry import METRICS_CONTENT_TYPE, Telemetry
 from bot.web_identity import Caller, Identity, Unidentified
@@ -198,9 +198,11 @@ def build_web_app(
     readiness: Callable[[], Readiness] | None = None,
     allowed_hosts: Sequence[str] = (),
     metrics_here: bool = True,
+    unlinked: set[str] | None = None,
 ) -> Starlette:
     """The chat's app. `metrics_here=False`: /metrics is served on its own port
-    (`metrics_app`), not the chat's."""
+    (`metrics_app`), not the chat's. `unlinked`: origins whose links open nothing (the
+    demo's simulators serve APIs, not Kibana or VMUI): left out of the answers shown."""
     threads = WebThreads()
     slots = asyncio.Semaphore(max_concurrent)
     locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -310,6 +312,8 @@ def build_web_app(
                     "nothing was changed, please ask again"
                 }, 500
             answer = outcome.answer
+            # a link to where nothing opens it (a demo's simulators) is left out
+            answer, _ = without_links_to(answer, unlinked or set())
             shown = present(answer)
             markdown = markdown_of(answer, shown)
             threads.add(

@@ -107,16 +107,16 @@ _TEXT: dict[Phrase, tuple[str, str]] = {
     Phrase.KNOWLEDGE: ("knowledge", "знание"),
     Phrase.SIMILAR: ("and {count} more like it", "и ещё {count} таких же"),
     Phrase.MORE_EVIDENCE: (
-        "{count} more fact(s) in the full report",
+        "more facts in the full report: {count}",
         "ещё фактов в полном отчёте: {count}",
     ),
     Phrase.HELD_BACK: (
-        "{count} reading(s) within the normal range are in the full report",
+        "readings within the normal range, in the full report: {count}",
         "показаний в пределах нормы: {count}, они в полном отчёте",
     ),
     Phrase.PARTIAL: ("Partial answer: ", "Неполный ответ: "),
     Phrase.NOT_CHECKED: (
-        " Not checked or not proven: {count} item(s), see gaps.",
+        " Not checked or not proven: {count}, see gaps.",
         " Не проверено или не доказано: {count}, см. пробелы.",
     ),
     Phrase.LINK: ("link", "ссылка"),
@@ -145,7 +145,7 @@ _TEXT: dict[Phrase, tuple[str, str]] = {
     ),
     Phrase.ALSO_FOUND: ("Also found (not asked): ", "Также найдено (не спрашивалось): "),
     Phrase.MORE_BELOW: (
-        " ({count} more observation(s) below.)",
+        " (more observations below: {count}.)",
         " (ещё наблюдений ниже: {count}.)",
     ),
     Phrase.FUTURE: (

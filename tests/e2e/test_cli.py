@@ -213,3 +213,28 @@ async def test_the_demo_web_chat_grants_no_admin_from_a_name_in_the_body() -> No
     text = json.dumps(res.json(), ensure_ascii=False).lower()
     assert "admin" in text and ("only" in text or "только" in text)
     assert "saved" not in res.json().get("markdown", "").lower()
+
+
+async def test_the_demo_web_chat_shows_no_link_to_its_simulators() -> None:
+    """The demo's sources are simulators that serve APIs, not Kibana or VMUI: a link to
+    them would open a JSON error, so the answer leaves it out (each fact still says its
+    source, env and time)."""
+    import httpx
+
+    from bot.cli import demo_app, simulator_origins
+    from evals.session import WorldSession
+    from evals.worldfile import read_world_file
+
+    wf = read_world_file(None)
+    with WorldSession(wf.world, now=wf.now, timezone=wf.timezone) as session:
+        origins = simulator_origins(session)
+        transport = httpx.ASGITransport(app=demo_app(session, wf))
+        async with httpx.AsyncClient(transport=transport, base_url="http://demo.test") as c:
+            body = {"thread_id": "t1", "question": "почему service-a в dc-a отдавал 502 в 14:11?"}
+            res = await c.post("/api/ask", json=body)
+    assert res.status_code == 200 and origins
+    data = res.json()
+    facts = data["presentation"]["evidence"] + data["report"]["evidence"]
+    assert facts and all(f["source"] and f["when"] for f in facts)
+    shown = json.dumps([data["presentation"], data["report"], data["markdown"]])
+    assert not any(origin in shown for origin in origins)

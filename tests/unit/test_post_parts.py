@@ -29,7 +29,7 @@ def _answer(question: str = "why is web failing in prod?", **fields: object) -> 
     data: dict[str, object] = {
         "question": question,
         "scope": Scope(env="prod", object="web"),
-        "summary": f"{CAUSE} Not checked or not proven: 2 item(s), see gaps.",
+        "summary": f"{CAUSE} Not checked or not proven: 2, see gaps.",
         "facts": [_fact(n) for n in range(12)],
         "hypotheses": [
             Hypothesis(text=CAUSE, supported_by=[9, 4], confidence="high"),
