@@ -242,7 +242,9 @@ def tongue_of_line(line: str) -> tuple[Tongue, int] | None:
     # names of services, hosts and environments written as words are Latin in either
     # language ("почему checkout в prod отдавал 502" is over half Cyrillic, "растёт ли
     # kafka consumer lag" 0.38, "what is wrong with платежи" a fifth)
-    if cyrillic >= _LEAST and cyrillic / (cyrillic + latin) >= 0.3:
+    # a short follow-up whose only words are Cyrillic ("а в dc-a?", "и там?") is Russian
+    # however few its letters: no other language is written there
+    if (cyrillic >= _LEAST and cyrillic / (cyrillic + latin) >= 0.3) or (cyrillic and not latin):
         return _cyrillic_tongue(words, letters), cyrillic
     if latin >= _LEAST:
         return _latin_tongue(words, letters), latin

@@ -103,6 +103,12 @@ def test_english_and_bare_identifiers_are_never_flagged(question: str) -> None:
     assert read_language(question) == AskedLanguage(Language.EN)
 
 
+@pytest.mark.parametrize("question", ["а в dc-a?", "и там?", "ну и?"])
+def test_a_short_russian_follow_up_stays_russian(question: str) -> None:
+    """Too few letters to weigh, but no other language writes them."""
+    assert read_language(question) == AskedLanguage(Language.RU)
+
+
 def test_pasted_lines_are_told_apart_by_their_shape() -> None:
     text = (
         "что это значит?\n"
