@@ -235,7 +235,7 @@ def _waiting(
     text = said(Said.POD, lang, pod=first.a.pod)
     text += said(Said.POD_IMAGE, lang, image=first.a.image) if first.a.image else ""
     text += said(Said.POD_IN, lang, reason=reason)
-    if first.a.message:
+    if first.a.message and not _BACK_OFF.fullmatch(first.a.message.strip()):
         text += f": {first.a.message}"
     # the registry's answer is in the waiting message, or in the pull events of the pod
     pulls = [first.a.message or ""] + [
@@ -262,6 +262,10 @@ def _waiting(
 
 
 # the registry refused the credential, not the image: 401/403, unauthorized, denied
+# the kubelet's waiting message for a crash loop ("back-off 5m0s restarting failed
+# container=app pod=web-1_shop(uid)") restates the reason and names no cause: the headline
+# leaves it to the evidence, where the pod's state keeps it whole
+_BACK_OFF = re.compile(r"back-off \S+ restarting failed container=\S+ pod=\S+")
 _REFUSED = re.compile(r"\b40[13]\b|unauthori[sz]ed|forbidden|denied|authenticat", re.I)
 
 

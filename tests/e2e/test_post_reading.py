@@ -36,3 +36,15 @@ def test_a_follow_up_whose_evidence_shows_health_is_headed_as_healthy() -> None:
     assert "CrashLoopBackOff" in crash.summary
     assert "service-d в dc-a выглядит исправным: готово 2/2" in there.summary
     assert "причина не установлена" not in there.summary
+
+
+def test_a_crash_loop_is_said_without_the_kubelets_back_off_text(
+    posts: list[tuple[str, Answer]],
+) -> None:
+    """The back-off message restates CrashLoopBackOff and names no cause: the summary
+    leaves it to the pod's state in the evidence, and says what the log says instead."""
+    crashes = [a for _, a in posts if "CrashLoopBackOff" in a.summary]
+    assert crashes
+    for answer in crashes:
+        assert "restarting failed container=" not in answer.summary, answer.summary
+        assert any("restarting failed container=" in f.text for f in answer.facts)
