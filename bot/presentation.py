@@ -246,25 +246,33 @@ class _Clock:
         self.tz = tz
         self.day = day
 
-    def show(self, moment: datetime) -> str:
+    def show(self, moment: datetime, *, dated: bool = False) -> str:
         local = in_zone(moment, self.tz)
-        if self.day is not None and local.date() == self.day:
+        if not dated and self.day is not None and local.date() == self.day:
             return local.strftime("%H:%M:%S")
         return local.strftime("%Y-%m-%d %H:%M:%S")
 
     def text(self, text: str) -> str:
-        """`text` with each zoned ISO time in it shown on this clock."""
+        """`text` with each zoned ISO time in it shown on this clock; when one of them is
+        on another day, every one says its date ("between 2026-07-13 14:40:00 and
+        2026-07-20 14:40:00", never "... and 14:40:00")."""
 
-        def local(m: re.Match[str]) -> str:
+        def moment_of(m: re.Match[str]) -> datetime | None:
             day, clock, zone_part = m.groups()
             seconds = clock if clock.count(":") == 2 else f"{clock}:00"
             try:
-                moment = datetime.fromisoformat(
+                return datetime.fromisoformat(
                     f"{day}T{seconds}{'+00:00' if zone_part == 'Z' else zone_part}"
                 )
             except ValueError:
-                return m.group(0)
-            return self.show(moment)
+                return None
+
+        moments = [t for m in _ISO.finditer(text) if (t := moment_of(m)) is not None]
+        dated = any(in_zone(t, self.tz).date() != self.day for t in moments)
+
+        def local(m: re.Match[str]) -> str:
+            moment = moment_of(m)
+            return m.group(0) if moment is None else self.show(moment, dated=dated)
 
         own = self.offset()
 

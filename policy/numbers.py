@@ -109,10 +109,18 @@ def number_said(value: float, language: Language = Language.EN) -> str:
     return "0" if text == "-0" else text
 
 
-def rate_said(per_second: float, language: Language = Language.EN, *, of: str = "") -> str:
+def rate_said(
+    per_second: float,
+    language: Language = Language.EN,
+    *,
+    of: str = "",
+    like: float | None = None,
+) -> str:
     """An events-per-time rate in the unit that keeps it readable: '26.7/s', '0.2/min'
-    (0.00333/s), '1/h' (0.000278/s); `of` names what is counted ('0.2 req/min')."""
-    scale, unit = _rate_unit(per_second)
+    (0.00333/s), '1/h' (0.000278/s); `of` names what is counted ('0.2 req/min'); `like`:
+    a rate said beside it (a peak), whose unit this one takes, so one sentence keeps one
+    unit ('0.05/min on average, peak 1/min')."""
+    scale, unit = _rate_unit(per_second if like is None else max(abs(per_second), abs(like)))
     what = f" {of}" if of else ""
     return number_said(per_second * scale, language) + what + pick(_PER[unit], language)
 

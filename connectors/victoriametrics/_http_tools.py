@@ -240,7 +240,8 @@ async def http_requests(run: Run, args: HttpRequestsArgs) -> ToolResult:
     )
     text = (
         f"{args.service} ({', '.join(namespaces) or 'any namespace'}) in {run.env}: "
-        f"{rate_said(avg, of='req')} on average {run.span()}{extremes}; "
+        f"{rate_said(avg, of='req', like=hi[1] if hi else None)} on average "
+        f"{run.span()}{extremes}; "
         f"{count_said(round(count), Nouns.REQUEST)} in total ({via(found, args.service)})"
     )
     fact = run.fact(
@@ -301,8 +302,8 @@ def _error_fact(
     text = (
         f"{name} ({namespace}) in {run.env}: {count_said(round(total), Nouns.RESPONSE)} "
         f"with status {labels.get('status', args.status)}{flag_text} {run.span()} "
-        f"({rate_said(total / w)} on average{peak_text}{start_text}){share}"
-        + (f"; {caveat}" if caveat else "")
+        f"({rate_said(total / w, like=peak[1] if peak else None)} on average"
+        f"{peak_text}{start_text}){share}" + (f"; {caveat}" if caveat else "")
     )
     return run.fact(
         text,

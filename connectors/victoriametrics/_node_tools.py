@@ -167,6 +167,8 @@ async def _one_node(
         median = statistics.median(peers) if peers else None
         ratio = value / median if median else None
         peak = max_point(curve.series[0].points) if curve.series else None
+        # one unit for the node, its peers and its peak: the largest of them decides
+        unit_of = max(value, median or 0.0, peak[1] if peak else 0.0)
         if median is None:
             versus = "; no peer node reports it"
         elif ratio is None:
@@ -174,15 +176,17 @@ async def _one_node(
             versus = f" vs 0/s on {every} {count_said(len(peers), PEER_NODES)}"
         else:
             versus = (
-                f" vs peer median {rate_said(median)} over "
+                f" vs peer median {rate_said(median, like=unit_of)} over "
                 f"{count_said(len(peers), OTHER_NODES)} ({number_said(ratio)}x)"
             )
         if name in sampled:
             versus += f" (a sample: {len(peers)} of the {sampled[name]} other nodes were read)"
-        peak_text = f"; peak {rate_said(peak[1])} at {run.time(peak[0])}" if peak else ""
+        peak_text = (
+            f"; peak {rate_said(peak[1], like=unit_of)} at {run.time(peak[0])}" if peak else ""
+        )
         facts.append(
             run.fact(
-                f"node {target} in {run.env}: {label} {rate_said(value)} on average "
+                f"node {target} in {run.env}: {label} {rate_said(value, like=unit_of)} on average "
                 f"{run.span()}{versus}{peak_text}",
                 NodeNetwork(
                     node=target,

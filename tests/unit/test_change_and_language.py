@@ -108,6 +108,25 @@ def test_times_are_shown_in_the_answers_timezone_with_the_offset_once() -> None:
     assert span_text(timedelta(minutes=90), Language.RU) == "1 ч 30 мин"
 
 
+def test_a_range_that_starts_on_another_day_dates_both_ends() -> None:
+    at = datetime(2026, 7, 20, 11, 40, tzinfo=UTC)
+    answer = Answer(
+        question="what changed in x on July 13?",
+        scope=Scope(env="dc-a", object="x", time=TimeSpec(at=at, mode="historical")),
+        summary="changes between 2026-07-13T11:40:00Z and 2026-07-20T11:40:00Z; "
+        "at 2026-07-20T11:00:00Z",
+        timezone="Europe/Moscow",
+    )
+    # one sentence: both ends dated; the other one, all on the answer's day, stays short
+    assert present(answer).conclusion == (
+        "changes between 2026-07-13 14:40:00 and 2026-07-20 14:40:00; at 2026-07-20 14:00:00"
+    )
+    same_day = answer.model_copy(
+        update={"summary": "from 2026-07-20T11:00:00Z to 2026-07-20T11:40:00Z"}
+    )
+    assert present(same_day).conclusion == "from 14:00:00 to 14:40:00"
+
+
 _CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 
 

@@ -107,6 +107,13 @@ def test_a_tiny_rate_is_said_per_minute_or_per_hour() -> None:
     assert rate_range_said(0.01, 0.02, Language.RU) == "от 0.6 до 1.2/мин"
 
 
+def test_rates_said_together_keep_one_unit() -> None:
+    # 3 in an hour on average with a 1/min peak: both per minute, never "3/h ... 1/min"
+    assert rate_said(3 / 3600, like=1 / 60) == "0.05/min"
+    assert rate_said(1 / 60, like=3 / 3600) == "1/min"
+    assert rate_said(0.5, like=20.0) == "0.5/s"
+
+
 def test_a_tiny_share_is_never_an_exponent_nor_a_rounded_zero() -> None:
     assert share_said(3, 48_018) == "0.0062%"
     assert share_said(1, 1_595_981) == "<0.001%"  # not 6.3e-05%
