@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 HEADLINE_MAX = 300
+_CLAUSE_AT_LEAST = 0.4  # a clause boundary this far into the room is where a cut headline ends
 # a sentence ends at ".", "!", "?" or "…" before a space and a capital letter, a digit or
 # an opening quote (not inside "e.g. foo" or "v2.4.0")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[A-ZА-ЯЁ0-9\"«(])")
@@ -61,7 +62,11 @@ def split_headline(summary: str, limit: int = HEADLINE_MAX) -> tuple[str, str]:
         size += len(part) + (1 if n else 0)
     if not head:
         first = parts[0]
-        cut = first[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:—- ")
+        window = first[: limit - 1]
+        # at the last clause ("; ") that keeps most of the room, else at a word
+        clause = window.rfind("; ")
+        cut = window[:clause] if clause >= limit * _CLAUSE_AT_LEAST else window.rsplit(" ", 1)[0]
+        cut = cut.rstrip(",;:—- ")
         rest = " ".join([first[len(cut) :].lstrip(",;:—- "), *parts[1:]])
         return f"{cut}…", f"…{rest}"
     return " ".join(head), " ".join(parts[len(head) :])

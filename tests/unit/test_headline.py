@@ -55,6 +55,17 @@ def test_a_first_sentence_too_long_is_cut_at_a_word_and_continues_in_the_details
     assert set(long.split()) <= set((headline + " " + details).replace("…", " ").split())
 
 
+def test_a_long_first_sentence_is_cut_at_a_clause_when_one_fits() -> None:
+    first = (
+        "Last change of web in prod: job deploy #7 of pipeline 90402 run by ann at 13:51, "
+        "status failed, image tag v2.4.0, commit 9b1e4f27 by dan, "
+    )
+    second = "before it: job deploy #6 run by bob at 2026-07-15 15:47, status success, " * 4
+    headline, details = split_headline(first + "tag v2; " + second.rstrip(", ") + ".")
+    assert headline == first + "tag v2…"
+    assert details.startswith("…before it: job deploy #6")
+
+
 @given(st.text(alphabet=st.sampled_from("ab .,:;()?!-\u2026Я1"), max_size=800))
 def test_the_headline_is_never_over_the_limit(text: str) -> None:
     headline, _ = split_headline(text)
