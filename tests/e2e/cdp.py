@@ -156,6 +156,19 @@ class Chromium:
         await self.evaluate(f"document.querySelector({json.dumps(selector)}).focus()")
         await self.send("Input.insertText", text=text)
 
+    async def open_chat(self, url: str, width: int) -> None:
+        """The web chat at `url` as a phone (under 700 px: 844 px high, mobile) or a
+        laptop (800 px high) shows it, once its page says it is ready."""
+        await self.send(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=844 if width < 700 else 800,
+            deviceScaleFactor=1,
+            mobile=width < 700,
+        )
+        await self.goto(url)
+        await self.wait_for("document.body && document.body.dataset.ready === '1'")
+
     async def screenshot(self, path: Path) -> None:
         data = await self.send("Page.captureScreenshot", format="png")
         path.write_bytes(base64.b64decode(data["data"]))

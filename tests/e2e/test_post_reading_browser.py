@@ -7,7 +7,7 @@ left in reports/screenshots/posts-<width>/ for a person to look at."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,15 +66,6 @@ def demo_url() -> Iterator[str]:
             yield server.base_url + "/"
 
 
-@pytest.fixture
-async def browser(tmp_path: Path) -> AsyncIterator[Chromium]:
-    chrome = await Chromium.launch(tmp_path / "profile")
-    try:
-        yield chrome
-    finally:
-        await chrome.close()
-
-
 def _in_order(parts: list[str]) -> bool:
     """The headline first, the scope before any section, the evidence fold after every
     section (hypotheses, gaps, next steps)."""
@@ -89,16 +80,7 @@ def _in_order(parts: list[str]) -> bool:
 async def test_every_demo_answer_reads_in_order_within_its_screens(
     browser: Chromium, demo_url: str, width: int
 ) -> None:
-    height = 844 if width == 390 else 800
-    await browser.send(
-        "Emulation.setDeviceMetricsOverride",
-        width=width,
-        height=height,
-        deviceScaleFactor=1,
-        mobile=width < 700,
-    )
-    await browser.goto(demo_url)
-    await browser.wait_for("document.body && document.body.dataset.ready === '1'")
+    await browser.open_chat(demo_url, width)
     shots = SHOTS / f"posts-{width}"
     shots.mkdir(parents=True, exist_ok=True)
     count = "document.querySelectorAll('#messages .answer').length"

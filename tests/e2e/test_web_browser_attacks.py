@@ -5,8 +5,7 @@ for the chat's address (DNS rebinding) is refused before it can read an answer."
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -70,15 +69,6 @@ def _attacker(target: str) -> Starlette:
         return HTMLResponse(f"<html><body><script>{script}</script></body></html>")
 
     return Starlette(routes=[Route("/", page)])
-
-
-@pytest.fixture
-async def browser(tmp_path: Path) -> AsyncIterator[Chromium]:
-    chrome = await Chromium.launch(tmp_path / "profile")
-    try:
-        yield chrome
-    finally:
-        await chrome.close()
 
 
 async def test_a_page_on_another_origin_gets_no_question_asked(

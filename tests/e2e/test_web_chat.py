@@ -7,7 +7,7 @@ line above the fold, a screenshot of each left in reports/screenshots/."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -73,15 +73,6 @@ def _served(latency_s: float) -> Iterator[str]:
         )
         with BackgroundServer(app) as server:
             yield server.base_url + "/"
-
-
-@pytest.fixture
-async def browser(tmp_path: Path) -> AsyncIterator[Chromium]:
-    chrome = await Chromium.launch(tmp_path / "profile")
-    try:
-        yield chrome
-    finally:
-        await chrome.close()
 
 
 async def ask(browser: Chromium, question: str, answers_before: int) -> str:
@@ -181,16 +172,7 @@ async def test_progress_says_what_is_read_of_which_object_and_the_examples_fold_
 async def test_the_chat_fits_the_screen_with_the_answer_first(
     browser: Chromium, web_url: str, width: int
 ) -> None:
-    height = 844 if width == 390 else 800
-    await browser.send(
-        "Emulation.setDeviceMetricsOverride",
-        width=width,
-        height=height,
-        deviceScaleFactor=1,
-        mobile=width < 700,
-    )
-    await browser.goto(web_url)
-    await browser.wait_for("document.body && document.body.dataset.ready === '1'")
+    await browser.open_chat(web_url, width)
     await ask(browser, "why did catalog-api in dc-a return 502 in the last hour?", 0)
     # no sideways scrolling, the question box on screen, the conclusion above the fold
     assert await browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), (
@@ -238,15 +220,7 @@ async def test_a_table_of_pods_scrolls_in_its_own_box_on_a_phone(
 ) -> None:
     import json
 
-    await browser.send(
-        "Emulation.setDeviceMetricsOverride",
-        width=390,
-        height=844,
-        deviceScaleFactor=1,
-        mobile=True,
-    )
-    await browser.goto(web_url)
-    await browser.wait_for("document.body && document.body.dataset.ready === '1'")
+    await browser.open_chat(web_url, 390)
     await browser.evaluate(
         f"document.getElementById('messages').append(renderAnswer({json.dumps(tabled_answer)}));"
         f" {LAST_ANSWER}.querySelector('details.evidence').open = true; 1"
