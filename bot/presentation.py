@@ -627,7 +627,8 @@ def _gaps(answer: Answer, clock: _Clock) -> list[ShownGap]:
             line = f"{what}{where}: {clock.text(g.meaning)}" if what else where + g.meaning
         else:  # an answer from before gaps had their lines
             line = reason
-        detail = "" if reason == line else reason
+        # the detail adds what the line does not say: not the same words again
+        detail = "" if reason == line or (g.meaning and reason.endswith(g.meaning)) else reason
         if line in shown:
             if detail and detail not in shown[line].detail:
                 shown[line].detail = f"{shown[line].detail}; {detail}".strip("; ")

@@ -104,6 +104,8 @@ def test_each_gap_is_one_line_an_engineer_reads_grouped_by_source() -> None:
     # the detail (which read, what it said) is in the full report, not the post
     assert "HTTP 503" not in head
     assert "HTTP 503" in render_markdown(answer, evidence=None)
+    # a gap whose sentence is its meaning has no detail to repeat it
+    assert [bool(g.detail) for g in p.gaps] == [False, True, True]
 
 
 def test_gap_lines_are_in_the_answers_language() -> None:
