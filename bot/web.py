@@ -488,7 +488,7 @@ async def _streamed(
 
     A progress line is the event (what is read, of which object, where, its state) and what
     the page shows for all reads so far, in the question's language: `status` ("3 of 7
-    reads done") and `lines` ("Reading events and logs of X in dc-b", merged and capped)."""
+    reads done") and `lines` ("Reading events and logs of X in prod", merged and capped)."""
     events: asyncio.Queue[ProgressEvent] = asyncio.Queue()
     reads: dict[ProgressKey, ProgressEvent] = {}
 

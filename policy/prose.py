@@ -10,7 +10,7 @@ read from their own lines (policy.language). Told apart by shape, never by the w
   "May  1 12:00:01");
 - a label or annotation line ("- alertname = X", "severity: critical");
 - two or more key=value pairs (a logfmt line), a timestamp and a log level together;
-- a line most of whose tokens are identifiers (service-d-7f9c, 10.0.0.1:8080, p99).
+- a line most of whose tokens are identifiers (web-7f9c, 10.0.0.1:8080, p99).
 
 Inline code spans, URLs and @mentions are taken out of the lines that stay.
 """

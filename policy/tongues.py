@@ -7,7 +7,7 @@ it (or few others) uses, and its most frequent function words ("warum", "pourquo
 
 Conservative by construction: a profile's words are never common English words ("die",
 "was", "in", "a", "no", "on" are left out of every profile), words joined to other
-characters (service-a, dc-b, p99, redémarre-t-il) are not read as words, and another
+characters (web-a, prod-2, p99, redémarre-t-il) are not read as words, and another
 language needs two pieces of evidence (a word and a letter, or two words) and more of
 them than English has in the same line. Names of products and places ("Zürich", "São
 Paulo") are one piece at most.
@@ -193,7 +193,7 @@ PROFILES: tuple[Profile, ...] = (
 _BY_TONGUE = {p.tongue: p for p in PROFILES}
 _NOT_RUSSIAN_CYRILLIC = "іїєґўђћџјљњѓќѕ"
 # a word: letters (and an apostrophe) standing alone between spaces and punctuation; a
-# token joined to digits or to - _ / . : = @ (service-a, p99, dc-b, v1.2) is a name
+# token joined to digits or to - _ / . : = @ (web-a, p99, prod-2, v1.2) is a name
 _TOKEN = re.compile(r"\S+")
 _EDGE = "\"'«»“”„()[]{}<>,.;:!?¿¡…"
 _LEAST = 3  # letters of a line's script from which the line says anything
@@ -231,7 +231,7 @@ def _score(profile: Profile, words: list[str], letters: str) -> tuple[int, int]:
 def tongue_of_line(line: str) -> tuple[Tongue, int] | None:
     """The line's language and how many letters say so; None when it has too few letters
     to say anything (a number, a name, "ok"). Only words count: the letters of names
-    (service-a, req_id, a hash) are no one's language."""
+    (web-a, req_id, a hash) are no one's language."""
     words = _words(line)
     letters = "".join(c for w in words for c in w if c.isalpha())
     cyrillic = sum(1 for c in letters if _is_cyrillic(c))
@@ -242,7 +242,7 @@ def tongue_of_line(line: str) -> tuple[Tongue, int] | None:
     # names of services, hosts and environments written as words are Latin in either
     # language ("почему checkout в prod отдавал 502" is over half Cyrillic, "растёт ли
     # kafka consumer lag" 0.38, "what is wrong with платежи" a fifth)
-    # a short follow-up whose only words are Cyrillic ("а в dc-a?", "и там?") is Russian
+    # a short follow-up whose only words are Cyrillic ("а в prod-2?", "и там?") is Russian
     # however few its letters: no other language is written there
     if (cyrillic >= _LEAST and cyrillic / (cyrillic + latin) >= 0.3) or (cyrillic and not latin):
         return _cyrillic_tongue(words, letters), cyrillic

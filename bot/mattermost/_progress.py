@@ -1,7 +1,7 @@
 """The progress note: the post a turn shows while it reads, updated per source.
 
 The executor tells the note each read as it starts and ends (planner/shapes/progress.py); the
-note edits its post with what is being read now ("events and logs of X in dc-b", the words
+note edits its post with what is being read now ("events and logs of X in prod", the words
 in planner/shapes/progress_said.py) and how many reads are done, at most
 once every `every_s` seconds (Mattermost rate-limits edits, and a person cannot read
 faster), in the question's language. A failed edit is logged and forgotten: the note is
@@ -35,7 +35,7 @@ UPDATE_EVERY_S = 2.0
 
 def progress_text(reads: Iterable[ProgressEvent], language: Language) -> str:
     """ "Investigating… 3 of 7 reads done, 1 failed. Reading now: events and logs of X in
-    dc-b; …" from the last event of each read."""
+    prod; …" from the last event of each read."""
     summary = summarize(reads, language)
     if not summary.total:
         return f"_{say(Phrase.PROGRESS_START, language)}_"

@@ -225,7 +225,7 @@ function show(message) {
 }
 
 // live progress: the server's lines, in the question's language ("Reading events and logs
-// of X in dc-b", merged and capped), as text
+// of X in prod", merged and capped), as text
 function progressView(lines) {
   return el("ul", { class: "progress" }, ...(lines || []).map((line) => el("li", { class: "read reading", text: line })));
 }

@@ -1,5 +1,5 @@
 """A question for a cause whose evidence shows the object healthy is answered as healthy,
-with what was read: "service-d in dc-a looks healthy: 2/2 ready, image service-d:2.3.1,
+with what was read: "web in prod-2 looks healthy: 2/2 ready, image web:2.3.1,
 no restarts in the window" rather than "17 observations; cause not established".
 
 Healthy is read from typed facts only, never from their text: the object's workload has

@@ -1,5 +1,5 @@
 """What a progress surface writes while a turn reads: "Reading events and logs of X in
-dc-b", in the question's language.
+prod", in the question's language.
 
 The one home of the words for each kind of read (`ReadKind`) and of the subject a read is
 about, both languages. The reads under way are merged by what they are about (a subject
@@ -68,7 +68,7 @@ class ProgressSummary(BaseModel):
     done: int
     total: int
     failed: int
-    now: list[str]  # what is read now, merged: "events and logs of X in dc-b"
+    now: list[str]  # what is read now, merged: "events and logs of X in prod"
     more: int  # groups under way not named
 
 
@@ -108,7 +108,7 @@ def counted(summary: ProgressSummary, language: Language) -> str:
 
 
 def reading_now(summary: ProgressSummary, language: Language) -> str:
-    """ "Reading now: events and logs of X in dc-b; requests of Y in dc-b (+2)", or ""."""
+    """ "Reading now: events and logs of X in prod; requests of Y in prod (+2)", or ""."""
     if not summary.now:
         return ""
     names = "; ".join(summary.now)
@@ -118,7 +118,7 @@ def reading_now(summary: ProgressSummary, language: Language) -> str:
 
 
 def reading_lines(summary: ProgressSummary, language: Language) -> list[str]:
-    """One line per group under way, "Reading events and logs of X in dc-b", and the count
+    """One line per group under way, "Reading events and logs of X in prod", and the count
     of the rest."""
     lines = [phrase(_READING, language, what=what) for what in summary.now]
     if summary.more:
