@@ -50,11 +50,23 @@ class _FailureShape(BaseModel):
     patterns: list[str]
 
 
+class SoftwareKind(BaseModel):
+    """A kind of component people name instead of the object ("the queue", "база"): its
+    words in both languages and the catalogue's software that is one."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    words: tuple[str, ...]
+    software: tuple[str, ...]
+
+
 class _Catalogue(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     software: list[_Software]
     failure: list[_FailureShape]
+    kinds: list[SoftwareKind]
 
 
 def _load() -> _Catalogue:
@@ -75,6 +87,7 @@ _LABELS = {s.name: s.label for s in _CATALOGUE.software}
 _IMAGES = {s.name: tuple(s.images) for s in _CATALOGUE.software}
 _PORTS = {port: s.name for s in _CATALOGUE.software for port in s.ports}
 FAILURE_LABELS: dict[Failure, Bilingual] = {f.name: f.label for f in _CATALOGUE.failure}
+SOFTWARE_KINDS: tuple[SoftwareKind, ...] = tuple(_CATALOGUE.kinds)
 
 # what a line names as the other end of a call: an address with its port, a cluster DNS
 # name, a bare IPv4
@@ -235,6 +248,21 @@ _KEY_WORDS = {
     "mongodb": ("mongo",),
     "rabbitmq": ("amqp",),
 }
+
+
+def software_names() -> dict[str, tuple[str, ...]]:
+    """Each software that runs as a workload, with the words that name it: its own name,
+    its image words and its short names ("postgres", "pg", "mongo")."""
+    return {
+        s.name: tuple(dict.fromkeys((s.name, *s.images, *_KEY_WORDS.get(s.name, ()))))
+        for s in _CATALOGUE.software
+        if s.images
+    }
+
+
+def software_label(software: str) -> str:
+    """How the software is written for people ("PostgreSQL")."""
+    return _LABELS.get(software, software)
 
 
 def endpoints_in(key: str, value: str) -> list[Endpoint]:

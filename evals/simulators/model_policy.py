@@ -57,6 +57,7 @@ def _arguments(params: dict[str, Any], scope: dict[str, Any]) -> dict[str, Any] 
     props = params.get("properties") or {}
     wanted = {"env": scope.get("env"), "namespace": scope.get("namespace")}
     wanted["service"] = wanted["object"] = wanted["name"] = scope.get("object")
+    wanted["request_id"] = scope.get("request_id")
     args: dict[str, Any] = {}
     for name in params.get("required") or []:
         prop = props.get(name) or {}
@@ -106,10 +107,25 @@ def _called(body: dict[str, Any]) -> set[str]:
 _DILIGENT_CALLS = 6
 
 
+# a request id as edge proxies and tracing write it (hex, 16 to 32 digits)
+_REQUEST_ID = re.compile(r"\b[0-9a-f]{16,32}\b")
+
+
+def _question_ids(body: dict[str, Any]) -> dict[str, Any]:
+    """What a careful model copies from the question into a tool's arguments: the request
+    id it quotes."""
+    for m in body.get("messages") or []:
+        text = m.get("content") if m.get("role") == "user" else None
+        if isinstance(text, str) and text.startswith("Question: "):
+            found = _REQUEST_ID.search(text.splitlines()[0].lower())
+            return {"request_id": found.group(0)} if found else {}
+    return {}
+
+
 def _plan_diligently(body: dict[str, Any]) -> ModelReply:
-    """Every offered tool it can fill from the scope and has not called yet, each step;
-    a short note once none is left."""
-    scope, called = _scope_of_conversation(body), _called(body)
+    """Every offered tool it can fill from the scope (and the request id the question
+    quotes) and has not called yet, each step; a short note once none is left."""
+    scope, called = _scope_of_conversation(body) | _question_ids(body), _called(body)
     calls = []
     for tool in body.get("tools") or []:
         fn = tool.get("function") or {}

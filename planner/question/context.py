@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planner.question.alert import PastedAlert, alert_time, asked_intents, pasted_alert
 from planner.question.asked import AskedValue, asked_value, asks_cause, asks_count
 from planner.question.change import ChangeAction, change_asked
+from planner.question.components import ComponentNamed, component_named, running
 from planner.question.deployer import ChangeAuthor, change_author_asked
 from planner.question.envs import (
     asks_all_envs,
@@ -591,6 +592,46 @@ def _read_envs(
     return None, obj_envs or list(envs), frozenset()
 
 
+# the workloads a kind of component names that the scope keeps as its objects
+MAX_COMPONENTS = 4
+
+
+def _component_pick(
+    picked: _ObjectPick, component: ComponentNamed, setting: _Setting
+) -> _ObjectPick:
+    """The workloads of the env (every env when none is named) that run the software the
+    question's word names ("the queue": Kafka or RabbitMQ), as its objects; unchanged when
+    none runs there."""
+    envs = [picked.env] if picked.env else setting.envs
+    items = running(setting.inventory, envs, component.software)
+    if not items:
+        return picked
+    refs = tuple(dict.fromkeys(ObjectRef(name=i.name, namespace=i.namespace) for i in items))
+    first = refs[0]
+    candidates = tuple(i for i in items if i.name == first.name)
+    item_envs = sorted({i.env for i in candidates})
+    note = (
+        f"{component.word} read as {', '.join(r.name for r in refs[:MAX_COMPONENTS])}: "
+        f"the workloads running {component.label}"
+    )
+    return replace(
+        picked,
+        env=picked.env or (item_envs[0] if len(item_envs) == 1 else None),
+        obj=first.name,
+        namespace=first.namespace,
+        objects=refs[:MAX_COMPONENTS],
+        candidates=candidates,
+        notes=(*picked.notes, note),
+        explicit=picked.explicit | {ScopeField.OBJECT},
+    )
+
+
+def _listed(envs: list[str], setting: _Setting) -> bool:
+    """Every env read has its lists of workloads (what makes a name's absence proven)."""
+    listed = {i.env for i in setting.inventory}
+    return not setting.guess_names and bool(envs) and all(e in listed for e in envs)
+
+
 def _absent(message: str, obj: str | None, envs: list[str], setting: _Setting) -> list[str]:
     """The names the message gives as its object that no list has, when the lists of the
     envs read are complete (with lists that failed or were cut, a name is taken as the
@@ -650,6 +691,13 @@ def build_context(
     picked = _remembered(named, msg, setting)
     names = frozenset(ref.name.lower() for ref in picked.objects)
     ask = _read_ask(msg, names, picked.obj)
+    component = (
+        None
+        if picked.obj or picked.namespace or nodes or ask
+        else component_named(_asking_sentence(msg.text))
+    )
+    if component is not None:
+        picked = _component_pick(picked, component, setting)
     polar = polar_asked(message)
     asked = asked_value(message, polar=polar)
     intent = _intent(msg, nodes, picked.obj, ask, asked)
@@ -659,6 +707,10 @@ def build_context(
         when = _TimePick(TimeSpec(mode="now", window=LATEST_CHANGE_LOOKBACK))
     env, read_envs, all_envs = _read_envs(msg, env_pick, picked, envs)
     absent = _absent(message, picked.obj, read_envs, setting)
+    if component is not None and picked.obj is None and _listed(read_envs, setting):
+        # "the queue in <env>" where no workload runs a queue's software: said absent,
+        # never answered by the environment check alone
+        absent = [component.label]
     if isinstance(ask, ChangeAuthor) and absent:
         # the lists hold workloads and services; who changed a Secret or a ConfigMap is in
         # the audit log, which every kind of object reaches: the name is the object
