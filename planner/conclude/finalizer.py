@@ -21,6 +21,7 @@ from planner.conclude.settle import reported
 from planner.plan.objectives import QuestionPlan
 from planner.question.change import ChangeAction, human_step, version_asked
 from planner.question.context import ContextState
+from planner.question.supported import closest_questions
 from planner.read.executor import CallRecord
 from planner.shapes.answer import (
     AnswerFact,
@@ -34,6 +35,7 @@ from planner.shapes.language import Language, Phrase, say
 from planner.shapes.turn import Turn
 from policy.facts import Negative
 from policy.gaps import GapNote, GapReason
+from policy.language import Bilingual, phrase
 from policy.results import ResultFact
 
 MAX_RECOMMENDATIONS = 4
@@ -94,6 +96,8 @@ def finalize(
         read_only = say(Phrase.READ_ONLY, t.language, action=context.change.value)
         head, lead = read_only + head, read_only + lead
         recommendations.insert(0, _human_step(t, context.change))
+    if context.uncovered:
+        recommendations.insert(0, _closer(t))
     return Conclusions(
         conclusion=head,
         lead=lead,
@@ -158,6 +162,20 @@ def _set_aside_normal(collected: Collected, hypotheses: list[Hypothesis]) -> Non
     for item in collected.indexed:
         if item.index not in collected.lead | cited and within_normal(item.fact.attrs):
             collected.facts[item.index].signal = False
+
+
+_ASK_CLOSER: Bilingual = (
+    "The question names no object or kind of question I read; the closest I answer: {asked}",
+    "В вопросе не прочитаны ни объект, ни вид вопроса; ближайшие, на которые я отвечаю: {asked}",
+)
+
+
+def _closer(t: TurnView) -> str:
+    """What an environment check that stood in for the question cannot say: which
+    questions are answered, the closest to this one first."""
+    env = t.context.scope.env or (t.context.envs[0] if t.context.envs else "<env>")
+    asked = closest_questions(t.turn.question, env, t.language)
+    return phrase(_ASK_CLOSER, t.language, asked="; ".join(f"«{q}»" for q in asked))
 
 
 def _recommendations(findings: list[Finding]) -> list[str]:
