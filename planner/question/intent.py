@@ -32,13 +32,13 @@ Intent = Literal[
 _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
     "release_timeline": [
         (r"who (?:deployed|rolled|released|shipped|changed|updated)", 3),
-        (r"кто\s+(?:\w+\s+)?(?:выкат|деплои|задеплои|релиз|катил|обновил|менял|изменил|удалил)", 3),
+        (r"кто\s+(?:\w+\s+)?(?:выкат|деплои|задеплои|релиз|катил|обновил|(?:по)?менял|изменил|удалил)", 3),
         (r"\bdeploy\w*|\brollout|\brolled out|\brelease[ds]?\b|\bshipped", 1.5),
         (r"выкат\w*|выкладк\w*|деплой\w*|задеплои\w*|релиз\w*|раскат\w*", 1.5),
         (r"which (?:job|pipeline)|какой (?:джоб|пайплайн)|из какого (?:джоба|пайплайна)", 2),
         (
-            r"did anything change|what changed|anything changed|any changes|"
-            r"что(?:-то)? (?:менял|изменил)\w*|"
+            r"did anything change|what(?:'s| has)? changed|anything changed|any changes|"
+            r"что(?:-то|-нибудь)? (?:(?:по)?менял|изменил|поменял)\w*|"
             r"какие (?:были )?изменения|были ли изменения|was (?:it|\w+) deployed",
             3,
         ),
