@@ -16,6 +16,7 @@ from policy.vocabulary import RankSubject
 _STATE: dict[ListState, Bilingual] = {
     ListState.NOT_READY: ("not Ready", "не Ready"),
     ListState.PENDING: ("Pending", "в Pending"),
+    ListState.EVICTED: ("evicted", "вытеснены (Evicted)"),
     ListState.CRASH_LOOP: ("in CrashLoopBackOff", "в CrashLoopBackOff"),
     ListState.MEMORY_PRESSURE: ("under memory pressure", "под MemoryPressure"),
     ListState.DISK_PRESSURE: ("under disk pressure", "под DiskPressure"),
@@ -145,6 +146,9 @@ def _in_state(listing: Listing, attrs: object) -> str | None:
             return attrs.pod if ok and isinstance(attrs, K8sWaiting) else None
         case ListState.PENDING:
             return attrs.pod if isinstance(attrs, K8sPod) and attrs.phase == "Pending" else None
+        case ListState.EVICTED:
+            evicted = isinstance(attrs, K8sPod) and attrs.pod_reason == "Evicted"
+            return attrs.pod if evicted and isinstance(attrs, K8sPod) else None
         case ListState.NOT_READY:
             if isinstance(attrs, K8sPod) and attrs.phase != "Succeeded":
                 return attrs.pod if attrs.ready is False or attrs.phase != "Running" else None

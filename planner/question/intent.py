@@ -32,7 +32,11 @@ Intent = Literal[
 _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
     "release_timeline": [
         (r"who (?:deployed|rolled|released|shipped|changed|updated)", 3),
-        (r"кто\s+(?:\w+\s+)?(?:выкат|деплои|задеплои|релиз|катил|обновил|(?:по)?менял|изменил|удалил)", 3),
+        (
+            r"кто\s+(?:\w+\s+)?"
+            r"(?:выкат|деплои|задеплои|релиз|катил|обновил|(?:по)?менял|изменил|удалил)",
+            3,
+        ),
         (r"\bdeploy\w*|\brollout|\brolled out|\brelease[ds]?\b|\bshipped", 1.5),
         (r"выкат\w*|выкладк\w*|деплой\w*|задеплои\w*|релиз\w*|раскат\w*", 1.5),
         (r"which (?:job|pipeline)|какой (?:джоб|пайплайн)|из какого (?:джоба|пайплайна)", 2),

@@ -27,6 +27,7 @@ class ListState(StrEnum):
     NOT_READY = "not_ready"
     PENDING = "pending"
     CRASH_LOOP = "crash_loop"
+    EVICTED = "evicted"
     MEMORY_PRESSURE = "memory_pressure"
     DISK_PRESSURE = "disk_pressure"
     PID_PRESSURE = "pid_pressure"
@@ -72,6 +73,11 @@ _STATES: tuple[tuple[ListState, frozenset[RankSubject], re.Pattern[str]], ...] =
         ListState.CRASH_LOOP,
         frozenset({RankSubject.POD}),
         re.compile(r"crash[\s-]*loop\w*|crashloopbackoff|краш[\s-]*луп\w*", re.I),
+    ),
+    (
+        ListState.EVICTED,
+        frozenset({RankSubject.POD}),
+        re.compile(r"evict\w*|(?<![а-яё])(?:выселил|выселен|вытеснил|вытеснен|эвикт)\w*", re.I),
     ),
     (
         ListState.PENDING,

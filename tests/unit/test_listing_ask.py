@@ -29,6 +29,8 @@ S = ListState
         ("which pods in prod are pending?", POD, S.PENDING),
         ("list the pods in CrashLoopBackOff in dc-b", POD, S.CRASH_LOOP),
         ("any nodes not ready in dc-a?", NODE, S.NOT_READY),
+        ("какие поды в prod сегодня выселило?", POD, S.EVICTED),
+        ("which pods got evicted in dc-b today?", POD, S.EVICTED),
     ],
 )
 def test_a_list_asked_is_read_with_what_and_which_state(
@@ -80,6 +82,17 @@ def test_pods_not_ready_are_the_running_unready_and_the_not_running() -> None:
     ]
     said = listing_sentence(Listing(POD, S.NOT_READY), facts, Language.EN)
     assert said == "Pods not Ready in dc-a: a, b (2 of 21 pods read)"
+
+
+def test_evicted_pods_are_those_the_kubelet_evicted_not_any_failed_one() -> None:
+    facts = [
+        _fact(K8sSweep(nodes=3, pods=18)),
+        _fact(K8sPod(pod="a", phase="Failed", pod_reason="Evicted", ready=False)),
+        _fact(K8sPod(pod="b", phase="Failed", ready=False)),
+        _fact(K8sPod(pod="c", phase="Running", ready=True)),
+    ]
+    said = listing_sentence(Listing(POD, S.EVICTED), facts, Language.EN)
+    assert said == "Pods evicted in dc-a: a (1 of 18 pods read)"
 
 
 def test_a_sweep_cut_short_says_what_it_read_and_never_none() -> None:
