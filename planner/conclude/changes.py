@@ -36,7 +36,15 @@ FAILURE_EVENTS = {"BackOff", "Failed", "Unhealthy", "FailedMount", "FailedSchedu
 def symptom_start(facts: list[IndexedFact], waiting: list[Seen[K8sWaiting]]) -> datetime | None:
     """When the failure began, from the earliest evidence of it: the first warning event,
     the first restart, the first termination. A release after that cannot explain it."""
-    pods = {str(w.a.pod) for w in waiting}
+    started = failure_start(facts, {str(w.a.pod) for w in waiting})
+    if started is not None:
+        return started
+    observed = [w.fact.observed_at for w in waiting if w.fact.observed_at]
+    return min(observed) if observed else None
+
+
+def failure_start(facts: list[IndexedFact], pods: set[str]) -> datetime | None:
+    """The earliest evidence that `pods` fail: a warning event, a restart, a termination."""
     times: list[datetime] = []
     for ev in of_kind(facts, K8sEvent):
         failing = ev.a.reason in FAILURE_EVENTS and any(p in str(ev.a.name) for p in pods)
@@ -48,10 +56,7 @@ def symptom_start(facts: list[IndexedFact], waiting: list[Seen[K8sWaiting]]) -> 
     for term in of_kind(facts, K8sTermination):
         if str(term.a.pod) in pods and (t := _parse(term.a.finished_at)) is not None:
             times.append(t)
-    if times:
-        return min(times)
-    observed = [w.fact.observed_at for w in waiting if w.fact.observed_at]
-    return min(observed) if observed else None
+    return min(times) if times else None
 
 
 def _job_start(job: Seen[CiJob]) -> datetime | None:

@@ -21,6 +21,7 @@ from planner.conclude.changes import (
     ONSET_SLACK,
     change_text,
     changes_before,
+    failure_start,
     releases,
     symptom_start,
 )
@@ -192,8 +193,56 @@ def _workload(facts: list[IndexedFact], onset: datetime | None, lang: Language) 
         if fs:
             out.append(_waiting(facts, onset, lang, reason, fs))
     out += _evicted(facts, lang)
+    out += _liveness(facts, onset, lang)
     out += _failed_events(facts, lang)
     return out
+
+
+# the kubelet's own event texts: reason Unhealthy "Liveness probe failed: <output>", reason
+# Killing "Container <c> failed liveness probe, will be restarted"
+_LIVENESS_FAILED = re.compile(r"^liveness probe failed|failed liveness probe", re.I)
+_KILLED_CONTAINER = re.compile(r"^container (\S+) failed liveness probe", re.I)
+_PROBE_SAID = re.compile(r"^liveness probe failed: ?", re.I)
+
+
+def _liveness(facts: list[IndexedFact], onset: datetime | None, lang: Language) -> list[Finding]:
+    """Containers the kubelet kills because their liveness probe fails: the restarts' cause
+    is the probe, not the program's exit (143 or 137 after SIGTERM/SIGKILL), with what the
+    probe got and the change before the first failure."""
+    events = [
+        e
+        for e in of_kind(facts, K8sEvent)
+        if e.a.reason in {"Unhealthy", "Killing"} and _LIVENESS_FAILED.search(e.a.message or "")
+    ]
+    if not events:
+        return []
+    failed = next((e for e in events if e.a.reason == "Unhealthy"), events[0])
+    pods = {str(e.a.name) for e in events if e.a.name}
+    killed = [
+        t for t in of_kind(facts, K8sTermination) if t.a.pod in pods and t.a.reason != "OOMKilled"
+    ]
+    named = next(
+        (m.group(1) for e in events if (m := _KILLED_CONTAINER.search(e.a.message or ""))), None
+    )
+    container = named or (killed[0].a.container if killed else None) or "?"
+    text = said(
+        Said.LIVENESS,
+        lang,
+        container=container,
+        pod=failed.a.name or failed.a.object,
+        message=_PROBE_SAID.sub("", failed.a.message or "", count=1),
+    )
+    if killed:
+        code = killed[-1].a.exit_code if killed[-1].a.exit_code is not None else "?"
+        names = sorted({str(t.a.pod) for t in killed})
+        text += said(Said.LIVENESS_KILLS, lang, pods=", ".join(names[:3]), code=code)
+    began = [t for t in (failure_start(facts, pods), onset) if t is not None]
+    last_change = changes_before(facts, min(began) if began else None)[-1:]
+    for change in last_change:
+        text += said(Said.POD_AFTER, lang, change=change_text(change, lang))
+    support = [failed.index, *(t.index for t in killed[:2]), *(c.index for c in last_change)]
+    confidence: Confidence = "high" if killed else "medium"
+    return [Finding(text + ".", text + ".", support, confidence, weight=15)]
 
 
 def _oom(facts: list[IndexedFact], lang: Language) -> list[Finding]:

@@ -32,6 +32,8 @@ class Said(StrEnum):
     POD_LOG = "pod_log"
     POD_AFTER = "pod_after"
     EVICTED = "evicted"
+    LIVENESS = "liveness"
+    LIVENESS_KILLS = "liveness_kills"
     NO_MESSAGE = "no_message"
     PORT_UNSERVED = "port_unserved"
     PULL_SECRET = "pull_secret"
@@ -103,6 +105,15 @@ _TEXT: dict[Said, Bilingual] = {
     Said.POD_IN: (" is in {reason}", " в состоянии {reason}"),
     Said.POD_LOG: (". Its log says: {lines}", ". В его логе: {lines}"),
     Said.POD_AFTER: (". It started failing after {change}", ". Сбои начались после {change}"),
+    Said.LIVENESS: (
+        "The kubelet restarts {container} of {pod} because its liveness probe fails: {message}",
+        "kubelet перезапускает {container} pod'а {pod}, потому что не проходит liveness-проба: "
+        "{message}",
+    ),
+    Said.LIVENESS_KILLS: (
+        " ({pods} killed this way, last exit code {code})",
+        " (так убиты: {pods}, последний код выхода {code})",
+    ),
     Said.EVICTED: (
         "the kubelet evicted {pods}, e.g. {pod}: {message}",
         "kubelet вытеснил {pods}, например {pod}: {message}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from planner.conclude.diagnosis import IndexedFact, diagnose
-from policy.facts import CiJob, K8sAudit, K8sAutoscaler, K8sEvent, K8sWaiting
+from policy.facts import CiJob, K8sAudit, K8sAutoscaler, K8sEvent, K8sTermination, K8sWaiting
 from policy.results import ResultFact
 
 NOW = datetime(2026, 9, 1, 10, 0, tzinfo=UTC)
@@ -111,3 +111,58 @@ def test_an_autoscaler_held_at_its_minimum_or_pinned_is_no_finding() -> None:
         update={"attrs": pinned.attrs.model_copy(update={"over_target": True})}
     )
     assert any("cannot scale out" in f.summary for f in diagnose([IndexedFact(0, busy, "p")]))
+
+
+def _liveness_facts(with_kill: bool) -> list[IndexedFact]:
+    probe = ResultFact(
+        text="Warning Unhealthy",
+        source="kubernetes",
+        observed_at=NOW,
+        attrs=K8sEvent(
+            reason="Unhealthy",
+            name="geo-5c9f-x1",
+            object="Pod geo/geo-5c9f-x1",
+            message='Liveness probe failed: Get "http://10.1.2.3:8080/healthz": context '
+            "deadline exceeded",
+            first_seen="2026-09-01T09:20:00Z",
+        ),
+    )
+    kill = ResultFact(
+        text="Normal Killing",
+        source="kubernetes",
+        observed_at=NOW,
+        attrs=K8sEvent(
+            reason="Killing",
+            name="geo-5c9f-x1",
+            message="Container tiler failed liveness probe, will be restarted",
+        ),
+    )
+    ended = ResultFact(
+        text="terminated",
+        source="kubernetes",
+        observed_at=NOW,
+        attrs=K8sTermination(pod="geo-5c9f-x1", container="tiler", reason="Error", exit_code=143),
+    )
+    edit = ResultFact(
+        text="oidc:m.l patched geo",
+        source="kubernetes",
+        observed_at=datetime(2026, 9, 1, 9, 5, tzinfo=UTC),
+        attrs=K8sAudit(
+            actor="oidc:m.l", verb="patch", code=200, resource="deployments", name="geo",
+            namespace="geo",
+        ),
+    )  # fmt: skip
+    found = [probe, kill, ended] if with_kill else [probe]
+    return [IndexedFact(i, f, "prod") for i, f in enumerate([*found, edit])]
+
+
+def test_a_container_killed_by_its_liveness_probe_has_the_probe_as_the_cause() -> None:
+    """Class "restarts whose exit code is the kubelet's SIGTERM": the probe's failure, what
+    it got, and the person's change before the first failure are the cause, said first."""
+    finding = next(f for f in diagnose(_liveness_facts(True)) if "liveness" in f.summary)
+    assert finding.summary.startswith("The kubelet restarts tiler of geo-5c9f-x1")
+    assert "context deadline exceeded" in finding.summary and "exit code 143" in finding.summary
+    assert "oidc:m.l" in finding.summary and finding.confidence == "high"
+    # a failed probe with no kill seen yet is offered, less sure
+    alone = next(f for f in diagnose(_liveness_facts(False)) if "liveness" in f.summary)
+    assert alone.confidence == "medium"
