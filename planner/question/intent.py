@@ -44,7 +44,9 @@ _KEYWORDS: dict[Intent, list[tuple[str, float]]] = {
             r"did anything change|what(?:'s| has)? changed|anything changed|any changes|"
             r"что(?:-то|-нибудь)? (?:(?:по)?менял|изменил|поменял)\w*|"
             r"какие (?:были )?изменения|были ли изменения|was (?:it|\w+) deployed",
-            3,
+            # beside a symptom the message names ("500 since 13:00 ... what changed?") the
+            # changes are asked as its cause: the symptom leads, the changes are read too
+            2.5,
         ),
     ],
     "http_errors": [

@@ -34,3 +34,8 @@ def ctx(text: str):
 )
 def test_a_question_for_changes_in_any_verb_form_reads_the_changes(text: str) -> None:
     assert ctx(text).intent == "release_timeline"
+
+
+def test_beside_a_symptom_what_changed_asks_the_changes_as_its_cause() -> None:
+    c = ctx("invoice-api в east с 13:00 отдаёт 500 на логине. что поменялось?")
+    assert c.intent == "http_errors" and "release_timeline" in c.also
