@@ -23,7 +23,14 @@ from connectors.victoriametrics._common import (
     selector,
 )
 from connectors.victoriametrics._node_tools import node_of
-from connectors.victoriametrics._workload_tools import CPU, LIMITS, MEMORY, REQUESTS, RESTARTS
+from connectors.victoriametrics._workload_tools import (
+    CPU,
+    LIMITS,
+    MEMORY,
+    REQUESTS,
+    RESTARTS,
+    cores_over,
+)
 from policy.facts import EntityKind, MetricsRank
 from policy.numbers import Nouns, amount_said, count_said, percent_said, rate_said
 from policy.results import Entity, ResultFact, ToolResult
@@ -126,7 +133,7 @@ def _matchers(args: RankArgs) -> tuple[list[Matcher], list[Matcher]]:
 def _ranking(args: RankArgs, rate_s: int) -> Ranking:
     """The PromQL of each measure: one value per pod (or node instance)."""
     ns, usage = _matchers(args)
-    cpu = f"rate({selector(CPU, usage)}[{rate_s}s])"
+    cpu = cores_over(selector(CPU, usage), rate_s)
     match args.measure:
         case RankMeasure.MEMORY:
             # an instant read sees only series alive in the lookback: a container that
@@ -172,7 +179,7 @@ def _unbounded(args: RankArgs, rate_s: int) -> str | None:
     if args.measure == RankMeasure.MEMORY_OF_LIMIT:
         used, bound = selector(MEMORY, usage), _bound(LIMITS, "memory", ns)
     elif args.measure == RankMeasure.CPU_OF_REQUEST:
-        used = f"rate({selector(CPU, usage)}[{rate_s}s])"
+        used = cores_over(selector(CPU, usage), rate_s)
         bound = _bound(REQUESTS, "cpu", ns)
     else:
         return None

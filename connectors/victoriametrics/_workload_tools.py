@@ -26,6 +26,16 @@ from policy.window import WindowArgs
 RESTARTS = "kube_pod_container_status_restarts_total"
 LAST_REASON = "kube_pod_container_status_last_terminated_reason"
 CPU = "container_cpu_usage_seconds_total"
+
+
+def cores_over(selected: str, seconds: int) -> str:
+    """The cores a selection of CPU counters used on average over `seconds`: the CPU
+    seconds each series grew by, over the window. Not rate(): a container that restarted is
+    one series per run, and VictoriaMetrics' rate of a run that lived a few minutes is its
+    own rate over those minutes; summed over six runs it is six times what the pod used."""
+    return f"(increase({selected}[{seconds}s]) / {seconds})"
+
+
 # cAdvisor's CFS counters: the share of scheduling periods a container was held back in
 # by its CPU limit (the kubernetes-mixin CPUThrottlingHigh alert reads the same two)
 THROTTLED = "container_cpu_cfs_throttled_periods_total"
@@ -208,7 +218,7 @@ async def resource_usage(run: Run, args: PodScopeArgs) -> ToolResult:
     usage = [*matchers, ("container", "!=", ""), ("container", "!=", "POD")]
     w, r = run.window.seconds, run.window.rate_s
     cpu_expr = f"sum by ({BY}) (rate({selector(CPU, usage)}[{r}s]))"
-    cpu_avg_expr = f"sum by ({BY}) (rate({selector(CPU, usage)}[{w}s]))"
+    cpu_avg_expr = f"sum by ({BY}) ({cores_over(selector(CPU, usage), w)})"
     mem_expr = f"max by ({BY}) ({selector(MEMORY, usage)})"
     req_expr = f"max by ({BY}, resource) (last_over_time({selector(REQUESTS, matchers)}[{w}s]))"
     lim_expr = f"max by ({BY}, resource) (last_over_time({selector(LIMITS, matchers)}[{w}s]))"

@@ -508,6 +508,18 @@ def _read_ask(msg: _Message, names: frozenset[str], obj: str | None) -> Ask | No
     return PhraseCount(counted) if counted is not None else None
 
 
+def _carried_ask(msg: _Message) -> Ask | None:
+    """The thread's exact ask, kept by a follow-up that asks nothing of its own ("а в
+    <env>?" after a ranking: the same measure and count, ranked there); the pods a tail
+    was asked of are the previous env's, so a tail keeps only its shape."""
+    previous = msg.previous
+    if previous is None or previous.ask is None or not (msg.same or msg.intent is None):
+        return None
+    if isinstance(previous.ask, LogTail):
+        return replace(previous.ask, pods=())
+    return previous.ask
+
+
 ASK_INTENTS: dict[type, Intent] = {
     Ranking: "ranking",
     Listing: "listing",
@@ -690,7 +702,7 @@ def build_context(
     nodes = nodes_in(msg.norm, inventory, named.env)
     picked = _remembered(named, msg, setting)
     names = frozenset(ref.name.lower() for ref in picked.objects)
-    ask = _read_ask(msg, names, picked.obj)
+    ask = _read_ask(msg, names, picked.obj) or _carried_ask(msg)
     component = (
         None
         if picked.obj or picked.namespace or nodes or ask

@@ -104,6 +104,20 @@ def _world_metrics() -> list[dict[str, Any]]:
             id="before-restart",
         ),
     ]
+    # a pod whose container restarted twice in the window: one CPU series per run (cAdvisor's
+    # id), each 5 minutes at 0.3 cores; the pod used 0.3 cores over the window, not 0.9
+    for run, first in enumerate((25, 30, 35)):
+        counter = [None] * first + cores(0.3)[:6] + [None] * (55 - first)
+        out.append(
+            series(
+                "container_cpu_usage_seconds_total",
+                counter,
+                namespace="ops",
+                pod="reindex-6b7c8-qq2wz",
+                container="app",
+                id=f"run-{run}",
+            )
+        )
     retrans = "node_netstat_Tcp_RetransSegs"
     for rate, labels in (
         (5.0, {"instance": "worker-01:9100"}),
@@ -173,7 +187,9 @@ async def test_pods_by_memory_in_order_of_all_ranked(world: MetricsSimulator) ->
 async def test_pods_by_cpu_over_the_window(world: MetricsSimulator) -> None:
     world.query_log.clear()
     result = await _top(world, subject="pod", measure="cpu")
-    assert [round(f.attrs.value, 3) for f in result.facts] == [0.8, 0.5, 0.2, 0.15]
+    assert [round(f.attrs.value, 3) for f in result.facts] == [0.8, 0.5, 0.3, 0.2, 0.15]
+    # a container that restarted counts what each run used in the window, once
+    assert result.facts[2].attrs.name == "reindex-6b7c8-qq2wz"
     assert "between 2026-07-20T14:05:00+03:00 and 14:20:00+03:00" in result.facts[0].text
     assert "0.8 cores" in result.facts[0].text
     assert all("[900s]" in r.params["query"] for r in world.query_log.records())

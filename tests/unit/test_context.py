@@ -238,3 +238,13 @@ def test_a_follow_up_moves_the_threads_moment_by_what_it_says(follow_up: str, ho
     assert first.scope.time.at is not None and again.scope.time.at is not None
     assert again.scope.time.at - first.scope.time.at == timedelta(hours=hours)
     assert again.scope.time.mode == "historical" and again.scope.object == "service-a"
+
+
+def test_a_follow_up_that_asks_nothing_of_its_own_keeps_the_exact_ask() -> None:
+    """Class "а в <env>?" after a ranking: the same measure and count, ranked there."""
+    first = ctx("какие 3 пода в dc-b больше всех жрут CPU?")
+    second = ctx("а в dc-a?", previous=first)
+    assert first.ask is not None and second.ask == first.ask
+    assert second.envs == ["dc-a"]
+    # a follow-up with a question of its own asks that instead
+    assert ctx("а сколько было 502 в dc-a?", previous=first).ask != first.ask
