@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from connectors.kit.audit import parse_time
-from connectors.kit.logtemplates import LogLine, error_templates, template_fact
+from connectors.kit.logtemplates import LogLine, error_templates, message_of, template_fact
 from connectors.kit.patterns import LinePattern, line_pattern
 from connectors.kubernetes._bodies import KubeObject
 from connectors.kubernetes._client import KubeReader, LogRead
@@ -178,7 +178,8 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
                     level=level,
                     request_id=request_id,
                     line=text,
-                    message=text,
+                    # a JSON line's message fields (pino, bunyan, ECS, zap ...), else the line
+                    message=message_of(text),
                     pod=pod_name,
                     container=container,
                     node=node,

@@ -99,7 +99,8 @@ class _Line:
 def _line(fact: ResultFact) -> _Line | None:
     a = fact.attrs
     if isinstance(a, K8sLog) and a.pod:
-        text = str(a.line or a.message or "").strip()
+        # what the line says: a JSON line's message, not its braces and epoch stamps
+        text = str(a.message or a.line or "").strip()
         return _Line(a.pod, str(a.container), str(a.level or "").upper(), text, bool(a.previous))
     if isinstance(a, AppLog) and a.pod:
         return _Line(str(a.pod), a.index or "", str(a.level or "").upper(), str(a.message or ""))

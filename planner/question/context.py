@@ -155,6 +155,12 @@ class ContextState(BaseModel):
         description="workload-like names the message gives as its object that no complete "
         "list of the envs read carries: reported absent, never replaced by another object",
     )
+    component: str | None = Field(
+        default=None,
+        description="the software a kind of component the question names runs as "
+        '("Kafka / RabbitMQ" for "the queue") when no workload of the envs read runs it: '
+        "said absent, and a model, when there is one, may still find it outside the cluster",
+    )
     asks_cause: bool = Field(default=False, description="the question asks why")
     asks_count: bool = Field(default=False, description="the question asks how many")
     polar: bool = Field(default=False, description="the question asks yes or no")
@@ -719,7 +725,8 @@ def build_context(
         when = _TimePick(TimeSpec(mode="now", window=LATEST_CHANGE_LOOKBACK))
     env, read_envs, all_envs = _read_envs(msg, env_pick, picked, envs)
     absent = _absent(message, picked.obj, read_envs, setting)
-    if component is not None and picked.obj is None and _listed(read_envs, setting):
+    unrun = component is not None and picked.obj is None and _listed(read_envs, setting)
+    if component is not None and unrun:
         # "the queue in <env>" where no workload runs a queue's software: said absent,
         # never answered by the environment check alone
         absent = [component.label]
@@ -751,6 +758,7 @@ def build_context(
         ambiguous_objects=list(picked.ambiguous),
         notes=[*env_pick.notes, *picked.notes],
         absent=absent,
+        component=component.label if component is not None and unrun else None,
         terms=terms_in(message, picked.obj, read_envs, setting.aliases),
         onset=when.onset,
         asked=asked or (previous.asked if follow_up and previous else None),

@@ -20,11 +20,13 @@ DEFAULT_LINES = 20
 MAX_LINES = 500
 
 _SHOW_LOG = re.compile(
-    r"(?:show|print|give|get|tail|paste|list)\b[^.?!\n]{0,40}\blogs?\b|"
+    # room for a pod's full name between the verb and "logs" ("show the last 5 lines of
+    # <workload>-<hash>-<id> logs")
+    r"(?:show|print|give|get|tail|paste|list)\b[^.?!\n]{0,100}\blogs?\b|"
     r"\b(?:errors?|exceptions?)\b[^.?!\n]{0,30}\blogs?\b|"
     r"(?:ошибк|исключени)\w{0,3}[^.?!\n]{0,30}(?<![а-яё])лог|"
     r"\blog\s+lines\b|\blines?\s+of\s+(?:the\s+)?log|"
-    r"(?:покажи|выведи|дай|скинь|пришли)\b[^.?!\n]{0,40}(?:лог\w{0,3}|строк\w{0,2})|"
+    r"(?:покажи|выведи|дай|скинь|пришли)\b[^.?!\n]{0,100}(?:лог\w{0,3}|строк\w{0,2})|"
     r"строк\w{0,2}\s+лог\w{0,2}",
     re.I,
 )

@@ -320,13 +320,16 @@ async def _read_until_deadline(
 
 def _model_plans(reading: _Reading) -> bool:
     """A model plans when the question has no known intent, when no kind of plan read it
-    (the environment check stood in for a question with no kind and no object: "what is
-    up with the queue in <env>?"), or when a required objective is still open after the
-    rounds."""
+    (the environment check stood in for a question with no kind and no object: "how are
+    the payments doing in <env>?"), when it names a kind of component no workload runs, or
+    when a required objective is still open after the rounds."""
     plan = reading.inputs.plan
     status = reading.progress()
     open_required = any(o.required and status[o.id] == "open" for o in plan.objectives)
-    return plan.intent == "general" or open_required or reading.inputs.context.uncovered
+    context = reading.inputs.context
+    # a kind of component no workload runs ("the queue"): it may run outside the cluster,
+    # where a model's reads of the metrics may still find it
+    return plan.intent == "general" or open_required or context.uncovered or bool(context.component)
 
 
 async def _model_part(

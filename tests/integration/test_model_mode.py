@@ -145,7 +145,7 @@ async def test_a_planned_turn_reads_through_the_gate_and_answers_in_guarded_pros
 async def test_a_question_no_plan_covers_reaches_the_model_with_tools() -> None:
     """No object and no kind of question the code reads: the environment check stands in,
     said as such, and the model is offered tools to plan the rest (it was offered none)."""
-    question = "что там с очередью уведомлений в east?"
+    question = "что там с рассылкой уведомлений в east?"
     with ModelServer(script_of(lambda step, _b: read_logs(step))) as server:
         inv = await investigate_with(models(server.url), question=question)
         bodies = server.requests
@@ -153,6 +153,18 @@ async def test_a_question_no_plan_covers_reaches_the_model_with_tools() -> None:
     assert any(planner_step(b) == 0 for b in bodies)  # a planning request, with tools
     assert "logs.app_logs" in [c.tool for c in inv.answer.tool_calls]
     assert inv.answer.summary.startswith("Проверка здоровья east")
+
+
+async def test_a_kind_of_component_no_workload_runs_is_said_absent_and_left_to_the_model() -> None:
+    """ "the queue" where no workload runs Kafka or RabbitMQ: said first as not found, and
+    the model, offered tools, may still find one outside the cluster."""
+    question = "что там с очередью уведомлений в east?"
+    with ModelServer(script_of(lambda step, _b: read_logs(step))) as server:
+        inv = await investigate_with(models(server.url), question=question)
+        bodies = server.requests
+    assert inv.context.component == "Kafka / RabbitMQ"
+    assert any(planner_step(b) == 0 for b in bodies)
+    assert inv.answer.summary.startswith("Kafka / RabbitMQ не найдено в east")
 
 
 async def test_free_planning_has_the_model_plan_every_objective() -> None:
