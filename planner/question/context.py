@@ -725,7 +725,11 @@ def build_context(
         when = _TimePick(TimeSpec(mode="now", window=LATEST_CHANGE_LOOKBACK))
     env, read_envs, all_envs = _read_envs(msg, env_pick, picked, envs)
     absent = _absent(message, picked.obj, read_envs, setting)
-    unrun = component is not None and picked.obj is None and _listed(read_envs, setting)
+    # a name the question gives as its object and no list has is what is absent ("the kafka
+    # lag of <name>": <name>, not Kafka)
+    unrun = (
+        component is not None and picked.obj is None and not absent and _listed(read_envs, setting)
+    )
     if component is not None and unrun:
         # "the queue in <env>" where no workload runs a queue's software: said absent,
         # never answered by the environment check alone

@@ -85,3 +85,8 @@ def test_a_kind_no_workload_runs_is_said_absent_not_answered_by_a_health_check()
 def test_a_named_object_wins_over_a_kind_word() -> None:
     c = ctx("invoice-api в east не может достучаться до базы")
     assert c.scope.object == "invoice-api" and not c.absent
+
+
+def test_a_name_given_as_the_object_is_what_is_absent_not_the_software_beside_it() -> None:
+    c = ctx("is the kafka consumer lag of ledger-sink in west growing?")
+    assert c.absent == ["ledger-sink"] and c.component is None
