@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot.settings import InfrabotConfig, ModelSettings
+from bot.settings import DEFAULT_MODEL_KEY_ENV, InfrabotConfig, ModelSettings
 from planner import Planning
 
-API_KEY_ENV = "INFRABOT_LLM_API_KEY"
+API_KEY_ENV = DEFAULT_MODEL_KEY_ENV
 
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
@@ -58,7 +58,8 @@ def _flags(args: argparse.Namespace) -> dict[str, Any] | None:
             "model mode (and --planning) needs both --model-url URL and --model NAME "
             "(e.g. --model-url http://127.0.0.1:8000/v1 --model qwen2.5-7b-instruct)"
         )
-    role: dict[str, Any] = {"base_url": url, "model": name, "api_key_env": API_KEY_ENV}
+    # the key from the default variable (API_KEY_ENV) when it is set: a local server takes none
+    role: dict[str, Any] = {"base_url": url, "model": name}
     if timeout is not None:
         role["timeout_s"] = timeout
     section: dict[str, Any] = {"planner": role}

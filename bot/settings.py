@@ -90,6 +90,9 @@ def _url(secret: str, *schemes: str, template: Sequence[str] = ()) -> AfterValid
 
 
 _LINK = "a link is shown to users: leave credentials out"
+# the variable a model's key is read from unless the file names another: a local server
+# (llama.cpp, Ollama) takes none, so this one unset sends no key
+DEFAULT_MODEL_KEY_ENV = "INFRABOT_LLM_API_KEY"
 _TOKEN = "put the token in the variable token_env names"
 _BASIC_OR = "use username with password_env, or {}, for the secret"
 _TokenUrl = Annotated[str, _url(_TOKEN)]
@@ -243,7 +246,7 @@ class McpServerSettings(_Strict):
 class ModelSettings(_Strict):
     base_url: Annotated[str, _url("put the key in the variable api_key_env names")]
     model: str
-    api_key_env: str | None = "INFRABOT_LLM_API_KEY"
+    api_key_env: str | None = DEFAULT_MODEL_KEY_ENV
     timeout_s: float = Field(default=30.0, gt=0, le=600, description="one call, one attempt")
     max_tokens: int = Field(default=1024, ge=16, le=32768, description="of one completion")
 

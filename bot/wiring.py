@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ParamSpec, TypeVar
 
+import structlog
 from pydantic import SecretStr, ValidationError
 
 from bot.config_errors import ConfigFileError, config_error, dotted
@@ -28,6 +29,8 @@ from planner import (
 from policy.errors import ConfigError
 from policy.gate import PolicyGate
 from policy.toolset import Tool, ToolSet
+
+log = structlog.get_logger(__name__)
 
 _INDEX_FIELDS = tuple(role.value for role in elasticsearch.IndexRole)
 T = TypeVar("T")
@@ -76,14 +79,18 @@ def _key_error(config: InfrabotConfig, key: tuple[str | int, ...], message: str)
     return ConfigFileError(f"{where}: {dotted(key)}: {message}")
 
 
-def _password(
-    config: InfrabotConfig, at: tuple[str, ...], var: str | None, environ: dict[str, str] | None
+def _secret(
+    config: InfrabotConfig,
+    key: tuple[str | int, ...],
+    var: str | None,
+    environ: dict[str, str] | None,
 ) -> SecretStr | None:
-    """A basic-auth password from the variable `var` names. Unset, it is an error naming
-    the variable (else the username alone fails as "give both, or neither")."""
+    """The secret in the variable a `*_env` key names. A key the file gives whose variable
+    is unset or empty stops start-up naming both: requests sent without it would come back
+    only as "401 Unauthorized" gaps. A key the file leaves out sends none."""
     secret = secret_from_env(var, environ)
     if var and secret is None:
-        raise _key_error(config, (*at, "password_env"), f"the variable {var} is not set")
+        raise _key_error(config, key, f"the variable {var} is not set or is empty")
     return secret
 
 
@@ -123,7 +130,7 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
                     kubernetes.KubernetesTarget,
                     env=name,
                     url=k.url,
-                    token=secret_from_env(k.token_env, env_vars),
+                    token=_secret(config, (*at, "token_env"), k.token_env, env_vars),
                     verify_tls=k.verify_tls,
                     ca_cert_path=k.ca_cert_path,
                     client_cert_path=k.client_cert_path,
@@ -152,8 +159,10 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
                     grafana_url=m.grafana_url,
                     timeout_s=m.timeout_s,
                     username=m.username,
-                    password=_password(config, at, m.password_env, env_vars),
-                    bearer_token=secret_from_env(m.bearer_token_env, env_vars),
+                    password=_secret(config, (*at, "password_env"), m.password_env, env_vars),
+                    bearer_token=_secret(
+                        config, (*at, "bearer_token_env"), m.bearer_token_env, env_vars
+                    ),
                     ca_cert_path=m.ca_cert_path,
                     verify_tls=m.verify_tls,
                 )
@@ -168,9 +177,9 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
                     elasticsearch.ElasticsearchTarget,
                     env=name,
                     url=lg.url,
-                    api_key=secret_from_env(lg.api_key_env, env_vars),
+                    api_key=_secret(config, (*at, "api_key_env"), lg.api_key_env, env_vars),
                     username=lg.username,
-                    password=_password(config, at, lg.password_env, env_vars),
+                    password=_secret(config, (*at, "password_env"), lg.password_env, env_vars),
                     # an index left out of the config is found by discovery
                     **{
                         role: getattr(lg, role)
@@ -197,7 +206,7 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
             ("gitlab",),
             gitlab.GitLabTarget,
             url=g.url,
-            token=secret_from_env(g.token_env, env_vars),
+            token=_secret(config, ("gitlab", "token_env"), g.token_env, env_vars),
             timeout_s=g.timeout_s,
             ssl_verify=g.ssl_verify,
             max_projects=g.max_projects,
@@ -220,7 +229,7 @@ def build_mcp_servers(
                 mcp_skills.McpTarget,
                 name=s.name,
                 url=s.url,
-                token=secret_from_env(s.token_env, env_vars),
+                token=_secret(config, ("mcp_servers", i, "token_env"), s.token_env, env_vars),
                 command=tuple(s.command) if s.command else None,
                 env={
                     var: value
@@ -278,6 +287,18 @@ def build_models(
     ms = config.models
     if ms.planner is None and ms.finalizer is None:
         return None
+
+    env_vars = dict(environ) if environ is not None else None
+    for role, m in (("planner", ms.planner), ("finalizer", ms.finalizer)):
+        if m is not None and secret_from_env(m.api_key_env, env_vars) is None:
+            if "api_key_env" in m.model_fields_set:
+                raise _key_error(
+                    config,
+                    ("models", role, "api_key_env"),
+                    f"the variable {m.api_key_env} is not set or is empty",
+                )
+            # the default variable, unset: a local server (llama.cpp, Ollama) takes no key
+            log.info("model.no_api_key", role=role, variable=m.api_key_env, url=m.base_url)
 
     def client(m: ModelSettings) -> OpenAICompatibleModel:
         return model_client(m, environ)

@@ -96,7 +96,7 @@ def test_secrets_come_from_the_named_environment_variable_only() -> None:
 def test_configured_sources_become_admitted_tools_per_env() -> None:
     from datetime import UTC, datetime
 
-    gate = build_gate(parse_config(GOOD), environ={})
+    gate = build_gate(parse_config(GOOD), environ={"K8S_A": "t"})
     ctx = CallContext(user="alice", role="engineer", scope=Scope(), now=datetime.now(UTC))
     names = {c.name for c in gate.contracts(ctx)}
     assert any(n.startswith("k8s.") for n in names)
@@ -124,7 +124,7 @@ def test_gitlab_settings_reach_the_connector() -> None:
     cfg = parse_config(
         {**GOOD, "gitlab": {"url": "https://gl.example", "ssl_verify": False, "max_projects": 5}}
     )
-    gate = build_gate(cfg, environ={})
+    gate = build_gate(cfg, environ={"K8S_A": "t"})
     ctx = CallContext(user="alice", role="engineer", scope=Scope(), now=datetime.now(UTC))
     assert "gitlab.env_releases" in {c.name for c in gate.contracts(ctx)}
     with pytest.raises(ConfigFileError, match=r"gitlab\.max_projects"):
@@ -607,6 +607,54 @@ def test_an_unset_password_variable_is_named(tmp_path: Path) -> None:
     assert "environments.dc-a.metrics.password_env: the variable VM_PW is not set" in str(
         caught.value
     )
+
+
+@pytest.mark.parametrize(
+    ("variable", "key"),
+    [
+        ("K8S_A", "environments.dc-a.kubernetes.token_env"),
+        ("ES_KEY", "environments.dc-a.logs.api_key_env"),
+        ("GL", "gitlab.token_env"),
+        ("MCP", "mcp_servers[0].token_env"),
+    ],
+)
+@pytest.mark.parametrize("value", [None, ""])
+def test_a_secret_variable_unset_or_empty_stops_start_up_naming_key_and_variable(
+    tmp_path: Path, variable: str, key: str, value: str | None
+) -> None:
+    """Class "requests go out without credentials and come back as 401 gaps": a `*_env`
+    key the file gives whose variable is unset or empty is a start-up error."""
+    from bot.wiring import build_mcp_servers, build_targets
+
+    path = tmp_path / "infrabot.yaml"
+    path.write_text(dump(VALID), encoding="utf-8")
+    config = load_config(path)
+    environ = {k: v for k, v in SECRETS.items() if k != variable}
+    if value is not None:
+        environ[variable] = value
+    with pytest.raises(ConfigFileError) as caught:
+        build_targets(config, environ=environ)
+        build_mcp_servers(config, environ=environ)
+    assert f"{key}: the variable {variable} is not set or is empty" in str(caught.value)
+    assert str(caught.value).startswith(f"{path}:")
+
+
+def test_a_model_key_variable_the_file_names_is_required_the_default_one_is_not(
+    tmp_path: Path,
+) -> None:
+    """A local model server takes no key: the default variable unset sends none; a
+    variable the file names for it must be set."""
+    from bot.wiring import build_models
+
+    path = tmp_path / "infrabot.yaml"
+    path.write_text(dump(VALID), encoding="utf-8")
+    assert build_models(load_config(path), environ={}) is not None
+    named = broken(("models", "finalizer", "api_key_env"), "LLM_KEY")
+    path.write_text(dump(named), encoding="utf-8")
+    with pytest.raises(
+        ConfigFileError, match=r"models\.finalizer\.api_key_env: the variable LLM_KEY"
+    ):
+        build_models(load_config(path), environ={})
 
 
 def test_the_models_section_sets_each_roles_model_limits_and_fallback() -> None:
