@@ -7,13 +7,17 @@ the bot reads with, so what doctor says works is what a question will read.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Mapping
 from datetime import datetime
 
+from bot.mattermost._probe import probe as mattermost_probe
 from bot.settings import InfrabotConfig, ModelSettings
 from bot.wiring import build_mcp_servers, build_targets, model_client
 from connectors import elasticsearch, gitlab, kubernetes, victoriametrics
 from connectors import mcp as mcp_skills
+from connectors.kit.unreachable import certificate_untrusted, unreachable_said
+from policy.numbers import Nouns, count_said
 from policy.probe import Probe, ProbeStatus
 
 GRACE_S = 5.0  # beyond a source's own timeout, before doctor gives up on it
@@ -37,28 +41,49 @@ async def diagnose(
     config: InfrabotConfig, now: datetime, environ: Mapping[str, str] | None = None
 ) -> list[Probe]:
     targets = build_targets(config, environ)
-    probes: list[Awaitable[Probe]] = []
+    # each probe with the URL it reaches and the CA it verifies that URL with
+    probes: list[tuple[Awaitable[Probe], str | None, str | None]] = []
     for k in targets.kubernetes:
-        probes.append(_bounded("kubernetes", k.env, kubernetes.probe(k), k.timeout_s))
+        probe = _bounded("kubernetes", k.env, kubernetes.probe(k), k.timeout_s)
+        probes.append((probe, k.url, k.ca_cert_path))
     for m in targets.metrics:
-        probes.append(_bounded("metrics", m.env, victoriametrics.probe(m, now), m.timeout_s))
+        probe = _bounded("metrics", m.env, victoriametrics.probe(m, now), m.timeout_s)
+        probes.append((probe, m.url, m.ca_cert_path))
     for lg in targets.logs:
         # discovery, then a field check per role: a few reads in a row
-        probes.append(_bounded("logs", lg.env, elasticsearch.probe(lg, now), lg.timeout_s * 4))
+        probe = _bounded("logs", lg.env, elasticsearch.probe(lg, now), lg.timeout_s * 4)
+        probes.append((probe, lg.url, None))
     if targets.gitlab is not None:
         g = targets.gitlab
-        probes.append(_bounded("gitlab", None, gitlab.probe(g), g.timeout_s * 2))
+        probes.append((_bounded("gitlab", None, gitlab.probe(g), g.timeout_s * 2), g.url, None))
     for server in build_mcp_servers(config, environ):
         timeout = server.target.timeout_s
-        probes.append(_bounded(server.source, None, mcp_skills.probe(server), timeout))
+        probe = _bounded(server.source, None, mcp_skills.probe(server), timeout)
+        probes.append((probe, server.target.url, None))
     models = (("planner", config.models.planner), ("finalizer", config.models.finalizer))
     for role, settings in models:
         if settings is not None:
             source = f"model/{role}"
             # the key from the process's environment, as the bot reads it
-            probe = probe_model(source, settings)
-            probes.append(_bounded(source, None, probe, settings.timeout_s))
-    return list(await asyncio.gather(*probes))
+            probe = _bounded(source, None, probe_model(source, settings), settings.timeout_s)
+            probes.append((probe, settings.base_url, None))
+    if config.mattermost is not None:
+        token = (environ if environ is not None else os.environ).get("INFRABOT_MM_TOKEN")
+        probe = _bounded("mattermost", None, mattermost_probe(config.mattermost, token), 40)
+        probes.append((probe, config.mattermost.url, None))
+    return list(await asyncio.gather(*(_with_tls(p, url, ca) for p, url, ca in probes)))
+
+
+async def _with_tls(probe: Awaitable[Probe], url: str | None, ca: str | None) -> Probe:
+    """A source that did not answer over https: whether the certificate it presents is
+    one the configured CA (or the system's) verifies, and whose it is when not."""
+    done = await probe
+    if done.answered or not url:
+        return done
+    untrusted = await asyncio.to_thread(certificate_untrusted, url, ca)
+    if untrusted is None:
+        return done
+    return done.model_copy(update={"missing": [*done.missing, f"TLS: {untrusted}"]})
 
 
 async def probe_model(
@@ -79,7 +104,7 @@ async def probe_model(
             detail=f"{m.base_url} lists no models (HTTP {exc.status_code}); {m.model} unverified",
         )
     except (openai.APIError, ValueError, TypeError) as exc:
-        return Probe(source=source, answered=False, detail=f"{m.base_url}: {type(exc).__name__}")
+        return Probe(source=source, answered=False, detail=unreachable_said(m.base_url, exc))
     finally:
         await client.aclose()
     there = m.model in listed
@@ -116,7 +141,7 @@ def render(probes: list[Probe], config: InfrabotConfig) -> str:
     failed = sum(p.status is ProbeStatus.FAILED for p in probes)
     incomplete = sum(p.status is ProbeStatus.INCOMPLETE for p in probes)
     lines.append(
-        f"{len(probes)} source(s): {len(probes) - failed - incomplete} ok, "
+        f"{count_said(len(probes), Nouns.SOURCE)}: {len(probes) - failed - incomplete} ok, "
         f"{incomplete} incomplete, {failed} not answering"
     )
     return "\n".join(lines)

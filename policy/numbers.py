@@ -195,4 +195,5 @@ class Nouns:
     REQUEST = Noun("request", "requests", "запрос", "запроса", "запросов")
     RESPONSE = Noun("response", "responses", "ответ", "ответа", "ответов")
     RESTART = Noun("restart", "restarts", "перезапуск", "перезапуска", "перезапусков")
+    SOURCE = Noun("source", "sources", "источник", "источника", "источников")
     TIME = Noun("time", "times", "раз", "раза", "раз")

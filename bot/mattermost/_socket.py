@@ -136,6 +136,25 @@ class EventStream:
                     await self._dispatch(event)
 
 
+async def handshake(url: str, token: str, timeout_s: float = 10.0) -> None:
+    """Open the websocket, authenticate as the listener does and close: what `doctor`
+    checks. Raises SocketAuthError when the token is refused, OSError, TimeoutError or
+    WebSocketException when the socket cannot be opened."""
+
+    async def ignore(_event: dict[str, Any]) -> None:
+        return None
+
+    stream = EventStream(url, token, on_event=ignore)
+    async with asyncio.timeout(timeout_s):
+        async with connect(
+            url,
+            additional_headers={"Authorization": f"Bearer {token}"},
+            open_timeout=timeout_s,
+            close_timeout=2,
+        ) as ws:
+            await stream._authenticate(ws)
+
+
 def _parse(raw: str | bytes) -> dict[str, Any] | None:
     try:
         data = json.loads(raw)

@@ -21,6 +21,7 @@ from connectors.elasticsearch._layout import EVERY_NAME, Layout, merge_prefixes,
 from connectors.elasticsearch._needs import unmet, window_of
 from connectors.elasticsearch._settings import ElasticsearchTarget, iso_utc
 from connectors.kit.threads import SourceThreads
+from connectors.kit.unreachable import safe_url, unreachable_said
 from policy.errors import (
     SourceError,
     SourceForbidden,
@@ -149,7 +150,7 @@ def map_error(exc: Exception, target: ElasticsearchTarget, index: str) -> Source
         UnsupportedProductError,
     )
 
-    where = f"{index} in {target.env}"
+    where = f"{index} in {target.env}" if index else f"Elasticsearch in {target.env}"
     if isinstance(exc, UnsupportedProductError):
         return SourceMalformed(SOURCE, f"{where}: the server did not identify as Elasticsearch")
     if isinstance(exc, ApiError):
@@ -169,13 +170,13 @@ def map_error(exc: Exception, target: ElasticsearchTarget, index: str) -> Source
             return SourceUnavailable(SOURCE, f"{where}: HTTP {status} ({reason})")
         return SourceUnavailable(SOURCE, f"{where}: unexpected HTTP {status} ({reason})")
     if isinstance(exc, ConnectionTimeout):
-        return SourceTimeout(SOURCE, f"{where}: no answer within {target.timeout_s:g} s")
+        return SourceTimeout(
+            SOURCE, f"{where}: {safe_url(target.url)} gave no answer within {target.timeout_s:g} s"
+        )
     if isinstance(exc, SerializationError):
         return SourceMalformed(SOURCE, f"{where}: the response is not valid JSON")
-    if isinstance(exc, ConnectionError):
-        return SourceUnavailable(SOURCE, f"{where}: cannot connect ({type(exc).__name__})")
-    if isinstance(exc, TransportError):
-        return SourceUnavailable(SOURCE, f"{where}: transport error ({type(exc).__name__})")
+    if isinstance(exc, ConnectionError | TransportError):
+        return SourceUnavailable(SOURCE, f"{where}: {unreachable_said(target.url, exc)}")
     return SourceMalformed(SOURCE, f"{where}: unexpected answer ({type(exc).__name__})")
 
 
@@ -246,7 +247,7 @@ class LogReader:
         except Exception as exc:
             if not _client_failure(exc):
                 raise
-            raise map_error(exc, self.target, "/") from exc
+            raise map_error(exc, self.target, "") from exc
         version = (body.get("version") or {}) if isinstance(body, dict) else {}
         flavor = "OpenSearch" if version.get("distribution") == "opensearch" else "Elasticsearch"
         return f"{flavor} {version.get('number', '?')} at {self.target.url}"

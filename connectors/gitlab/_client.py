@@ -12,6 +12,7 @@ import structlog
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from connectors.kit.threads import SourceThreads
+from connectors.kit.unreachable import safe_url, unreachable_said
 from policy import (
     SourceForbidden,
     SourceMalformed,
@@ -78,8 +79,9 @@ class GitLabTarget(BaseModel):
 
 
 @contextmanager
-def mapped(what: str) -> Iterator[None]:
-    """Turn every python-gitlab / requests failure of one read into our error tree."""
+def mapped(what: str, url: str | None = None) -> Iterator[None]:
+    """Turn every python-gitlab / requests failure of one read into our error tree; a
+    connection that failed names the URL (`url`, else the request's) and how it failed."""
     import gitlab
     import requests
 
@@ -91,7 +93,8 @@ def mapped(what: str) -> Iterator[None]:
         raise SourceMalformed(SOURCE, f"{what}: the answer is not valid JSON") from exc
     except gitlab.exceptions.GitlabError as exc:
         code = exc.response_code
-        reason = f"{what}: HTTP {code} {str(exc.error_message)[:160]}".rstrip()
+        at = f" from {safe_url(url)}" if url else ""
+        reason = f"{what}: HTTP {code}{at} {str(exc.error_message)[:160]}".rstrip()
         if code == 403:
             raise SourceForbidden(SOURCE, reason) from exc
         if code == 404:
@@ -99,10 +102,13 @@ def mapped(what: str) -> Iterator[None]:
         if code is None or code == 429 or code >= 500:
             raise SourceUnavailable(SOURCE, reason) from exc
         raise SourceUnsupported(SOURCE, reason) from exc
-    except requests.exceptions.Timeout as exc:
-        raise SourceTimeout(SOURCE, f"{what}: GitLab did not answer in time") from exc
     except requests.exceptions.RequestException as exc:
-        raise SourceUnavailable(SOURCE, f"{what}: {type(exc).__name__}") from exc
+        request = getattr(exc, "request", None)
+        where = url or str(getattr(request, "url", None) or "GitLab")
+        if isinstance(exc, requests.exceptions.Timeout):
+            reason = f"{what}: GitLab ({safe_url(where)}) did not answer in time"
+            raise SourceTimeout(SOURCE, reason) from exc
+        raise SourceUnavailable(SOURCE, f"{what}: {unreachable_said(where, exc)}") from exc
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         reason = f"{what}: unexpected answer ({type(exc).__name__})"
         raise SourceMalformed(SOURCE, reason) from exc

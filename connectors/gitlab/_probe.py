@@ -13,9 +13,9 @@ def _check(session: GitLabSession) -> tuple[str, list[str], list[str]]:
     found: list[str] = []
     missing: list[str] = []
     with session.borrow() as gl:
-        with mapped("list projects"):
+        with mapped("list projects", session.target.url):
             projects = gl.projects.list(per_page=1, get_all=False, obey_rate_limit=False)
-        with mapped("version"):
+        with mapped("version", session.target.url):
             version, _revision = gl.version()
         found.append(f"projects readable ({len(projects)} seen on the first page)")
         for service, path in session.target.projects.items():

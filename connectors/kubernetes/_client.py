@@ -22,6 +22,7 @@ from kubernetes.client.api_client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
 from connectors.kit.threads import SourceThreads
+from connectors.kit.unreachable import safe_url, unreachable_said
 from connectors.kubernetes._access import build_access
 from connectors.kubernetes._bodies import KubeObject
 from connectors.kubernetes._settings import KubernetesTarget
@@ -173,22 +174,36 @@ class KubeReader:
             return await self._threads.run(fetch)
         except ApiException as exc:
             if exc.status == 0:  # TLS failure reported by the REST layer
-                raise SourceUnavailable(self.source, f"{what}: {exc.reason}") from exc
+                raise SourceUnavailable(
+                    self.source,
+                    f"the Kubernetes API of {self.env} failed to {what}: "
+                    f"{unreachable_said(self._url, exc)}",
+                ) from exc
             raise
         except urllib3.exceptions.NewConnectionError as exc:
+            # urllib3 counts a connection that failed as a connect timeout: ask why first
             raise SourceUnavailable(
-                self.source, f"cannot connect to the Kubernetes API of {self.env} to {what}"
+                self.source,
+                f"the Kubernetes API of {self.env} failed to {what}: "
+                f"{unreachable_said(self._url, exc, timeout)}",
             ) from exc
         except urllib3.exceptions.TimeoutError as exc:
             raise SourceTimeout(
                 self.source,
-                f"the Kubernetes API of {self.env} did not answer within {timeout:g} s "
-                f"when asked to {what}",
+                f"the Kubernetes API of {self.env} ({safe_url(self._url)}) did not answer "
+                f"within {timeout:g} s when asked to {what}",
             ) from exc
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise SourceUnavailable(
-                self.source, f"the Kubernetes API of {self.env} failed to {what}: {exc}"
+                self.source,
+                f"the Kubernetes API of {self.env} failed to {what}: "
+                f"{unreachable_said(self._url, exc, timeout)}",
             ) from exc
+
+    @property
+    def _url(self) -> str:
+        """The API server's URL as the client resolved it (a kubeconfig's, in-cluster's)."""
+        return str(self._client.configuration.host or self.target.url or "?")
 
     def error(self, exc: ApiException, what: str) -> SourceError:
         """Map an HTTP error answer to our error tree."""

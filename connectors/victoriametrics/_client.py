@@ -21,6 +21,7 @@ import httpx
 import structlog
 from pydantic import SecretStr
 
+from connectors.kit.unreachable import safe_url, unreachable_said
 from connectors.victoriametrics._bodies import ApiBody, LabelsBody, QueryBody, SeriesBody
 from connectors.victoriametrics._settings import MetricsTarget
 from policy.errors import (
@@ -90,19 +91,6 @@ class QueryResult:
         }
 
 
-def _tls_reason(exc: BaseException) -> str:
-    """Why the TLS handshake failed, when that is why we could not connect: a private CA
-    not given (`ca_cert_path`) reads very differently from a server that is down."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, ssl.SSLCertVerificationError):
-            return f": its TLS certificate was not verified ({seen.verify_message})"
-        if isinstance(seen, ssl.SSLError):
-            return f": TLS handshake failed ({seen.reason or type(seen).__name__})"
-        seen = seen.__cause__ or seen.__context__
-    return ""
-
-
 def _ts(value: Any) -> datetime:
     return datetime.fromtimestamp(float(value), tz=UTC)
 
@@ -158,15 +146,13 @@ class PromClient:
         except httpx.TimeoutException as exc:
             raise SourceTimeout(
                 self.source,
-                f"VictoriaMetrics in {env} did not answer within {self.target.timeout_s:g} s",
-            ) from exc
-        except httpx.ConnectError as exc:
-            raise SourceUnavailable(
-                self.source, f"cannot connect to VictoriaMetrics in {env}{_tls_reason(exc)}"
+                f"VictoriaMetrics in {env} ({safe_url(self.target.url)}) did not answer "
+                f"within {self.target.timeout_s:g} s",
             ) from exc
         except httpx.HTTPError as exc:
             raise SourceUnavailable(
-                self.source, f"VictoriaMetrics in {env}: transport error {type(exc).__name__}"
+                self.source,
+                f"VictoriaMetrics in {env}: {unreachable_said(self.target.url, exc)}",
             ) from exc
         log.debug(
             "metrics.read",
