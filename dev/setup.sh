@@ -30,14 +30,37 @@ if [ "$dev" = 1 ]; then
   # `kubectl kustomize` renders the deployment's kustomize overlay in tests/deploy
   command -v kubectl >/dev/null 2>&1 || need+=(kubernetes-client)
 fi
+# another apt or dpkg (unattended-upgrades on a fresh VM) may hold the package lock: apt
+# waits this long for it, then setup says what held it up
+wait_s="${INFRABOT_APT_WAIT_S:-300}"
+apt_log=$(mktemp)
+trap 'rm -f "$apt_log"' EXIT
+apt() {
+  if ! apt-get -o DPkg::Lock::Timeout="$wait_s" "$@" >"$apt_log" 2>&1; then
+    echo "infrabot setup: apt-get $1 failed:" >&2
+    tail -n 15 "$apt_log" >&2
+    if grep -qiE "lock|another process" "$apt_log"; then
+      echo "infrabot setup: another apt or dpkg held the package lock for ${wait_s} s;" \
+           "run setup again when it has finished (or set INFRABOT_APT_WAIT_S)." >&2
+    fi
+    exit 1
+  fi
+}
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "infrabot setup: installing Debian packages: ${need[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+    apt update -qq
+    apt install -y -qq --no-install-recommends "${need[@]}"
   else
     echo "infrabot setup: WARNING: missing ${need[*]} and cannot apt-get install them;" \
          "metrics become gaps in the demo and the tests that need them are skipped." >&2
   fi
 fi
+
+if [ "$dev" = 1 ]; then
+  next='.venv/bin/pytest -q   (the whole suite; .ci/run is what CI runs)'
+else
+  next='.venv/bin/infrabot ask "why does service-b in dc-a keep restarting?"   (the demo world), or .venv/bin/infrabot demo   (the web chat)'
+fi
+echo "infrabot setup: done. Next: $next" >&2
