@@ -191,6 +191,8 @@ class Executor:
             # refused resource says nothing about the next read
             note = GapNote(GapReason.SOURCE_DOWN, call.env, call.source, result.error or "")
             self.unavailable.setdefault((call.source, call.env), note)
+        failed = {"error_kind": kind.value, "error": result.error} if kind is not None else {}
+        # a failed read says why in the log too: the source's URL and how it failed
         log.info(
             "tool.call",
             tool=call.tool,
@@ -198,6 +200,7 @@ class Executor:
             status=result.status,
             ms=duration,
             attempts=attempts,
+            **failed,
         )
         self.workspace.put(call_id, result)
         record = CallRecord(call_id, call, result, duration, attempts, seq=seq)

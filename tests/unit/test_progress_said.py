@@ -183,3 +183,43 @@ async def test_the_executor_tells_what_each_read_is_and_of_what() -> None:
     assert told[0].read is ReadKind.NETWORK
     assert told[0].subject == ReadSubject(kind=SubjectKind.NODE, name="n-1")
     assert lines(told[:1]) == ["Reading the network of node n-1 in dc-x"]
+
+
+async def test_a_read_that_failed_says_why_in_the_log() -> None:
+    """Class "a connection error that says what failed": the log line of a failed read
+    carries the source's own reason (its URL and how it failed), not only "error"."""
+    from datetime import UTC, datetime
+
+    from structlog.testing import capture_logs
+
+    from planner.plan.routing import PlannedCall
+    from planner.read.executor import Executor
+    from planner.read.workspace import TurnWorkspace
+    from policy.errors import SourceUnavailable
+    from policy.gate import PolicyGate
+    from policy.scope import Scope
+    from policy.toolset import CallContext, ToolSet
+    from tests.unit.toolkit import make_tool, raising
+
+    reason = "cannot connect to https://vm.example:8428: name not resolved"
+    tool = make_tool(
+        "metrics.node_network",
+        NodeArgs,
+        agent(["node.network"], "metrics"),
+        ["dc-x"],
+        raising(SourceUnavailable("metrics", reason)),
+    )
+    ctx = CallContext(user="u", role="engineer", scope=Scope(env="dc-x"), now=datetime.now(UTC))
+    executor = Executor(
+        gate=PolicyGate(ToolSet([tool])),
+        ctx=ctx,
+        workspace=TurnWorkspace(),
+        progress=lambda _e: None,
+        contracts={"metrics.node_network": tool.contract},
+    )
+    call = PlannedCall("metrics.node_network", '{"env":"dc-x","node":"n-1"}', "dc-x", "metrics", ())
+    with capture_logs() as logs:
+        await executor.run([call])
+    (line,) = [x for x in logs if x["event"] == "tool.call"]
+    assert line["status"] == "error" and line["error_kind"] == "unavailable"
+    assert reason in line["error"]
