@@ -24,10 +24,13 @@ from bot.conversation import Conversation
 from bot.knowledge import KnowledgeBase, KnowledgeDesk
 from bot.mattermost import (
     COMMAND_PATH,
+    LeasedShares,
     MattermostApi,
     MattermostAuthError,
     MattermostListener,
+    Partition,
     command_route,
+    lease_store,
     partition_of,
 )
 from bot.memory import WorkingMemory
@@ -79,8 +82,11 @@ async def serve(
     )
     desk = KnowledgeDesk(kb, clock=clock, allowed_hosts=config.allowed_link_hosts)
     listener: MattermostListener | None = None
+    shares: LeasedShares | None = None
     routes: list[BaseRoute] = []
     if config.mattermost is not None and token:
+        partition = partition_of(config.mattermost.replicas, environ or os.environ)
+        shares = _leased(config, partition, environ or os.environ)
         listener = MattermostListener(
             api=MattermostApi(config.mattermost.url, token),
             settings=config.mattermost,
@@ -88,7 +94,7 @@ async def serve(
             role_of=config.role_of,
             clock=clock,
             desk=desk,
-            partition=partition_of(config.mattermost.replicas, environ or os.environ),
+            partition=shares or partition,
         )
         if secrets.mm_command_token is not None:
             routes.append(command_route(listener, secrets.mm_command_token.get_secret_value()))
@@ -123,6 +129,10 @@ async def serve(
         server = uvicorn_server(metrics_app(telemetry))
         tasks.append(asyncio.create_task(server.serve(sockets=[socks[-1]]), name="metrics"))
     if listener is not None and config.mattermost is not None:
+        if shares is not None:
+            shares.on_takeover = lambda _share: listener.catch_up()
+            await shares.tick()  # the own share before the first catch-up reads it
+            tasks.append(asyncio.create_task(shares.run(), name="leases"))
         tasks.append(asyncio.create_task(_listen(listener, kb), name="mattermost"))
         print(f"infrabot: listening to Mattermost at {config.mattermost.url}", flush=True)
         if routes:
@@ -139,6 +149,31 @@ async def serve(
     for task in done:
         if not task.cancelled() and task.exception() is not None:
             raise task.exception()  # type: ignore[misc]
+
+
+def _leased(
+    config: InfrabotConfig, partition: Partition, environ: Mapping[str, str]
+) -> LeasedShares | None:
+    """The shares held as Leases, when `mattermost.leases` is set for several replicas."""
+    mm = config.mattermost
+    if mm is None or mm.leases is None or partition.count <= 1:
+        return None
+    leases = mm.leases
+    token = environ.get(leases.token_env) if leases.token_env else None
+    if leases.token_env and not token:
+        raise ConfigFileError(
+            f"mattermost.leases.token_env: the variable {leases.token_env} is not set or is empty"
+        )
+    store = lease_store(leases.namespace, leases.url, token, leases.verify_tls)
+    identity = environ.get("HOSTNAME") or f"replica-{partition.index}-{os.getpid()}"
+    return LeasedShares(
+        store,
+        identity=identity,
+        index=partition.index,
+        count=partition.count,
+        duration_s=leases.duration_s,
+        prefix=leases.prefix,
+    )
 
 
 async def _listen(listener: MattermostListener, kb: KnowledgeBase) -> None:

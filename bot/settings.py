@@ -284,6 +284,36 @@ class MemorySettings(_Strict):
     knowledge_path: Path = Path("infrabot-knowledge.jsonl")
 
 
+class LeaseSettings(_Strict):
+    """Where the shares' Leases (coordination.k8s.io/v1) live: the bot's own cluster, by
+    its ServiceAccount unless a URL is given (the chart grants get, create and update on
+    leases in its namespace)."""
+
+    namespace: str | None = Field(
+        default=None,
+        description="the Leases' namespace (default: the ServiceAccount's own namespace)",
+    )
+    duration_s: int = Field(
+        default=15,
+        ge=3,
+        le=300,
+        description="how long a share stays with a replica that stopped renewing it: the "
+        "longest a dead replica's threads wait for another to take them over",
+    )
+    prefix: str = Field(
+        default="infrabot-share", description="the Leases are named <prefix>-<share>"
+    )
+    url: str | None = Field(
+        default=None,
+        pattern=r"^https?://",
+        description="the API server, when not the one the pod runs in (with token_env)",
+    )
+    token_env: str | None = Field(
+        default=None, description="the variable holding the token for `url`"
+    )
+    verify_tls: bool = Field(default=True, description="verify the API server's certificate")
+
+
 class MattermostSettings(_Strict):
     """The Mattermost server and the bot account's team and channels (empty `channels`:
     every channel the bot is a member of; direct messages are always answered)."""
@@ -305,6 +335,12 @@ class MattermostSettings(_Strict):
         le=64,
         description="processes sharing this bot account; each answers its own threads "
         "(INFRABOT_REPLICA_INDEX or a StatefulSet ordinal says which it is)",
+    )
+    leases: LeaseSettings | None = Field(
+        default=None,
+        description="hold each replica's share of the threads as a Kubernetes Lease, so "
+        "that a live replica takes a dead one's share over (null: each share stays with "
+        "its replica)",
     )
 
 

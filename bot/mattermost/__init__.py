@@ -14,6 +14,7 @@ from bot.mattermost._api import (
     MattermostUnavailable,
 )
 from bot.mattermost._command import COMMAND_PATH, command_route
+from bot.mattermost._leases import LeasedShares, lease_store
 from bot.mattermost._listener import PROGRESS_TEXT, MattermostListener
 from bot.mattermost._partition import Partition, partition_of
 from bot.mattermost._render import LONG_ANSWER_CHARS, REPORT_NAME, quiet_mentions, render_reply
@@ -26,6 +27,7 @@ __all__ = [
     "REPORT_NAME",
     "Backoff",
     "EventStream",
+    "LeasedShares",
     "MattermostApi",
     "MattermostAuthError",
     "MattermostError",
@@ -34,6 +36,7 @@ __all__ = [
     "MattermostUnavailable",
     "Partition",
     "command_route",
+    "lease_store",
     "partition_of",
     "quiet_mentions",
     "render_reply",

@@ -34,7 +34,7 @@ from bot.mattermost._api import (
     websocket_url,
 )
 from bot.mattermost._knowledge import KnowledgeReplies
-from bot.mattermost._partition import Partition
+from bot.mattermost._partition import Partition, Shares
 from bot.mattermost._payload import mapping, millis
 from bot.mattermost._progress import UPDATE_EVERY_S, ProgressNote, progress_text
 from bot.mattermost._render import REPORT_NAME, quiet_mentions, render_reply
@@ -63,7 +63,7 @@ class MattermostListener:
         max_concurrent: int = 4,
         typing_every_s: float = 4.0,
         progress_every_s: float = UPDATE_EVERY_S,
-        partition: Partition | None = None,
+        partition: Shares | None = None,
         long_answer_chars: int = 12_000,
         seen_limit: int = 4096,
     ) -> None:
@@ -83,7 +83,7 @@ class MattermostListener:
         self._slots = asyncio.Semaphore(max_concurrent)
         self._typing_every = typing_every_s
         self._progress_every = progress_every_s
-        self.partition = partition or Partition()
+        self.partition: Shares = partition or Partition()
         self._long = long_answer_chars
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._seen_limit = seen_limit
@@ -217,7 +217,7 @@ class MattermostListener:
         `mattermost.catch_up_s` (while this process was not there: a restart) and has no
         answer from the bot after it yet."""
         if not reconnected:
-            await self._catch_up_after_start()
+            await self.catch_up()
             return
         if not self._last_post_ms:
             return
@@ -225,7 +225,10 @@ class MattermostListener:
             if member:
                 await self._read_back(channel_id, self._last_post_ms, unanswered_only=False)
 
-    async def _catch_up_after_start(self) -> None:
+    async def catch_up(self) -> None:
+        """What was asked in the configured channels in the last `mattermost.catch_up_s`
+        and has no answer from the bot yet, in the threads this replica answers now: at
+        start, and when it takes over a share of the threads another replica held."""
         window = self.settings.catch_up_s
         if window <= 0 or not self._allowed:
             return  # (with no channels listed, there is no list of where to look)

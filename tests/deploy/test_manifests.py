@@ -108,7 +108,12 @@ def test_the_defaults_stop_with_the_value_to_set() -> None:
 def test_rbac_is_read_only_and_exactly_what_the_connector_reads(
     manifests: list[dict[str, Any]],
 ) -> None:
-    roles = [d for d in manifests if d["kind"] in ("Role", "ClusterRole")]
+    # the one write: the replicas' Leases in the release's namespace (test below)
+    roles = [
+        d
+        for d in manifests
+        if d["kind"] in ("Role", "ClusterRole") and not d["metadata"]["name"].endswith("-shares")
+    ]
     assert roles
     for role in roles:
         granted = _rules(role["rules"])
@@ -123,6 +128,23 @@ def test_rbac_is_read_only_and_exactly_what_the_connector_reads(
     assert subject["name"] == account["metadata"]["name"]
     assert subject["namespace"] == account["metadata"]["namespace"]
     assert binding["roleRef"]["name"] == cluster_role["metadata"]["name"]
+
+
+def test_replicas_hold_their_shares_as_leases_in_their_namespace_only() -> None:
+    """Several replicas: the config asks for Leases and the one Role granted to write is
+    namespaced and covers leases alone; one replica gets neither."""
+    manifests = _render(VALUES)
+    role = next(d for d in manifests if d["metadata"]["name"].endswith("-shares"))
+    assert role["kind"] == "Role" and role["metadata"]["namespace"] == "sre"
+    assert _rules(role["rules"]) == {
+        ("coordination.k8s.io", "leases", verb) for verb in ("get", "create", "update")
+    }
+    config = yaml.safe_load(_one(manifests, "ConfigMap")["data"]["config.yaml"])
+    assert config["mattermost"]["leases"] == {"duration_s": 15}
+    single = _render(VALUES | {"replicas": 1})
+    assert not any(d["metadata"]["name"].endswith("-shares") for d in single)
+    one = yaml.safe_load(_one(single, "ConfigMap")["data"]["config.yaml"])
+    assert "leases" not in one["mattermost"]
 
 
 def test_the_audit_api_is_granted_only_when_asked_for() -> None:

@@ -66,6 +66,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- $_ := set $config "memory" $memory -}}
 {{- if $config.mattermost -}}
 {{- $_ := set $config.mattermost "replicas" (int .Values.replicas) -}}
+{{- if and .Values.leases.enabled (gt (int .Values.replicas) 1) -}}
+{{- $_ := set $config.mattermost "leases" (dict "duration_s" (int .Values.leases.durationSeconds)) -}}
+{{- end -}}
 {{- end -}}
 {{- toYaml $config -}}
 {{- end -}}
