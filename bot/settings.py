@@ -112,18 +112,55 @@ class KubernetesSourceSettings(_Strict):
     """One way to reach the API server: `url` (+ token, CA, client certificate), a
     kubeconfig `context`, or `in_cluster` (the pod's ServiceAccount)."""
 
-    url: _TokenUrl | None = None
-    token_env: str | None = None
-    verify_tls: bool = True
-    ca_cert_path: str | None = None
-    client_cert_path: str | None = None
-    client_key_path: str | None = None
-    kubeconfig_path: str | None = None
-    context: str | None = None
-    in_cluster: bool = False
-    serviceaccount_dir: str | None = None  # default: where the kubelet mounts it
-    timeout_s: float = Field(default=10.0, gt=0, le=120)
-    link_template: _ObjectLinkTemplate | None = None
+    url: _TokenUrl | None = Field(
+        default=None,
+        description="the API server's address (https://k8s.example:6443); with it, a token "
+        "(`token_env`) and/or a client certificate",
+    )
+    token_env: str | None = Field(
+        default=None,
+        description="the variable holding a bearer token (a ServiceAccount token) for `url`",
+    )
+    verify_tls: bool = Field(
+        default=True, description="false: the API server's certificate is not checked (not advised)"
+    )
+    ca_cert_path: str | None = Field(
+        default=None,
+        description="CA bundle (PEM) the API server's certificate is verified with; "
+        "default: the system's",
+    )
+    client_cert_path: str | None = Field(
+        default=None, description="client certificate (PEM), with `client_key_path`"
+    )
+    client_key_path: str | None = Field(
+        default=None, description="the client certificate's private key (PEM)"
+    )
+    kubeconfig_path: str | None = Field(
+        default=None,
+        description="a kubeconfig file: server, CA and credentials of `context` are read from it",
+    )
+    context: str | None = Field(
+        default=None,
+        description="the kubeconfig context to use; default: its current-context",
+    )
+    in_cluster: bool = Field(
+        default=False,
+        description="true: the pod's own ServiceAccount (token, CA and the "
+        "KUBERNETES_SERVICE_HOST/PORT address the kubelet gives every pod)",
+    )
+    serviceaccount_dir: str | None = Field(
+        default=None,
+        description="with `in_cluster`: where the token, ca.crt and namespace are mounted; "
+        "default: /var/run/secrets/kubernetes.io/serviceaccount",
+    )
+    timeout_s: float = Field(default=10.0, gt=0, le=120, description="one API request, in seconds")
+    link_template: _ObjectLinkTemplate | None = Field(
+        default=None,
+        description="the link an answer gives for an object, such as "
+        '"https://dashboard.example/#/{kind}/{namespace}/{name}?cluster={env}" (placeholders: '
+        "url, env, namespace, kind, name; namespace is - for cluster-scoped objects); "
+        "default: k8s://{env}/{namespace}/{kind}/{name}, shown as a kubectl line",
+    )
 
     @model_validator(mode="after")
     def _one_way(self) -> KubernetesSourceSettings:
@@ -134,14 +171,39 @@ class KubernetesSourceSettings(_Strict):
 
 
 class MetricsSourceSettings(_Strict):
-    url: Annotated[str, _url(_BASIC_OR.format("bearer_token_env"))]
-    grafana_url: _LinkUrl | None = None
-    timeout_s: float = Field(default=10.0, gt=0, le=120)
-    username: str | None = None  # basic auth, with the password read from password_env
-    password_env: str | None = None
-    bearer_token_env: str | None = None
-    ca_cert_path: str | None = None
-    verify_tls: bool = True
+    """The Prometheus query API of VictoriaMetrics (single-node, or vmselect's
+    `/select/<tenant>/prometheus`), Prometheus or a proxy in front of them; open, basic
+    auth or a bearer token."""
+
+    url: Annotated[str, _url(_BASIC_OR.format("bearer_token_env"))] = Field(
+        description="the API base: `<url>/api/v1/query` is called "
+        "(http://vm:8428, http://vmselect:8481/select/0/prometheus, http://prometheus:9090)"
+    )
+    grafana_url: _LinkUrl | None = Field(
+        default=None,
+        description="the link an answer gives for a query, a template with {query} "
+        "(URL-encoded PromQL), {start_ms}, {end_ms}, {env} and {left} (Grafana Explore "
+        "state); default: the VictoriaMetrics UI (vmui) under `url`",
+    )
+    timeout_s: float = Field(default=10.0, gt=0, le=120, description="one query, in seconds")
+    username: str | None = Field(
+        default=None,
+        description="basic auth user (vmauth, a proxy), with the password in `password_env`",
+    )
+    password_env: str | None = Field(
+        default=None, description="the variable holding the basic auth password"
+    )
+    bearer_token_env: str | None = Field(
+        default=None, description="the variable holding a bearer token (instead of basic auth)"
+    )
+    ca_cert_path: str | None = Field(
+        default=None,
+        description="CA bundle (PEM) an https server's certificate is verified with; "
+        "default: the system's",
+    )
+    verify_tls: bool = Field(
+        default=True, description="false: the server's certificate is not checked (not advised)"
+    )
 
     @model_validator(mode="after")
     def _one_auth(self) -> MetricsSourceSettings:
@@ -153,22 +215,74 @@ class MetricsSourceSettings(_Strict):
 
 
 class LogsSourceSettings(_Strict):
-    url: Annotated[str, _url(_BASIC_OR.format("api_key_env"))]
-    api_key_env: str | None = None
-    username: str | None = None  # basic auth, with the password read from password_env
-    password_env: str | None = None
+    """Elasticsearch: its URL, one way to authenticate (an API key, basic auth or none),
+    the index pattern of each log role (one left out is found by its fields,
+    docs/connecting.md) and the links answers give."""
+
+    url: Annotated[str, _url(_BASIC_OR.format("api_key_env"))] = Field(
+        description="the Elasticsearch base URL (https://es.example:9200)"
+    )
+    api_key_env: str | None = Field(
+        default=None,
+        description="the variable holding an API key (the `encoded` value Elasticsearch "
+        "returns; docs/deploy.md gives the least role)",
+    )
+    username: str | None = Field(
+        default=None, description="basic auth user, with the password in `password_env`"
+    )
+    password_env: str | None = Field(
+        default=None, description="the variable holding the basic auth password"
+    )
     # index patterns; one left out is found by its fields (see docs/connecting.md)
-    edge_access_index: str = "edge-access-*"
-    edge_error_index: str = "edge-error-*"
-    app_index: str = "app-*"
-    audit_index: str | None = None  # Kubernetes audit events shipped to Elasticsearch
+    edge_access_index: str = Field(
+        default="edge-access-*",
+        description="index pattern of the edge (nginx, ingress) access log: one line per "
+        "request with its status; left out: found by its fields",
+    )
+    edge_error_index: str = Field(
+        default="edge-error-*",
+        description="index pattern of the edge error log (upstream timeouts, refused "
+        "connections); left out: found by its fields",
+    )
+    app_index: str = Field(
+        default="app-*",
+        description="index pattern of the applications' own logs; left out: found by its fields",
+    )
+    audit_index: str | None = Field(
+        default=None,
+        description="index pattern of Kubernetes audit events shipped to Elasticsearch "
+        "(who changed what); left out: found by its fields, or none",
+    )
     # index pattern -> {preset: NAME} and/or {fields: {LOGICAL: [names]}} (docs/connecting.md)
-    layouts: dict[str, LayoutOverride] = Field(default_factory=dict)
-    discover_url_template: _DiscoverTemplate | None = None
-    kibana_url: _LinkUrl | None = None  # Kibana / OpenSearch Dashboards base for Discover links
-    search_indices: list[str] = Field(default_factory=list)  # more patterns for logs.search
-    timeout_s: float = Field(default=10.0, gt=0, le=120)
-    max_hits: int = Field(default=500, ge=1, le=10000)
+    layouts: dict[str, LayoutOverride] = Field(
+        default_factory=dict,
+        description="index pattern -> its layout (a preset and/or field names) when the "
+        "detected one is wrong; default: detected from the index's fields",
+    )
+    discover_url_template: _DiscoverTemplate | None = Field(
+        default=None,
+        description="the link an answer gives for a log read; placeholders kibana_url, url, "
+        "env, index, query, start, end; default: a Kibana Discover link under `kibana_url` "
+        "(OpenSearch Dashboards: its /app/data-explorer/discover)",
+    )
+    kibana_url: _LinkUrl | None = Field(
+        default=None,
+        description="base URL of Kibana (or OpenSearch Dashboards) for Discover links; "
+        "default: `url`",
+    )
+    search_indices: list[str] = Field(
+        default_factory=list,
+        description="more index patterns the admin-only `logs.search` may read "
+        "(syslog-*), besides the ones above",
+    )
+    timeout_s: float = Field(default=10.0, gt=0, le=120, description="one request, in seconds")
+    max_hits: int = Field(
+        default=500,
+        ge=1,
+        le=10000,
+        description="most documents one search reads (paged); a read cut here is said as "
+        "partial, never as complete",
+    )
 
     @model_validator(mode="after")
     def _one_auth(self) -> LogsSourceSettings:
@@ -193,10 +307,20 @@ class EnvironmentSettings(_Strict):
 
 
 class GitLabSettings(_Strict):
-    url: _TokenUrl
-    token_env: str | None = None
-    timeout_s: float = Field(default=10.0, gt=0, le=120)
-    ssl_verify: bool = True  # false only for a self-signed instance you trust
+    """One GitLab instance (API v4): deploy jobs, pipelines and commits, for "who deployed"
+    and "what changed"."""
+
+    url: _TokenUrl = Field(description="the instance's base URL (https://gitlab.example.com)")
+    token_env: str | None = Field(
+        default=None,
+        description="the variable holding an access token with the read_api scope",
+    )
+    timeout_s: float = Field(default=10.0, gt=0, le=120, description="one API request, in seconds")
+    ssl_verify: bool = Field(
+        default=True,
+        description="false only for a self-signed instance you trust: its certificate is "
+        "not checked",
+    )
     max_projects: int = Field(
         default=20, ge=1, le=100, description="most recently active projects read for a whole env"
     )
@@ -215,8 +339,13 @@ class McpServerSettings(_Strict):
     a process per listing or call) with the variables `pass_env` names."""
 
     name: str = Field(description="its tools are named mcp.<name>.<tool>")
-    url: _TokenUrl | None = None
-    token_env: str | None = None
+    url: _TokenUrl | None = Field(
+        default=None, description="the server's streamable HTTP endpoint (https://host/mcp)"
+    )
+    token_env: str | None = Field(
+        default=None,
+        description="the variable holding a bearer token sent to `url` (an HTTP server only)",
+    )
     command: list[str] | None = Field(
         default=None, min_length=1, description="program and arguments of a stdio server"
     )
@@ -244,9 +373,18 @@ class McpServerSettings(_Strict):
 
 
 class ModelSettings(_Strict):
-    base_url: Annotated[str, _url("put the key in the variable api_key_env names")]
-    model: str
-    api_key_env: str | None = DEFAULT_MODEL_KEY_ENV
+    """One model on an OpenAI-compatible server (vLLM, Ollama, llama.cpp, a hosted API)."""
+
+    base_url: Annotated[str, _url("put the key in the variable api_key_env names")] = Field(
+        description="the server's OpenAI-compatible base, ending in /v1 (http://vllm:8000/v1)"
+    )
+    model: str = Field(description="the model name the server lists under /v1/models")
+    api_key_env: str | None = Field(
+        default=DEFAULT_MODEL_KEY_ENV,
+        description="the variable holding the server's API key; when the default one is "
+        "unset no key is sent (a local server takes none), when another named one is unset "
+        "start-up stops",
+    )
     timeout_s: float = Field(default=30.0, gt=0, le=600, description="one call, one attempt")
     max_tokens: int = Field(default=1024, ge=16, le=32768, description="of one completion")
 
@@ -256,8 +394,13 @@ class ModelsSettings(_Strict):
     finalizer model writes the answer's prose and takes over planning when the planner
     fails. One of them alone does both roles."""
 
-    planner: ModelSettings | None = None
-    finalizer: ModelSettings | None = None
+    planner: ModelSettings | None = Field(
+        default=None, description="the model that plans reads the deterministic routes leave open"
+    )
+    finalizer: ModelSettings | None = Field(
+        default=None,
+        description="the model that writes the answer's prose (and plans when the planner fails)",
+    )
     max_tool_schemas: int = Field(
         default=8, ge=2, le=64, description="tool schemas in one request, at most"
     )
@@ -278,10 +421,23 @@ class ModelsSettings(_Strict):
 class MemorySettings(_Strict):
     """Working memory per thread (lost on restart on purpose) and the knowledge file."""
 
-    ttl_minutes: int = Field(default=90, ge=1, le=24 * 60)
-    max_entries: int = Field(default=20, ge=1, le=1000)
-    max_prompt_bytes: int = Field(default=12 * 1024, ge=512, le=1024 * 1024)
-    knowledge_path: Path = Path("infrabot-knowledge.jsonl")
+    ttl_minutes: int = Field(
+        default=90, ge=1, le=24 * 60, description="how long a thread's working memory is kept"
+    )
+    max_entries: int = Field(
+        default=20, ge=1, le=1000, description="entries kept per thread, the oldest dropped"
+    )
+    max_prompt_bytes: int = Field(
+        default=12 * 1024,
+        ge=512,
+        le=1024 * 1024,
+        description="most bytes of a thread's memory given to a model in one prompt",
+    )
+    knowledge_path: Path = Field(
+        default=Path("infrabot-knowledge.jsonl"),
+        description='the JSONL file confirmed knowledge ("remember this") is saved to '
+        "(the chart sets it on its volume)",
+    )
 
 
 class LeaseSettings(_Strict):
@@ -318,10 +474,21 @@ class MattermostSettings(_Strict):
     """The Mattermost server and the bot account's team and channels (empty `channels`:
     every channel the bot is a member of; direct messages are always answered)."""
 
-    url: Annotated[str, _url("the bot's token is read from INFRABOT_MM_TOKEN")]
-    team: str
-    channels: list[str] = Field(default_factory=list)
-    bot_username: str = "infrabot"
+    url: Annotated[str, _url("the bot's token is read from INFRABOT_MM_TOKEN")] = Field(
+        description="the server's address (https://mm.example.com); the bot's token is "
+        "read from INFRABOT_MM_TOKEN"
+    )
+    team: str = Field(description="the team's name (as in its URL) the channels belong to")
+    channels: list[str] = Field(
+        default_factory=list,
+        description="channel names (as in their URLs) where @mentions are answered; the bot "
+        "must be a member of each; empty: every channel it is a member of",
+    )
+    bot_username: str = Field(
+        default="infrabot",
+        description="the name an @mention uses, when the server does not say the bot "
+        "account's own at login",
+    )
     catch_up_s: float = Field(
         default=600,
         ge=0,
@@ -396,8 +563,11 @@ class WebIdentitySettings(_Strict):
 class WebSettings(_Strict):
     """The web chat, /healthz, /readyz, /metrics and the slash command's port."""
 
-    host: str = "127.0.0.1"
-    port: int = Field(default=8080, ge=0, le=65535)
+    host: str = Field(
+        default="127.0.0.1",
+        description="the address the web chat and probes listen on (the chart: 0.0.0.0)",
+    )
+    port: int = Field(default=8080, ge=0, le=65535, description="their port (0: any free port)")
     allowed_hosts: list[str] = Field(
         default_factory=list,
         description='the Host names the web chat and its API answer ("chat.example.com", '
@@ -405,7 +575,11 @@ class WebSettings(_Strict):
         "address (DNS rebinding) is refused. Empty: any name. /healthz, /readyz and "
         "/metrics answer any name (probes use the pod's address)",
     )
-    identity: WebIdentitySettings = Field(default_factory=WebIdentitySettings)
+    identity: WebIdentitySettings = Field(
+        default_factory=WebIdentitySettings,
+        description="who is asking in the web chat (below); default: nobody, the chat "
+        "answers no question",
+    )
     metrics_port: int | None = Field(
         default=None,
         ge=0,
@@ -418,9 +592,24 @@ class WebSettings(_Strict):
 class InvestigationLimits(_Strict):
     """Bounds on one turn's work."""
 
-    max_rounds: int = Field(default=4, ge=1, le=10)
-    turn_deadline_s: float = Field(default=90.0, gt=0, le=1800)
-    facts_per_source: int = Field(default=12, ge=1, le=200)
+    max_rounds: int = Field(
+        default=4,
+        ge=1,
+        le=10,
+        description="rounds of reads in one turn (each may follow what the last one found)",
+    )
+    turn_deadline_s: float = Field(
+        default=90.0,
+        gt=0,
+        le=1800,
+        description="seconds a turn may take; what was not read by then is a gap",
+    )
+    facts_per_source: int = Field(
+        default=12,
+        ge=1,
+        le=200,
+        description="facts one source contributes to the evidence an answer is written from",
+    )
     inventory_ttl_s: float = Field(
         default=60.0,
         ge=0,
@@ -448,11 +637,22 @@ class InfrabotConfig(_Strict):
     allowed_link_hosts: list[str] = Field(
         default_factory=list, description="hosts a saved knowledge entry may link to"
     )
-    models: ModelsSettings = Field(default_factory=ModelsSettings)
-    memory: MemorySettings = Field(default_factory=MemorySettings)
-    mattermost: MattermostSettings | None = None
-    web: WebSettings = Field(default_factory=WebSettings)
-    limits: InvestigationLimits = Field(default_factory=InvestigationLimits)
+    models: ModelsSettings = Field(
+        default_factory=ModelsSettings,
+        description="optional model servers; everything works without one",
+    )
+    memory: MemorySettings = Field(
+        default_factory=MemorySettings, description="working memory and confirmed knowledge"
+    )
+    mattermost: MattermostSettings | None = Field(
+        default=None, description="the chat the bot answers in under `serve`"
+    )
+    web: WebSettings = Field(
+        default_factory=WebSettings, description="the web chat, probes and /metrics"
+    )
+    limits: InvestigationLimits = Field(
+        default_factory=InvestigationLimits, description="bounds on one turn's work"
+    )
     _source: str = PrivateAttr(default="config")
     _lines: dict[tuple[str, ...], int] = PrivateAttr(default_factory=dict)
 
