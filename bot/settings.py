@@ -459,9 +459,8 @@ class LeaseSettings(_Strict):
     prefix: str = Field(
         default="infrabot-share", description="the Leases are named <prefix>-<share>"
     )
-    url: str | None = Field(
+    url: _TokenUrl | None = Field(
         default=None,
-        pattern=r"^https?://",
         description="the API server, when not the one the pod runs in (with token_env)",
     )
     token_env: str | None = Field(

@@ -226,7 +226,12 @@ VALID: dict[str, Any] = {
         "finalizer": {"base_url": "https://llm.example/v1", "model": "qwen"},
     },
     "memory": {"ttl_minutes": 90, "max_entries": 20},
-    "mattermost": {"url": "https://mm.example.com", "team": "sre", "channels": ["incidents"]},
+    "mattermost": {
+        "url": "https://mm.example.com",
+        "team": "sre",
+        "channels": ["incidents"],
+        "leases": {"namespace": "bots", "duration_s": 15},
+    },
     "web": {"host": "127.0.0.1", "port": 8080},
     "limits": {"max_rounds": 3, "turn_deadline_s": 90},
 }
@@ -448,6 +453,7 @@ URL_KEYS: list[tuple[Path_, str]] = [
     (("models", "planner", "base_url"), "api_key_env"),
     (("models", "finalizer", "base_url"), "api_key_env"),
     (("mattermost", "url"), "INFRABOT_MM_TOKEN"),
+    (("mattermost", "leases", "url"), "token_env"),
 ]
 
 BAD_URLS: list[tuple[str, str]] = [
