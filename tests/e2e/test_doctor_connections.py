@@ -195,3 +195,26 @@ def test_mattermost_login_team_channels_and_websocket_are_checked(
     code, probes = _doctor(tmp_path, capsys, config)
     refused = probes["mattermost/None"]
     assert code == 1 and refused["detail"].startswith(f"{url}: login failed")
+
+
+def test_an_answer_gives_the_same_reason_as_a_gap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], silent: int
+) -> None:
+    """What `doctor` says of a source that does not answer, an answer's gap says too."""
+    refused = _free_port()
+    config = {
+        "environments": {
+            "e1": {"metrics": {"url": f"http://127.0.0.1:{refused}"}},
+            "e2": {"metrics": {"url": f"http://127.0.0.1:{silent}", "timeout_s": 1}},
+        }
+    }
+    path = tmp_path / "infrabot.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    code = main(
+        ["ask", "--json", "--config", str(path), "what is the p95 latency of web in e1 and e2?"]
+    )
+    answer = json.loads(capsys.readouterr().out)
+    assert code == 0
+    reasons = " ".join(g["reason"] for g in answer["gaps"])
+    assert f"cannot connect to http://127.0.0.1:{refused}: connection refused" in reasons
+    assert f"http://127.0.0.1:{silent}" in reasons and "within 1 s" in reasons
