@@ -109,6 +109,8 @@ class KubeLeases:
             ),
         )
         made = await self._call(self._api.create_namespaced_lease, self.namespace, body)
+        if made is None:
+            raise LeaseConflict(f"{name}: the namespace {self.namespace} is not there")
         return _lease_of(made)
 
     async def replace(self, lease: Lease) -> Lease:
@@ -128,6 +130,8 @@ class KubeLeases:
         done = await self._call(
             self._api.replace_namespaced_lease, lease.name, self.namespace, body
         )
+        if done is None:
+            raise LeaseConflict(f"{lease.name}: deleted since it was read")
         return _lease_of(done)
 
 
@@ -196,8 +200,9 @@ class LeasedShares:
             except LeaseConflict:
                 self._valid_until.pop(share, None)
                 log.info("leases.lost_race", share=share, identity=self.identity)
-            except LeaseStoreError as exc:
-                # not renewed: the share stays answered only until its lease runs out
+            except (LeaseStoreError, ValueError, TypeError, AttributeError) as exc:
+                # not renewed (the API server down, or a Lease in a shape we cannot read):
+                # the share stays answered only until its lease runs out
                 log.warning("leases.unavailable", share=share, error=str(exc)[:200])
         self._ticks += 1
 
