@@ -385,7 +385,14 @@ async def test_the_progress_note_says_which_sources_are_read_while_the_turn_runs
         async with running(sim, slow, tmp_path / "kb.jsonl", progress_every_s=0.05):
             question = sim.user_post("alice", channel(sim, "incidents"), RPS_A)
             [answer] = await eventually(lambda: answers(sim, question["id"]))
-    [note] = [p for p in sim.thread(question["id"]) if p["props"].get("infrabot") == "progress"]
+            # the progress post is deleted just after the answer is posted
+            [note] = await eventually(
+                lambda: [
+                    p
+                    for p in sim.thread(question["id"])
+                    if p["props"].get("infrabot") == "progress" and p.get("delete_at")
+                ]
+            )
     shown = [text for post_id, text in sim.edits if post_id == note["id"]]
     assert shown, "the progress post was never updated"
     assert all("Разбираюсь" in text and "из" in text for text in shown)  # "3 из 5"
