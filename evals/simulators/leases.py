@@ -22,20 +22,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from evals.simulators.kubernetes._resources import status
+
 _BASE = "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases"
 
 
 def _status(code: int, reason: str, message: str) -> JSONResponse:
-    body = {
-        "kind": "Status",
-        "apiVersion": "v1",
-        "metadata": {},
-        "status": "Failure",
-        "message": message,
-        "reason": reason,
-        "code": code,
-    }
-    return JSONResponse(body, status_code=code)
+    return JSONResponse(status(code, reason, message), status_code=code)
 
 
 @dataclass

@@ -13,7 +13,6 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -25,25 +24,11 @@ from evals.simulators.leases import LeaseApi
 from evals.simulators.server import BackgroundServer
 from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
 from tests.e2e.mattermost_sim import MattermostSim
+from tests.e2e.replica_wait import answered, wait_until
 
 DURATION_S = 3
 BEFORE = 6
 AFTER = 12
-
-
-def _wait(check: Any, timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not in {timeout} s: {what}")
-
-
-def _answered(sim: MattermostSim) -> Counter[str]:
-    return Counter(
-        p["root_id"] for p in sim.posts_by("infrabot") if p["props"].get("infrabot") == "answer"
-    )
 
 
 @pytest.mark.parametrize("replicas", [2, 3])
@@ -101,9 +86,9 @@ def test_a_killed_replicas_share_is_taken_over_and_every_post_answered_once(
                         text=True,
                     )
                 )
-            _wait(lambda: sim.open_sockets() == replicas, 60, "every replica connected")
+            wait_until(lambda: sim.open_sockets() == replicas, 60, "every replica connected")
             shares = [f"infrabot-share-{i}" for i in range(replicas)]
-            _wait(
+            wait_until(
                 lambda: (
                     [leases.holder(s, "bots") for s in shares]
                     == [f"infrabot-{i}" for i in range(replicas)]
@@ -113,7 +98,9 @@ def test_a_killed_replicas_share_is_taken_over_and_every_post_answered_once(
             )
             ask = "@infrabot what is the RPS of catalog-api in dc-a? #{}"
             first = [sim.user_post("alice", incidents, ask.format(i)) for i in range(BEFORE)]
-            _wait(lambda: set(_answered(sim)) >= {p["id"] for p in first}, 120, "first answered")
+            wait_until(
+                lambda: set(answered(sim)) >= {p["id"] for p in first}, 120, "first answered"
+            )
             # kill replica 1 with a question of its share in flight
             procs[1].send_signal(signal.SIGKILL)
             killed = time.monotonic()
@@ -123,17 +110,17 @@ def test_a_killed_replicas_share_is_taken_over_and_every_post_answered_once(
             ]
             theirs = [p["id"] for p in later if Partition(1, replicas).owns(p["id"])]
             assert theirs, "the posts after the kill include some of the dead replica's share"
-            taker = _wait(
+            taker = wait_until(
                 lambda: (h := leases.holder(shares[1], "bots")) != "infrabot-1" and h,
                 30,
                 "share 1 taken over",
             )
             taken_s = time.monotonic() - killed
             every = {p["id"] for p in first + later}
-            _wait(lambda: set(_answered(sim)) == every, 120, "every post answered")
+            wait_until(lambda: set(answered(sim)) == every, 120, "every post answered")
             answered_s = time.monotonic() - killed
             time.sleep(2.0)  # a second answer, were one coming, would be there by now
-            counts = _answered(sim)
+            counts = answered(sim)
         finally:
             for proc in procs:
                 if proc.poll() is None:

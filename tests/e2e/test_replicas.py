@@ -23,19 +23,11 @@ from evals.session import WorldSession
 from evals.simulators.server import BackgroundServer
 from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
 from tests.e2e.mattermost_sim import MattermostSim
+from tests.e2e.replica_wait import answered, wait_until
 
 POSTS = 12
 COMMANDS = 8
 REPLICAS = 2
-
-
-def _wait(check: Any, timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"not in {timeout} s: {what}")
 
 
 def _web_url(out: Path) -> str | None:
@@ -91,9 +83,9 @@ def test_two_replicas_answer_each_post_exactly_once(tmp_path: Path) -> None:
                         text=True,
                     )
                 )
-            _wait(lambda: sim.open_sockets() == REPLICAS, 60, "both replicas connected")
+            wait_until(lambda: sim.open_sockets() == REPLICAS, 60, "both replicas connected")
             # every /infrabot command reaches one replica (as a Service would send them)
-            web = _wait(lambda: _web_url(outs[0]), 30, "replica 0's web port")
+            web = wait_until(lambda: _web_url(outs[0]), 30, "replica 0's web port")
             for i in range(COMMANDS):
                 form = {
                     "token": "cmd-token",
@@ -102,7 +94,7 @@ def test_two_replicas_answer_each_post_exactly_once(tmp_path: Path) -> None:
                     "text": f"what is the RPS of catalog-api in dc-a? (command {i})",
                 }
                 assert httpx.post(web + COMMAND_PATH.lstrip("/"), data=form).status_code == 200
-            roots = _wait(
+            roots = wait_until(
                 lambda: (r := _command_roots(sim)) and len(r) == COMMANDS and r,
                 60,
                 "every command's thread started",
@@ -112,17 +104,10 @@ def test_two_replicas_answer_each_post_exactly_once(tmp_path: Path) -> None:
                 for i in range(POSTS)
             ]
 
-            def answered() -> Counter[str]:
-                return Counter(
-                    p["root_id"]
-                    for p in sim.posts_by("infrabot")
-                    if p["props"].get("infrabot") == "answer"
-                )
-
             every = {p["id"] for p in posts} | {r["id"] for r in roots}
-            _wait(lambda: set(answered()) == every, 120, "every post and command answered")
+            wait_until(lambda: set(answered(sim)) == every, 120, "every post and command answered")
             time.sleep(2.0)  # a second answer, were one coming, would be there by now
-            counts = answered()
+            counts = answered(sim)
         finally:
             for proc in procs:
                 proc.terminate()
