@@ -16,13 +16,11 @@ from typing import Any
 from bot.settings import DEFAULT_MODEL_KEY_ENV, InfrabotConfig, ModelSettings
 from planner import Planning
 
-API_KEY_ENV = DEFAULT_MODEL_KEY_ENV
-
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "model mode",
-        f"an OpenAI-compatible server (vLLM, Ollama, llama.cpp); key from {API_KEY_ENV}",
+        f"an OpenAI-compatible server (vLLM, Ollama, llama.cpp); key from {DEFAULT_MODEL_KEY_ENV}",
     )
     group.add_argument("--model-url", help="base URL, e.g. http://127.0.0.1:8000/v1")
     group.add_argument("--model", help="the planner model's name on that server")
@@ -58,7 +56,7 @@ def _flags(args: argparse.Namespace) -> dict[str, Any] | None:
             "model mode (and --planning) needs both --model-url URL and --model NAME "
             "(e.g. --model-url http://127.0.0.1:8000/v1 --model qwen2.5-7b-instruct)"
         )
-    # the key from the default variable (API_KEY_ENV) when it is set: a local server takes none
+    # the key from DEFAULT_MODEL_KEY_ENV when it is set: a local server takes none
     role: dict[str, Any] = {"base_url": url, "model": name}
     if timeout is not None:
         role["timeout_s"] = timeout

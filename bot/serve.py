@@ -39,7 +39,7 @@ from bot.sockets import bind, url_of
 from bot.telemetry import Telemetry
 from bot.web import Readiness, build_web_app, metrics_app, term_as_exit, uvicorn_server
 from bot.web_identity import identity_of
-from bot.wiring import build_gate, build_models
+from bot.wiring import build_gate, build_models, secret_at
 
 log = structlog.get_logger(__name__)
 
@@ -159,11 +159,9 @@ def _leased(
     if mm is None or mm.leases is None or partition.count <= 1:
         return None
     leases = mm.leases
-    token = environ.get(leases.token_env) if leases.token_env else None
-    if leases.token_env and not token:
-        raise ConfigFileError(
-            f"mattermost.leases.token_env: the variable {leases.token_env} is not set or is empty"
-        )
+    key = ("mattermost", "leases", "token_env")
+    secret = secret_at(config, key, leases.token_env, dict(environ))
+    token = secret.get_secret_value() if secret is not None else None
     store = lease_store(leases.namespace, leases.url, token, leases.verify_tls)
     identity = environ.get("HOSTNAME") or f"replica-{partition.index}-{os.getpid()}"
     return LeasedShares(

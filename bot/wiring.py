@@ -79,7 +79,7 @@ def _key_error(config: InfrabotConfig, key: tuple[str | int, ...], message: str)
     return ConfigFileError(f"{where}: {dotted(key)}: {message}")
 
 
-def _secret(
+def secret_at(
     config: InfrabotConfig,
     key: tuple[str | int, ...],
     var: str | None,
@@ -130,7 +130,7 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
                     kubernetes.KubernetesTarget,
                     env=name,
                     url=k.url,
-                    token=_secret(config, (*at, "token_env"), k.token_env, env_vars),
+                    token=secret_at(config, (*at, "token_env"), k.token_env, env_vars),
                     verify_tls=k.verify_tls,
                     ca_cert_path=k.ca_cert_path,
                     client_cert_path=k.client_cert_path,
@@ -159,8 +159,8 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
                     grafana_url=m.grafana_url,
                     timeout_s=m.timeout_s,
                     username=m.username,
-                    password=_secret(config, (*at, "password_env"), m.password_env, env_vars),
-                    bearer_token=_secret(
+                    password=secret_at(config, (*at, "password_env"), m.password_env, env_vars),
+                    bearer_token=secret_at(
                         config, (*at, "bearer_token_env"), m.bearer_token_env, env_vars
                     ),
                     ca_cert_path=m.ca_cert_path,
@@ -177,9 +177,9 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
                     elasticsearch.ElasticsearchTarget,
                     env=name,
                     url=lg.url,
-                    api_key=_secret(config, (*at, "api_key_env"), lg.api_key_env, env_vars),
+                    api_key=secret_at(config, (*at, "api_key_env"), lg.api_key_env, env_vars),
                     username=lg.username,
-                    password=_secret(config, (*at, "password_env"), lg.password_env, env_vars),
+                    password=secret_at(config, (*at, "password_env"), lg.password_env, env_vars),
                     # an index left out of the config is found by discovery
                     **{
                         role: getattr(lg, role)
@@ -206,7 +206,7 @@ def build_targets(config: InfrabotConfig, environ: Mapping[str, str] | None = No
             ("gitlab",),
             gitlab.GitLabTarget,
             url=g.url,
-            token=_secret(config, ("gitlab", "token_env"), g.token_env, env_vars),
+            token=secret_at(config, ("gitlab", "token_env"), g.token_env, env_vars),
             timeout_s=g.timeout_s,
             ssl_verify=g.ssl_verify,
             max_projects=g.max_projects,
@@ -229,7 +229,7 @@ def build_mcp_servers(
                 mcp_skills.McpTarget,
                 name=s.name,
                 url=s.url,
-                token=_secret(config, ("mcp_servers", i, "token_env"), s.token_env, env_vars),
+                token=secret_at(config, ("mcp_servers", i, "token_env"), s.token_env, env_vars),
                 command=tuple(s.command) if s.command else None,
                 env={
                     var: value

@@ -96,29 +96,30 @@ class KubeLeases:
         return None if body is None else _lease_of(body)
 
     async def create(self, name: str, holder: str, duration_s: int, now: datetime) -> Lease:
-        from kubernetes.client import V1Lease, V1LeaseSpec, V1ObjectMeta
-
-        body = V1Lease(
-            metadata=V1ObjectMeta(name=name, namespace=self.namespace),
-            spec=V1LeaseSpec(
-                holder_identity=holder,
-                lease_duration_seconds=duration_s,
-                acquire_time=now,
-                renew_time=now,
-                lease_transitions=0,
-            ),
+        lease = Lease(name=name, holder=holder, renewed=now, duration_s=duration_s, version="")
+        made = await self._call(
+            self._api.create_namespaced_lease, self.namespace, self._body(lease)
         )
-        made = await self._call(self._api.create_namespaced_lease, self.namespace, body)
         if made is None:
             raise LeaseConflict(f"{name}: the namespace {self.namespace} is not there")
         return _lease_of(made)
 
     async def replace(self, lease: Lease) -> Lease:
+        done = await self._call(
+            self._api.replace_namespaced_lease, lease.name, self.namespace, self._body(lease)
+        )
+        if done is None:
+            raise LeaseConflict(f"{lease.name}: deleted since it was read")
+        return _lease_of(done)
+
+    def _body(self, lease: Lease) -> Any:
+        """The V1Lease the API takes: a create carries no resourceVersion, a replace the
+        one read (the API server refuses it when another wrote since)."""
         from kubernetes.client import V1Lease, V1LeaseSpec, V1ObjectMeta
 
-        body = V1Lease(
+        return V1Lease(
             metadata=V1ObjectMeta(
-                name=lease.name, namespace=self.namespace, resource_version=lease.version
+                name=lease.name, namespace=self.namespace, resource_version=lease.version or None
             ),
             spec=V1LeaseSpec(
                 holder_identity=lease.holder,
@@ -127,12 +128,6 @@ class KubeLeases:
                 lease_transitions=lease.transitions,
             ),
         )
-        done = await self._call(
-            self._api.replace_namespaced_lease, lease.name, self.namespace, body
-        )
-        if done is None:
-            raise LeaseConflict(f"{lease.name}: deleted since it was read")
-        return _lease_of(done)
 
 
 def _lease_of(body: Any) -> Lease:

@@ -119,21 +119,27 @@ class EventStream:
             )
 
     async def _authenticate(self, ws: Any) -> None:
-        challenge = {"seq": 1, "action": "authentication_challenge", "data": {"token": self._token}}
-        await ws.send(json.dumps(challenge))
-        # `hello` is sent once the connection is authenticated (by the header or by the
-        # challenge); a FAIL reply to the challenge means the token was refused.
-        async with asyncio.timeout(10):
-            while True:
-                event = _parse(await ws.recv())
-                if event is None:
-                    continue
-                if event.get("event") == "hello":
-                    return
-                if event.get("seq_reply") == 1 and event.get("status") not in (None, "OK"):
-                    raise SocketAuthError(str(event.get("error") or event)[:200])
-                if event.get("event"):
-                    await self._dispatch(event)
+        await authenticate(ws, self._token, self._dispatch)
+
+
+async def authenticate(ws: Any, token: str, on_event: EventHandler) -> None:
+    """Send the token's challenge and wait for `hello`; events that come first go to
+    `on_event`. Raises SocketAuthError when the token is refused."""
+    challenge = {"seq": 1, "action": "authentication_challenge", "data": {"token": token}}
+    await ws.send(json.dumps(challenge))
+    # `hello` is sent once the connection is authenticated (by the header or by the
+    # challenge); a FAIL reply to the challenge means the token was refused.
+    async with asyncio.timeout(10):
+        while True:
+            event = _parse(await ws.recv())
+            if event is None:
+                continue
+            if event.get("event") == "hello":
+                return
+            if event.get("seq_reply") == 1 and event.get("status") not in (None, "OK"):
+                raise SocketAuthError(str(event.get("error") or event)[:200])
+            if event.get("event"):
+                await on_event(event)
 
 
 async def handshake(url: str, token: str, timeout_s: float = 10.0) -> None:
@@ -144,15 +150,16 @@ async def handshake(url: str, token: str, timeout_s: float = 10.0) -> None:
     async def ignore(_event: dict[str, Any]) -> None:
         return None
 
-    stream = EventStream(url, token, on_event=ignore)
-    async with asyncio.timeout(timeout_s):
-        async with connect(
+    async with (
+        asyncio.timeout(timeout_s),
+        connect(
             url,
             additional_headers={"Authorization": f"Bearer {token}"},
             open_timeout=timeout_s,
             close_timeout=2,
-        ) as ws:
-            await stream._authenticate(ws)
+        ) as ws,
+    ):
+        await authenticate(ws, token, ignore)
 
 
 def _parse(raw: str | bytes) -> dict[str, Any] | None:

@@ -6,25 +6,22 @@ question is answered exactly once."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
-import yaml
 
 from bot.mattermost import Partition
-from bot.settings import LeaseSettings, MattermostSettings, MemorySettings, WebSettings
+from bot.settings import LeaseSettings, MattermostSettings
 from evals.session import WorldSession
 from evals.simulators.leases import LeaseApi
 from evals.simulators.server import BackgroundServer
 from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
 from tests.e2e.mattermost_sim import MattermostSim
-from tests.e2e.replica_wait import answered, wait_until
+from tests.e2e.replica_procs import answered, start_replica, wait_until
 
 DURATION_S = 3
 BEFORE = 6
@@ -48,44 +45,22 @@ def test_a_killed_replicas_share_is_taken_over_and_every_post_answered_once(
         assert session.config is not None
         procs: list[subprocess.Popen[str]] = []
         try:
-            for index in range(replicas):
-                settings = MattermostSettings(
-                    url=mattermost.base_url,
-                    team="ops",
-                    channels=["incidents"],
-                    replicas=replicas,
-                    leases=LeaseSettings(
-                        url=lease_server.base_url,
-                        token_env="LEASE_TOKEN",
-                        namespace="bots",
-                        duration_s=DURATION_S,
-                    ),
-                )
-                config = session.config.model_copy(
-                    update={
-                        "mattermost": settings,
-                        "web": WebSettings(host="127.0.0.1", port=0),
-                        "memory": MemorySettings(knowledge_path=tmp_path / f"kb-{index}.jsonl"),
-                    }
-                )
-                path = tmp_path / f"config-{index}.yaml"
-                path.write_text(yaml.safe_dump(config.model_dump(mode="json", exclude_none=True)))
-                env = os.environ | {
-                    "INFRABOT_MM_TOKEN": "token-infrabot",
-                    "LEASE_TOKEN": "sa-token",
-                    "HOSTNAME": f"infrabot-{index}",
-                }
-                env.pop("INFRABOT_REPLICA_INDEX", None)
-                log = (tmp_path / f"replica-{index}.log").open("w")
-                procs.append(
-                    subprocess.Popen(
-                        [sys.executable, "-m", "bot.cli", "serve", "--config", str(path)],
-                        env=env,
-                        stdout=subprocess.DEVNULL,
-                        stderr=log,
-                        text=True,
-                    )
-                )
+            settings = MattermostSettings(
+                url=mattermost.base_url,
+                team="ops",
+                channels=["incidents"],
+                replicas=replicas,
+                leases=LeaseSettings(
+                    url=lease_server.base_url,
+                    token_env="LEASE_TOKEN",
+                    namespace="bots",
+                    duration_s=DURATION_S,
+                ),
+            )
+            env = {"LEASE_TOKEN": "sa-token"}
+            procs += [
+                start_replica(session.config, settings, i, tmp_path, env) for i in range(replicas)
+            ]
             wait_until(lambda: sim.open_sockets() == replicas, 60, "every replica connected")
             shares = [f"infrabot-share-{i}" for i in range(replicas)]
             wait_until(

@@ -5,25 +5,22 @@ once, by the replica whose share its thread is in (bot/mattermost/_partition.py)
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import httpx
-import yaml
 
 from bot.mattermost import COMMAND_PATH, Partition
-from bot.settings import MattermostSettings, MemorySettings, WebSettings
+from bot.settings import MattermostSettings
 from evals.session import WorldSession
 from evals.simulators.server import BackgroundServer
 from tests.e2e.catalog_world import NOW, TIMEZONE, catalog_world
 from tests.e2e.mattermost_sim import MattermostSim
-from tests.e2e.replica_wait import answered, wait_until
+from tests.e2e.replica_procs import answered, start_replica, wait_until
 
 POSTS = 12
 COMMANDS = 8
@@ -53,36 +50,14 @@ def test_two_replicas_answer_each_post_exactly_once(tmp_path: Path) -> None:
         logs = [tmp_path / f"replica-{i}.log" for i in range(REPLICAS)]
         outs = [tmp_path / f"replica-{i}.out" for i in range(REPLICAS)]
         try:
-            for index in range(REPLICAS):
-                config = session.config.model_copy(
-                    update={
-                        "mattermost": MattermostSettings(
-                            url=mattermost.base_url,
-                            team="ops",
-                            channels=["incidents"],
-                            replicas=REPLICAS,
-                        ),
-                        "web": WebSettings(host="127.0.0.1", port=0),
-                        "memory": MemorySettings(knowledge_path=tmp_path / f"kb-{index}.jsonl"),
-                    }
-                )
-                path = tmp_path / f"config-{index}.yaml"
-                path.write_text(yaml.safe_dump(config.model_dump(mode="json", exclude_none=True)))
-                env = os.environ | {
-                    "INFRABOT_MM_TOKEN": "token-infrabot",
-                    "INFRABOT_MM_COMMAND_TOKEN": "cmd-token",
-                    "HOSTNAME": f"infrabot-{index}",  # the StatefulSet ordinal
-                }
-                env.pop("INFRABOT_REPLICA_INDEX", None)
-                procs.append(
-                    subprocess.Popen(
-                        [sys.executable, "-m", "bot.cli", "serve", "--config", str(path)],
-                        env=env,
-                        stdout=outs[index].open("w"),
-                        stderr=logs[index].open("w"),
-                        text=True,
-                    )
-                )
+            settings = MattermostSettings(
+                url=mattermost.base_url, team="ops", channels=["incidents"], replicas=REPLICAS
+            )
+            commands = {"INFRABOT_MM_COMMAND_TOKEN": "cmd-token"}
+            procs += [
+                start_replica(session.config, settings, i, tmp_path, commands, stdout=outs[i])
+                for i in range(REPLICAS)
+            ]
             wait_until(lambda: sim.open_sockets() == REPLICAS, 60, "both replicas connected")
             # every /infrabot command reaches one replica (as a Service would send them)
             web = wait_until(lambda: _web_url(outs[0]), 30, "replica 0's web port")
