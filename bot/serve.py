@@ -19,12 +19,17 @@ from zoneinfo import ZoneInfo
 import structlog
 from starlette.routing import BaseRoute
 
+from bot.alerts.desk import AlertDesk
+from bot.alerts.meters import AlertMeters
+from bot.alerts.payload import NotificationSource
+from bot.alerts.receiver import ALERT_PATHS, AlertCredentials, alert_routes
 from bot.config_errors import ConfigFileError
 from bot.conversation import Conversation
 from bot.knowledge import KnowledgeBase, KnowledgeDesk
 from bot.mattermost import (
     COMMAND_PATH,
     LeasedShares,
+    MattermostAlerts,
     MattermostApi,
     MattermostAuthError,
     MattermostListener,
@@ -84,6 +89,7 @@ async def serve(
     listener: MattermostListener | None = None
     shares: LeasedShares | None = None
     routes: list[BaseRoute] = []
+    alerts: tuple[AlertDesk, AlertCredentials] | None = None
     if config.mattermost is not None and token:
         partition = partition_of(config.mattermost.replicas, environ or os.environ)
         shares = _leased(config, partition, environ or os.environ)
@@ -98,6 +104,9 @@ async def serve(
         )
         if secrets.mm_command_token is not None:
             routes.append(command_route(listener, secrets.mm_command_token.get_secret_value()))
+        if config.alerts is not None:
+            alerts = _alert_desk(config, listener, telemetry, clock, environ or os.environ)
+            routes += alert_routes(*alerts)
 
     def readiness() -> Readiness:
         if listener is None:
@@ -137,18 +146,56 @@ async def serve(
         print(f"infrabot: listening to Mattermost at {config.mattermost.url}", flush=True)
         if routes:
             print(f"infrabot: /infrabot slash command on {url_of(sock)}{COMMAND_PATH}", flush=True)
+        if alerts is not None:
+            print(
+                f"infrabot: alerts from Alertmanager on {url_of(sock)}"
+                f"{ALERT_PATHS[NotificationSource.ALERTMANAGER].lstrip('/')}",
+                flush=True,
+            )
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        if alerts is not None:
+            await alerts[0].aclose()
         await conversation.aclose()
         for each in socks:
             each.close()
     for task in done:
         if not task.cancelled() and task.exception() is not None:
             raise task.exception()  # type: ignore[misc]
+
+
+def _alert_desk(
+    config: InfrabotConfig,
+    listener: MattermostListener,
+    telemetry: Telemetry,
+    clock: Callable[[], datetime],
+    environ: Mapping[str, str],
+) -> tuple[AlertDesk, AlertCredentials]:
+    """The alert desk posting through the listener, and what senders must present."""
+    settings = config.alerts
+    assert settings is not None and config.mattermost is not None
+    auth = settings.auth
+    at = ("alerts", "auth")
+    token = secret_at(config, (*at, "token_env"), auth.token_env, dict(environ))
+    password = secret_at(config, (*at, "password_env"), auth.password_env, dict(environ))
+    credentials = AlertCredentials(
+        token=token.get_secret_value() if token else None,
+        username=auth.username,
+        password=password.get_secret_value() if password else None,
+    )
+    poster = MattermostAlerts(listener.api, listener, config.mattermost.team)
+    desk = AlertDesk(
+        settings,
+        poster,
+        AlertMeters(telemetry.registry),
+        clock=clock,
+        zone=ZoneInfo(config.timezone),
+    )
+    return desk, credentials
 
 
 def _leased(

@@ -32,11 +32,13 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.alerts.matchers import parse_matcher
 from bot.config_errors import ConfigFileError, config_error, dotted, key_lines, nearest_line
 from bot.strict_yaml import DuplicateKeyError, load_strict
 from connectors.elasticsearch import LayoutOverride
 from planner import Planning
 from policy.contracts import name_part
+from policy.language import Language
 from policy.toolset import Role
 
 
@@ -588,6 +590,123 @@ class WebSettings(_Strict):
     )
 
 
+def _matcher(value: str) -> str:
+    parse_matcher(value)  # raises ValueError naming what is wrong
+    return value
+
+
+class AlertRouteSettings(_Strict):
+    """Which alerts are investigated where: the first route whose matchers all match an
+    alert group's labels takes it (none matches: the group is not investigated)."""
+
+    matchers: list[Annotated[str, AfterValidator(_matcher)]] = Field(
+        default_factory=list,
+        description='label matchers as Alertmanager\'s routes write them: name="value", '
+        'name!="value", name=~"regex", name!~"regex"; all must match; empty: every alert',
+    )
+    channel: str = Field(
+        description="the channel (its name in mattermost.team) the alert's thread is posted in"
+    )
+    language: Language = Field(
+        default=Language.EN, description="the language of the thread: en or ru"
+    )
+
+
+class AlertAuthSettings(_Strict):
+    """How Alertmanager's `http_config` (or Grafana's contact point) authenticates: a
+    bearer token, or basic auth."""
+
+    token_env: str | None = Field(
+        default=None,
+        description="the variable holding the bearer token the sender sends "
+        "(Alertmanager: http_config.authorization.credentials)",
+    )
+    username: str | None = Field(
+        default=None, description="basic auth user name (with password_env)"
+    )
+    password_env: str | None = Field(
+        default=None, description="the variable holding the basic auth password"
+    )
+
+    @model_validator(mode="after")
+    def _one_way(self) -> AlertAuthSettings:
+        if self.token_env is None and self.password_env is None:
+            raise _at(
+                "token_env", message="set token_env (a bearer token) or username with password_env"
+            )
+        if self.token_env is not None and self.password_env is not None:
+            raise _at("password_env", message="use either token_env or basic auth, not both")
+        if (self.username is None) != (self.password_env is None):
+            raise _at("username", message="basic auth needs both username and password_env")
+        return self
+
+
+class AlertLimitSettings(_Strict):
+    """Safety valves: what a flood of alerts may cost (each counted in /metrics)."""
+
+    concurrent: int = Field(
+        default=2, ge=1, le=32, description="investigations of alerts running at once"
+    )
+    queued: int = Field(
+        default=20,
+        ge=0,
+        le=1000,
+        description="investigations waiting for a free slot; one more is not run (its thread "
+        "says so)",
+    )
+    per_group_per_hour: int = Field(
+        default=3,
+        ge=1,
+        le=60,
+        description="investigations of one alert group in an hour (new alerts of the group "
+        "beyond it are listed, not investigated)",
+    )
+    storm_groups: int = Field(
+        default=10,
+        ge=1,
+        le=1000,
+        description="new alert groups in storm_window_s that get threads of their own; more "
+        "are listed in one storm summary post per channel",
+    )
+    storm_window_s: float = Field(
+        default=300, gt=0, le=3600, description="the window storm_groups counts in"
+    )
+
+
+class AlertsSettings(_Strict):
+    """The alert receiver under `serve`: Alertmanager's webhook at /alerts/alertmanager and
+    Grafana's webhook contact point at /alerts/grafana; each alert group investigated in a
+    Mattermost thread of its own."""
+
+    auth: AlertAuthSettings = Field(description="how the senders authenticate")
+    routes: list[AlertRouteSettings] = Field(
+        min_length=1, description="which alerts are investigated, where, in which language"
+    )
+    env_label: str = Field(
+        default="cluster",
+        description="the alert label that names the environment (its value is an "
+        "environment's name or alias, or a key of env_values)",
+    )
+    env_values: dict[str, str] = Field(
+        default_factory=dict,
+        description="env_label values that are not an environment's name: value -> environment",
+    )
+    max_body_bytes: int = Field(
+        default=1_048_576,
+        ge=1024,
+        le=64 * 1_048_576,
+        description="a larger notification is refused with 413",
+    )
+    limits: AlertLimitSettings = Field(
+        default_factory=AlertLimitSettings, description="safety valves (below)"
+    )
+    post_channels: list[str] = Field(
+        default_factory=list,
+        description="channels where alerts Alertmanager posts through an incoming webhook "
+        "(its slack_configs) are investigated in their own thread; opt-in per channel",
+    )
+
+
 class InvestigationLimits(_Strict):
     """Bounds on one turn's work."""
 
@@ -652,8 +771,26 @@ class InfrabotConfig(_Strict):
     limits: InvestigationLimits = Field(
         default_factory=InvestigationLimits, description="bounds on one turn's work"
     )
+    alerts: AlertsSettings | None = Field(
+        default=None,
+        description="investigate the alerts Alertmanager or Grafana send to `serve` "
+        "(needs mattermost)",
+    )
     _source: str = PrivateAttr(default="config")
     _lines: dict[tuple[str, ...], int] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _alerts_need_mattermost(self) -> InfrabotConfig:
+        if self.alerts is not None and self.mattermost is None:
+            raise _at("alerts", message="alerts are posted in Mattermost: configure mattermost")
+        if self.alerts is not None:
+            envs = {n.casefold() for n in self.environments} | {
+                a.casefold() for e in self.environments.values() for a in e.aliases
+            }
+            for value, env in self.alerts.env_values.items():
+                if env.casefold() not in envs:
+                    raise _at("alerts", "env_values", value, message=f"{env!r} is no environment")
+        return self
 
     @field_validator("timezone")
     @classmethod

@@ -29,6 +29,8 @@ if [ "$dev" = 1 ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
   # `kubectl kustomize` renders the deployment's kustomize overlay in tests/deploy
   command -v kubectl >/dev/null 2>&1 || need+=(kubernetes-client)
+  # the alert pipeline's e2e test: vmalert (in victoria-metrics) routes through Alertmanager
+  command -v prometheus-alertmanager >/dev/null 2>&1 || need+=(prometheus-alertmanager)
 fi
 # another apt or dpkg (unattended-upgrades on a fresh VM) may hold the package lock: apt
 # waits this long for it, then setup says what held it up

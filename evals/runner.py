@@ -179,17 +179,18 @@ async def run_once(
             session.set_clock(clock)
             who = step.as_ or spec.user
             turn = Turn(
-                question=step.user,
+                question=step.question,
                 user=who.name,
                 role=who.role,
                 channel=CHANNEL,
                 root_id=root_id,
                 now=clock,
                 thread=list(thread),
+                language=step.language if step.alert is not None else None,
             )
             record: dict[str, Any] = {
                 "turn": number,
-                "question": step.user,
+                "question": step.question,
                 "user": who.name,
                 "role": who.role,
                 "at": clock.isoformat(),
@@ -236,7 +237,7 @@ async def run_once(
             )
             entry["tool_calls"] += len(answer.tool_calls)
             thread += [
-                ThreadMessage(author=who.name, text=step.user, at=clock),
+                ThreadMessage(author=who.name, text=step.question, at=clock),
                 ThreadMessage(author=BOT_NAME, text=rendered, is_bot=True, at=clock),
             ]
     finally:

@@ -17,12 +17,23 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from bot.alerts.payload import Notification
+from bot.alerts.texts import alert_question
 from evals.parsecache import ParseCache
 from evals.world import SourceName, World, resolve_world_data
 from evals.yamlload import YamlFileError, load_yaml
 from planner import ObjectiveStatus
+from policy.language import Language
 from policy.toolset import Role
 
 _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -81,10 +92,36 @@ class Expect(_Strict):
 
 
 class ScenarioTurn(_Strict):
-    user: str = Field(min_length=1, description="what the user writes")
+    user: str | None = Field(default=None, min_length=1, description="what the user writes")
+    alert: Notification | None = Field(
+        default=None,
+        description="instead of a message: an alert group's notification as Alertmanager's "
+        "webhook (or Grafana's contact point) POSTs it; its first firing alert is "
+        "investigated as the alert desk does, the environment read from its `cluster` label",
+    )
+    language: Language | None = Field(
+        default=None, description="an alert's thread language (its route's); default en"
+    )
     as_: UserSpec | None = Field(default=None, alias="as")
     at: AwareDatetime | None = None
     expect: Expect | None = None
+
+    @model_validator(mode="after")
+    def _one_message(self) -> ScenarioTurn:
+        if (self.user is None) == (self.alert is None):
+            raise ValueError("a turn has either `user` (a message) or `alert`, not both")
+        return self
+
+    @property
+    def question(self) -> str:
+        """What the turn asks: the message, or the alert as the desk asks it."""
+        if self.alert is None:
+            assert self.user is not None
+            return self.user
+        alerts = self.alert.firing() or self.alert.alerts
+        if not alerts:
+            return self.alert.model_dump_json()
+        return alert_question(alerts[0], self.alert, "cluster", {})
 
 
 class ScenarioSpec(_Strict):

@@ -38,6 +38,7 @@ class WorldSession:
         vm_prefix: str = "",
         vm_preloaded: bool = False,
         latency_s: float = 0.0,
+        real_time: bool = False,
     ) -> None:
         self.world = world
         self.now = now
@@ -48,6 +49,7 @@ class WorldSession:
             vm_prefix=vm_prefix,
             preloaded=vm_preloaded,
             latency_s=latency_s,
+            real_time=real_time,
         )
         self._timezone = timezone
         self._admins = admins or ["admin"]

@@ -14,6 +14,7 @@ get back. A turn runs as stages, each a sub-package that imports only the ones b
 from planner.model.catalogue import trimmed_spec
 from planner.model.client import OpenAICompatibleModel, ProviderSettings
 from planner.model.roles import ModelRole, ModelSet, RoleLimits
+from planner.question.alert import ENV_LABELS, AlertSubject, PastedAlert, pasted_alert, subject_of
 from planner.question.context import ContextState
 from planner.read.inventory_cache import InventoryCache
 from planner.shapes.answer import Answer, AnswerFact, ObjectiveStatus, ToolCallRecord
@@ -39,7 +40,9 @@ from planner.turn.conduct import MAX_QUESTION_CHARS, TurnOutcome, TurnSettings, 
 from planner.turn.investigation import InvestigationSettings, Planning
 
 __all__ = [
+    "ENV_LABELS",
     "MAX_QUESTION_CHARS",
+    "AlertSubject",
     "Answer",
     "AnswerFact",
     "CallState",
@@ -51,6 +54,7 @@ __all__ = [
     "ModelSet",
     "ObjectiveStatus",
     "OpenAICompatibleModel",
+    "PastedAlert",
     "Phrase",
     "Planning",
     "ProgressEvent",
@@ -70,9 +74,11 @@ __all__ = [
     "answer_turn",
     "counted",
     "language_of",
+    "pasted_alert",
     "reading_lines",
     "reading_now",
     "say",
+    "subject_of",
     "summarize",
     "trimmed_spec",
 ]

@@ -6,6 +6,7 @@ needs, with `command_route(listener, token)` mounted on the web app for the `/in
 slash command; everything else here is internal.
 """
 
+from bot.mattermost._alerts import MattermostAlerts
 from bot.mattermost._api import (
     MattermostApi,
     MattermostAuthError,
@@ -28,6 +29,7 @@ __all__ = [
     "Backoff",
     "EventStream",
     "LeasedShares",
+    "MattermostAlerts",
     "MattermostApi",
     "MattermostAuthError",
     "MattermostError",

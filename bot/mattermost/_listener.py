@@ -405,6 +405,13 @@ class MattermostListener:
                 await self.api.typing(channel_id, root_id)
             await asyncio.sleep(self._typing_every)
 
+    async def answer_alert(
+        self, channel_id: str, root_id: str, user: str, question: str, language: Language
+    ) -> None:
+        """An alert's investigation, in the thread its root post opened: answered as a
+        mention is (so follow-ups in the thread carry its scope), in the route's language."""
+        await self._answer(channel_id, root_id, user, "engineer", question, [], language=language)
+
     async def _answer(
         self,
         channel_id: str,
@@ -413,6 +420,8 @@ class MattermostListener:
         role: Role,
         question: str,
         thread: list[ThreadMessage],
+        *,
+        language: Language | None = None,
     ) -> None:
         key = (channel_id, root_id)
         lock = self._locks.get(key)
@@ -422,7 +431,8 @@ class MattermostListener:
             typing = asyncio.create_task(self._typing(channel_id, root_id))
             progress_id: str | None = None
             note: ProgressNote | None = None
-            language = language_of(question)
+            told = language
+            language = told or language_of(question)
             try:
                 progress = await self.api.create_post(
                     channel_id,
@@ -440,6 +450,7 @@ class MattermostListener:
                     root_id=root_id,
                     now=self.clock(),
                     thread=thread,
+                    language=told,
                 )
                 outcome = await self.conversation.answer(turn, note.tell)
                 await note.close()

@@ -60,8 +60,10 @@ class WorldSimulators:
         vm_prefix: str = "",
         preloaded: bool = False,
         latency_s: float = 0.0,
+        real_time: bool = False,
     ) -> None:
         self.world = world
+        self.real_time = real_time  # the world is set at the machine's clock: never shifted
         self.query_log = QueryLog()
         self.faults = FaultPlan(world.faults, stall_seconds=stall_seconds)
         self.endpoints = WorldEndpoints()
@@ -72,6 +74,12 @@ class WorldSimulators:
         self._preloaded = preloaded and shared_vm is not None  # series already imported
         self._latency_s = latency_s  # added to every request: a network for benchmarks
 
+    @property
+    def victoria_metrics_url(self) -> str | None:
+        """The VictoriaMetrics behind the metrics proxies (each series labelled
+        `world_env=<env>`), for a test that points vmalert at it; None without metrics."""
+        return str(self._vm.url) if self._vm is not None else None
+
     def start(self) -> WorldSimulators:
         routes: list[Mount] = []
         mounts: dict[tuple[str, str], str] = {}
@@ -81,7 +89,7 @@ class WorldSimulators:
             vm_mod = importlib.import_module("evals.simulators.victoriametrics")
             self._vm = vm_mod.start_victoria_metrics()
         if needs_metrics and self._vm is not None and not self._preloaded:
-            self._vm.import_world(world, env_prefix=self._vm_prefix)
+            self._vm.import_world(world, env_prefix=self._vm_prefix, shift=not self.real_time)
         for env, sources in world.environments.items():
             for source in sources:
                 if source == "gitlab":

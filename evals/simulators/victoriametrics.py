@@ -207,14 +207,16 @@ class VictoriaMetrics:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def import_world(self, world: World, *, env_prefix: str = "") -> int:
+    def import_world(self, world: World, *, env_prefix: str = "", shift: bool = True) -> int:
         """Import every series of every environment, labelled world_env=<env_prefix><env>.
 
         `env_prefix` lets one process hold several worlds (tests start it once per file);
-        pass the same prefixed name to `build_app(vm_env=...)`. Returns the series count.
+        pass the same prefixed name to `build_app(vm_env=...)`. `shift=False` stores a
+        world set at the machine's clock as it is (vmalert evaluates rules over it at the
+        real time). Returns the series count.
         """
         lines: list[str] = []
-        shift_s = world_shift(world)
+        shift_s = world_shift(world) if shift else 0
         shift_ms = shift_s * 1000
         for env in world.metrics:
             # decided once, here: the queries of this env use the same shift, whenever

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from policy.language import Language
 from policy.toolset import Role
 
 
@@ -28,3 +29,8 @@ class Turn(BaseModel):
     root_id: str = "cli"
     now: AwareDatetime  # a naive clock would mix up time zones in every window
     thread: list[ThreadMessage] = Field(default_factory=list)
+    language: Language | None = Field(
+        default=None,
+        description="the answer's language when the surface decides it (an alert's route); "
+        "else the asker's",
+    )

@@ -89,7 +89,11 @@ async def answer_turn(
     # decided once, from the asker's own words (not a pasted alert's): every sentence uses it
     # (a message that is nothing but a paste is read whole)
     words = asker_words(turn.question)
-    asked = read_language(words if words.strip() else turn.question)
+    asked = (
+        AskedLanguage(turn.language)
+        if turn.language is not None
+        else read_language(words if words.strip() else turn.question)
+    )
     language = asked.answer
     early = _early_answer(turn, context, previous, pending, settings, asked)
     if early is not None:
