@@ -197,6 +197,8 @@ class AlertDesk:
         if thread is None:
             await self._first(notification, channel_id, route, firing)
             return
+        # an alert that resolved is new again when it fires again
+        thread.seen -= {a.key for a in notification.alerts if a.status is AlertState.RESOLVED}
         new = [a for a in firing if a.key not in thread.seen]
         if not new:
             self.meters.duplicates.inc()
@@ -212,7 +214,7 @@ class AlertDesk:
                 root_id=thread.root_id,
                 props={"infrabot": "alert_note"},
             )
-        await self._investigate(notification, thread, new)
+        await self._investigate(notification, thread, new, listed=refired)
 
     async def _found(
         self, notification: Notification, channel_id: str, route: AlertRouteSettings
@@ -271,7 +273,7 @@ class AlertDesk:
         self._remember(notification.group, thread)
         self.meters.groups.labels(GroupOutcome.THREAD.value).inc()
         log.info("alerts.thread", group=notification.group, root=thread.root_id)
-        await self._investigate(notification, thread, firing)
+        await self._investigate(notification, thread, firing, listed=True)
 
     def _calm(self, channel: _Channel, now: datetime, window: timedelta) -> None:
         """A storm ends when no group was listed in it for a window."""
@@ -312,6 +314,7 @@ class AlertDesk:
             self.meters.duplicates.inc()
             return
         thread.resolved = True
+        thread.seen.clear()
         await self._update_root(notification, thread)
         await self.poster.post(
             thread.channel_id,
@@ -344,10 +347,16 @@ class AlertDesk:
     # --- investigations ------------------------------------------------------------------
 
     async def _investigate(
-        self, notification: Notification, thread: _Thread, new: list[WebhookAlert]
+        self,
+        notification: Notification,
+        thread: _Thread,
+        new: list[WebhookAlert],
+        *,
+        listed: bool,
     ) -> None:
-        """The first new alert is investigated in the thread, within the valves; the
-        others of the notification are listed."""
+        """The first new alert is investigated in the thread, within the valves; the new
+        alerts are said in a note unless a post already `listed` them (the root post, the
+        "firing again" reply)."""
         now = self.clock()
         limits = self.settings.limits
         while thread.runs and now - thread.runs[0] > _HOUR:
@@ -361,8 +370,8 @@ class AlertDesk:
             await self._note(thread, new, queued=self._waiting)
             return
         thread.runs.append(now)
-        if len(thread.runs) > 1 or thread.seen - {a.key for a in new}:
-            await self._note(thread, new)  # the root post listed the first ones
+        if not listed:
+            await self._note(thread, new)
         question = alert_question(
             new[0], notification, self.settings.env_label, self.settings.env_values
         )
