@@ -217,7 +217,8 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
         for obj in reads[plural] or []:
             found.entity(kind.lower(), name_of(obj), env, meta(obj).get("namespace"))
     for node in reads["nodes"] or []:
-        found.entity("node", name_of(node), env, None)
+        # a node-exporter's alert names its node by address (`instance: 10.0.0.7:9100`)
+        found.entity("node", name_of(node), env, None, addresses=_node_addresses(node))
     for ing in reads["ingresses"] or []:
         routes = ingress_routes(ing)
         found.entity("ingress", name_of(ing), env, meta(ing).get("namespace"), routes=routes)
@@ -244,6 +245,13 @@ async def inventory(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResu
     return found.finish(
         "k8s.inventory", args, ctx, returned=len(found.entities), data_in_entities=True
     )
+
+
+def _node_addresses(node: KubeObject) -> list[str]:
+    """A Node's addresses (InternalIP, ExternalIP, Hostname) other than its name."""
+    rows = (node.get("status") or {}).get("addresses") or []
+    found = [str(a.get("address")) for a in rows if isinstance(a, dict) and a.get("address")]
+    return [a for a in dict.fromkeys(found) if a != name_of(node)]
 
 
 def _cluster_ips(spec: dict[str, Any]) -> list[str]:

@@ -62,11 +62,19 @@ class NodeNetworkArgs(WindowArgs):
         return list(dict.fromkeys([*([self.node] if self.node else []), *(self.nodes or [])]))
 
 
-def node_of(labels: dict[str, str]) -> str | None:
-    """The node a node_exporter series is about: its `node` label, else its instance host."""
+def node_of(labels: dict[str, str], names: dict[str, str] | None = None) -> str | None:
+    """The node a node_exporter series is about: its `node` label, else its instance host,
+    named by `names` (the host -> nodename map of `node_names`) when the scrape keeps only
+    the node's address (`instance: 10.0.0.7:9100`)."""
     if labels.get("node"):
         return labels["node"]
-    instance = labels.get("instance", "")
+    host = _host(labels.get("instance", ""))
+    if host is None:
+        return None
+    return (names or {}).get(host, host)
+
+
+def _host(instance: str) -> str | None:
     if not instance:
         return None
     if instance.startswith("["):  # [ipv6]:port
@@ -74,16 +82,30 @@ def node_of(labels: dict[str, str]) -> str | None:
     return instance.rsplit(":", 1)[0] if re.fullmatch(r".+:\d+", instance) else instance
 
 
-async def _target_series(run: Run, metric: str, window_s: int, node: str) -> list[Series]:
+async def node_names(run: Run) -> dict[str, str]:
+    """instance host -> node name, from node_exporter's own `node_uname_info{nodename}`
+    (one read); empty when the source has none."""
+    read = await run.instant("max by (instance, nodename) (node_uname_info)")
+    names: dict[str, str] = {}
+    for s in read.series:
+        host, name = _host(s.labels.get("instance", "")), s.labels.get("nodename")
+        if host and name and host != name:
+            names[host] = name
+    return names
+
+
+async def _target_series(
+    run: Run, metric: str, window_s: int, node: str, host: str
+) -> list[Series]:
     """The node's own series, by its `node` label, else by its `instance` host."""
     by_label = await run.instant(
         f"sum by (node, instance) (rate({metric}{{node={quote(node)}}}[{window_s}s]))"
     )
     if by_label.series:
         return by_label.series
-    host = quote(re.escape(node) + "(:[0-9]+)?")
+    pattern = quote(re.escape(host) + "(:[0-9]+)?")
     by_instance = await run.instant(
-        f"sum by (node, instance) (rate({metric}{{instance=~{host}}}[{window_s}s]))"
+        f"sum by (node, instance) (rate({metric}{{instance=~{pattern}}}[{window_s}s]))"
     )
     return by_instance.series
 
@@ -98,8 +120,9 @@ async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
             for _, metric, _ in NODE_METRICS
         )
     )
+    names = await node_names(run)
     targets = args.targets()
-    per_node = await gather(*(_one_node(run, node, reads, set(targets)) for node in targets))
+    per_node = await gather(*(_one_node(run, node, reads, set(targets), names) for node in targets))
     facts = [f for node_facts, _, _ in per_node for f in node_facts]
     warnings = [w for _, node_warnings, _ in per_node for w in node_warnings]
     notes = [n for _, _, n in per_node if n]
@@ -117,11 +140,12 @@ async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
 
 
 async def _one_node(
-    run: Run, target: str, reads: list[Any], suspects: set[str]
+    run: Run, target: str, reads: list[Any], suspects: set[str], names: dict[str, str]
 ) -> tuple[list[ResultFact], list[str], str | None]:
     """(facts, warnings, coverage note) for one node, against the peers that are not also
     suspects (several bad nodes behind one service must not hide one another)."""
     w, r = run.window.seconds, run.window.rate_s
+    host = next((h for h, n in names.items() if n == target), target)  # its instance's
     seen_nodes: set[str] = set()
     found: list[tuple[str, str, str, float, list[float], str]] = []
     sampled: dict[str, int] = {}  # metric -> other nodes the source had, when it sent fewer
@@ -129,13 +153,13 @@ async def _one_node(
         values: dict[str, float] = defaultdict(float)
         by_node_label = False
         series = list(read.series)
-        if read.capped and not any(node_of(s.labels) == target for s in series):
+        if read.capped and not any(node_of(s.labels, names) == target for s in series):
             # a cluster with more nodes than one read may return: the node asked about is
             # read by name, so it is never lost among its peers
-            series += await _target_series(run, metric, w, target)
+            series += await _target_series(run, metric, w, target, host)
             sampled[name] = read.total - 1
         for s in series:
-            node = node_of(s.labels)
+            node = node_of(s.labels, names)
             if node is None:
                 continue
             values[node] += s.value
@@ -146,7 +170,7 @@ async def _one_node(
         target_sel = (
             f"{metric}{{node={quote(target)}}}"
             if by_node_label
-            else f"{metric}{{instance=~{quote(re.escape(target) + '(:[0-9]+)?')}}}"
+            else f"{metric}{{instance=~{quote(re.escape(host) + '(:[0-9]+)?')}}}"
         )
         peers = [v for n, v in values.items() if n != target and n not in suspects]
         found.append((name, metric, label, values[target], peers, target_sel))

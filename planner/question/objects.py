@@ -165,13 +165,15 @@ def namespace_in(text_norm: str, inventory: list[InventoryItem]) -> str | None:
 
 
 def nodes_in(text_norm: str, inventory: list[InventoryItem], env: str | None) -> list[str]:
-    """The nodes (of `env`, when known) the text names."""
+    """The nodes (of `env`, when known) the text names, by name or by one of their
+    addresses (a node-exporter's `instance` is the node's IP)."""
+    words = set(re.findall(r"[\w.:-]+", text_norm)) if text_norm else set()
     nodes = [
         item.name
         for item in inventory
         if item.kind is EntityKind.NODE
         and (env is None or item.env == env)
-        and find_name(item.name, text_norm)
+        and (find_name(item.name, text_norm) or any(a in words for a in item.addresses))
     ]
     return list(dict.fromkeys(nodes))
 

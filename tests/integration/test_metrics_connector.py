@@ -209,6 +209,17 @@ def _incident_metrics() -> list[dict[str, Any]]:
                 instance=f"10.20.1.1{i}:9100",
             )
         )
+        # only the node's address, as kube-prometheus-stack scrapes node-exporter: named
+        # by node_exporter's own node_uname_info{nodename}
+        address = f"10.20.1.1{i}:9100"
+        out.append(series("node_uname_info", [1.0] * 61, instance=address, nodename=node))
+        out.append(
+            series(
+                "node_softnet_dropped_total",
+                counter(per_minute(0, 120.0 if i == 4 else 0.0)),
+                instance=address,
+            )
+        )
         for cpu in ("0", "1"):  # only instance=<host>:<port>, no node label
             out.append(
                 series(
@@ -375,7 +386,9 @@ async def test_node_network_against_its_peers(incident: MetricsSimulator) -> Non
     squeezes = facts["softnet_squeezes"]  # matched through instance="worker-04:9100"
     assert squeezes.attrs.value > 0 and squeezes.attrs.peer_median == 0
     assert "vs 0/s on all 4 peer nodes" in squeezes.text
-    assert "softnet_drops" in (result.coverage.note or "")
+    drops = facts["softnet_drops"]  # matched through node_uname_info's nodename
+    assert drops.attrs.node == "worker-04" and drops.attrs.value > 0
+    assert drops.attrs.peers == 4 and drops.attrs.peer_median == 0
     peer = await _call(incident, "metrics.node_network", node="worker-02")
     assert peer.facts[0].attrs.ratio == pytest.approx(1.0)  # the median shrugs off worker-04
     missing = await _call(incident, "metrics.node_network", node="worker-99")

@@ -36,7 +36,9 @@ INV = [
     InventoryItem(env="dc-b", namespace="monitoring", name="kube-state-metrics", kind="deployment"),
     InventoryItem(env="dc-a", namespace=None, name="monitoring", kind="namespace"),
     InventoryItem(env="dc-b", namespace=None, name="monitoring", kind="namespace"),
-    InventoryItem(env="dc-b", namespace=None, name="node-b-07", kind="node"),
+    InventoryItem(
+        env="dc-b", namespace=None, name="node-b-07", kind="node", addresses=("10.42.3.17",)
+    ),
 ]
 
 
@@ -221,6 +223,19 @@ def test_unknown_alert_name_asks_from_its_words_or_labels() -> None:
     assert reason is not None and reason.ask == "workload_startup"
     silent = pasted_alert("[FIRING:1] Watchdog\nLabels: alertname=Watchdog, severity=none")
     assert silent is not None and silent.ask is None
+
+
+def test_a_node_exporter_alert_naming_the_node_by_address_scopes_the_node() -> None:
+    """kube-prometheus-stack scrapes node-exporter by the node's IP: the alert's
+    `instance: 10.42.3.17:9100` is the node listed with that InternalIP."""
+    alert = (
+        '{"labels": {"alertname": "NodeFilesystemSpaceFillingUp", "cluster": "dc-b", '
+        '"job": "node-exporter", "instance": "10.42.3.17:9100", "mountpoint": "/", '
+        '"namespace": "monitoring", "pod": "node-exporter-9rxcl"}, "status": "firing"}'
+    )
+    c = ctx(alert)
+    assert c.nodes == ["node-b-07"] and c.intent == "node_health" and c.scope.env == "dc-b"
+    assert ctx(alert.replace("10.42.3.17", "10.42.3.1")).nodes == []  # never a prefix
 
 
 def test_node_alert_scopes_the_node() -> None:
