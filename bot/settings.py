@@ -471,6 +471,14 @@ class LeaseSettings(_Strict):
     verify_tls: bool = Field(default=True, description="verify the API server's certificate")
 
 
+class AlertPostChannelSettings(_Strict):
+    """A channel where Alertmanager (or Grafana) already posts alerts through an incoming
+    webhook: each firing alert posted there is investigated in the post's own thread."""
+
+    channel: str = Field(description="the channel's name (as in its URL) in mattermost.team")
+    language: Language = Field(default=Language.EN, description="the threads' language")
+
+
 class MattermostSettings(_Strict):
     """The Mattermost server and the bot account's team and channels (empty `channels`:
     every channel the bot is a member of; direct messages are always answered)."""
@@ -503,6 +511,12 @@ class MattermostSettings(_Strict):
         le=64,
         description="processes sharing this bot account; each answers its own threads "
         "(INFRABOT_REPLICA_INDEX or a StatefulSet ordinal says which it is)",
+    )
+    alert_post_channels: list[AlertPostChannelSettings] = Field(
+        default_factory=list,
+        description="opt-in per channel: alerts posted there by an incoming webhook "
+        "(Alertmanager's slack_configs) are investigated in their own thread; a repeat of "
+        "the same alert within an hour is not",
     )
     leases: LeaseSettings | None = Field(
         default=None,
@@ -699,11 +713,6 @@ class AlertsSettings(_Strict):
     )
     limits: AlertLimitSettings = Field(
         default_factory=AlertLimitSettings, description="safety valves (below)"
-    )
-    post_channels: list[str] = Field(
-        default_factory=list,
-        description="channels where alerts Alertmanager posts through an incoming webhook "
-        "(its slack_configs) are investigated in their own thread; opt-in per channel",
     )
 
 

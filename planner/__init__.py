@@ -15,6 +15,7 @@ from planner.model.catalogue import trimmed_spec
 from planner.model.client import OpenAICompatibleModel, ProviderSettings
 from planner.model.roles import ModelRole, ModelSet, RoleLimits
 from planner.question.alert import ENV_LABELS, AlertSubject, PastedAlert, pasted_alert, subject_of
+from planner.question.alertlines import AlertStatus
 from planner.question.context import ContextState
 from planner.read.inventory_cache import InventoryCache
 from planner.shapes.answer import Answer, AnswerFact, ObjectiveStatus, ToolCallRecord
@@ -42,6 +43,7 @@ from planner.turn.investigation import InvestigationSettings, Planning
 __all__ = [
     "ENV_LABELS",
     "MAX_QUESTION_CHARS",
+    "AlertStatus",
     "AlertSubject",
     "Answer",
     "AnswerFact",

@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.alerts.desk import SEEN_PROP, THREAD_PROP, KnownThread
 from bot.alerts.payload import AlertState
+from bot.mattermost._alert_posts import ALERT_USER
 from bot.mattermost._api import MattermostApi
 from bot.mattermost._listener import MattermostListener
 from planner import Language
@@ -16,7 +17,6 @@ __all__ = ["MattermostAlerts"]
 
 # recent posts searched for a group's thread after a restart (a page is 200 posts)
 _FIND_PAGES = 3
-ALERT_USER = "alertmanager"  # who asks an alert's question (a service, never an admin)
 
 
 class MattermostAlerts:

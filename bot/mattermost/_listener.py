@@ -27,6 +27,7 @@ import structlog
 
 from bot.conversation import Conversation
 from bot.knowledge import KnowledgeDesk, is_remember_request
+from bot.mattermost._alert_posts import ALERT_USER, AlertPosts
 from bot.mattermost._api import (
     MattermostApi,
     MattermostAuthError,
@@ -90,6 +91,11 @@ class MattermostListener:
         self._member: dict[str, bool] = {}
         self._channel_types: dict[str, str] = {}
         self._allowed: set[str] | None = None  # channel ids from settings.channels
+        self._alert_posts = (
+            AlertPosts(settings.alert_post_channels, clock)
+            if settings.alert_post_channels
+            else None
+        )
         self._locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
@@ -129,7 +135,19 @@ class MattermostListener:
                     log.warning("mattermost.channel_unknown", channel=name, error=str(exc))
                     continue
                 self._allowed.add(channel["id"])
+        if self._alert_posts is not None:
+            await self._alert_channels(self._alert_posts)
         log.info("mattermost.started", user=self.me.get("username"), channels=self._allowed)
+
+    async def _alert_channels(self, posts: AlertPosts) -> None:
+        team = await self.api.team_by_name(self.settings.team)
+        for name, language in posts.settings.items():
+            try:
+                channel = await self.api.channel_by_name(team["id"], name)
+            except MattermostError as exc:
+                log.warning("mattermost.alert_channel_unknown", channel=name, error=str(exc))
+                continue
+            posts.ids[str(channel["id"])] = language
 
     async def run(self) -> None:
         """Until cancelled: listen, answer, reconnect. Cancelling also ends answer tasks."""
@@ -191,11 +209,13 @@ class MattermostListener:
         if post.get("user_id") == self.me.get("id"):
             self._own_post(post_id, channel_id, props)
             return
-        if (
+        webhook = (
             str(props.get("from_bot")).lower() == "true"
             or str(props.get("from_webhook")).lower() == "true"
-            or post.get("type")
-        ):
+        )
+        if webhook and not post.get("type"):
+            self._alert_posted(post_id, channel_id, post)
+        if webhook or post.get("type"):
             return
         if post_id in self._seen:
             log.debug("mattermost.duplicate", post=post_id)
@@ -208,6 +228,24 @@ class MattermostListener:
         mentions = _json(data.get("mentions"), default=[])
         self._spawn(
             self._handle(post, mentioned_ids=mentions if isinstance(mentions, list) else [])
+        )
+
+    def _alert_posted(self, post_id: str, channel_id: str, post: Mapping[str, Any]) -> None:
+        """An alert an incoming webhook posted in a channel that opted in: investigated in
+        the post's own thread (once; a repeat within the hour is not)."""
+        posts = self._alert_posts
+        if posts is None or post_id in self._seen or not self.partition.owns(post_id):
+            return
+        asked = posts.question(post)
+        if asked is None:
+            return
+        self._seen[post_id] = None
+        question, language = asked
+        log.info("mattermost.alert_post", post=post_id, channel=channel_id)
+        self._spawn(
+            self._answer(
+                channel_id, post_id, ALERT_USER, "engineer", question, [], language=language
+            )
         )
 
     async def _on_connect(self, reconnected: bool) -> None:

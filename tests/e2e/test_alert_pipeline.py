@@ -22,6 +22,7 @@ from bot.serve import serve
 from bot.settings import (
     AlertAuthSettings,
     AlertLimitSettings,
+    AlertPostChannelSettings,
     AlertRouteSettings,
     AlertsSettings,
     MattermostSettings,
@@ -64,12 +65,20 @@ def _alerts(limits: AlertLimitSettings | None = None) -> AlertsSettings:
 
 
 async def _serve(
-    session: WorldSession, sim_url: str, tmp: Path, alerts: AlertsSettings, out: Any
+    session: WorldSession,
+    sim_url: str,
+    tmp: Path,
+    alerts: AlertsSettings,
+    out: Any,
+    post_channels: list[AlertPostChannelSettings] | None = None,
 ) -> tuple[asyncio.Task[None], str]:
     assert session.config is not None
+    mattermost = MattermostSettings(
+        url=sim_url, team="ops", channels=["alerts"], alert_post_channels=post_channels or []
+    )
     config = session.config.model_copy(
         update={
-            "mattermost": MattermostSettings(url=sim_url, team="ops", channels=["alerts"]),
+            "mattermost": mattermost,
             "web": WebSettings(host="127.0.0.1", port=0),
             "memory": MemorySettings(knowledge_path=tmp / "kb.jsonl"),
             "alerts": alerts,

@@ -5,6 +5,7 @@ the thread, firing again reopens it, and after a restart the thread is found aga
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,9 +19,10 @@ from bot.alerts.desk import AlertDesk
 from bot.alerts.meters import AlertMeters
 from bot.alerts.payload import Notification, NotificationSource, parse_notification
 from bot.mattermost import MattermostAlerts, MattermostApi, MattermostListener
-from bot.settings import AlertLimitSettings
+from bot.settings import AlertLimitSettings, AlertPostChannelSettings
 from evals.simulators.server import BackgroundServer
-from tests.e2e.alert_world import CRASHING, HEALTHY
+from policy.language import Language
+from tests.e2e.alert_world import CRASHING, HEALTHY, LOG_CAUSE
 from tests.e2e.mattermost_sim import MattermostSim
 from tests.e2e.test_alert_pipeline import (
     TOKEN,
@@ -154,3 +156,58 @@ async def test_later_notifications_update_the_same_thread_within_the_group_limit
 
 def _notification(body: dict[str, Any]) -> Notification:
     return parse_notification(json.dumps(body).encode(), NotificationSource.ALERTMANAGER)
+
+
+def _slack_post(status: str) -> dict[str, Any]:
+    """What Alertmanager's slack_configs posts through a Mattermost incoming webhook (the
+    kube-prometheus template: the title, the labels in the text)."""
+    text = (
+        "*Alert:* Pod is crash looping. - `warning`\n"
+        f"*Description:* Pod shop/{CRASHING} (app) is in waiting state.\n"
+        "*Details:*\n"
+        "  • *alertname:* `KubePodCrashLooping`\n"
+        "  • *cluster:* `prod-1`\n"
+        "  • *container:* `app`\n"
+        "  • *job:* `kube-state-metrics`\n"
+        "  • *namespace:* `shop`\n"
+        f"  • *pod:* `{CRASHING}`\n"
+        "  • *severity:* `warning`"
+    )
+    title = f"[{status.upper()}:1] KubePodCrashLooping (prod-1 shop warning)"
+    return {
+        "from_webhook": "true",
+        "override_username": "alertmanager",
+        "attachments": [{"title": title, "text": text, "fallback": title, "color": "danger"}],
+    }
+
+
+async def test_alerts_posted_by_an_incoming_webhook_are_investigated_where_opted_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim, channel = _sim()
+    other = sim.add_channel("random", ["infrabot", "alice"])
+    with _world() as session, BackgroundServer(sim.app) as mm:
+        task, _ = await _serve(
+            session,
+            mm.base_url,
+            tmp_path,
+            _alerts(),
+            capsys,
+            post_channels=[AlertPostChannelSettings(channel="alerts", language=Language.RU)],
+        )
+        try:
+            await eventually(lambda: sim.open_sockets() == 1)
+            posted = sim.user_post("alice", channel, "", props=_slack_post("firing"))
+            [answer] = await eventually(lambda: _replies(sim, posted["id"], "answer"), 60)
+            assert "CrashLoopBackOff" in answer["message"] and LOG_CAUSE in answer["message"]
+            assert "Область" in answer["message"]  # the channel's language
+            # the notification's repeat, a resolve, and the same alert where no one opted in
+            again = sim.user_post("alice", channel, "", props=_slack_post("firing"))
+            done = sim.user_post("alice", channel, "", props=_slack_post("resolved"))
+            elsewhere = sim.user_post("alice", other, "", props=_slack_post("firing"))
+            human = sim.user_post("alice", channel, "[FIRING:1] KubePodCrashLooping, why?")
+            await asyncio.sleep(3)
+            for post in (again, done, elsewhere, human):
+                assert not _replies(sim, post["id"], "answer")
+        finally:
+            await _stop(task)
