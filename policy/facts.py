@@ -471,6 +471,9 @@ class K8sLog(_Attrs):
     container: str | None = None
     node: str | None = None
     previous: bool | None = None
+    # the exception a stack trace ends with (a Python traceback's last line, a Java
+    # "Caused by:"), whatever words it has: the line that says why the process died
+    raised: bool | None = None
 
 
 class K8sSweep(_Attrs):

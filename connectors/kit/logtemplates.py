@@ -295,6 +295,12 @@ def _raised(record: _Record) -> list[str]:
     return out
 
 
+def raised_lines(lines: Iterable[LogLine]) -> set[str]:
+    """The exception lines (stripped) the stack traces among `lines` end with: a Python
+    traceback's closing line, a Java exception or "Caused by:" line."""
+    return {text for record in _records(lines) for text in _raised(record)}
+
+
 def _summary(record: _Record) -> str:
     """The record's message: a traceback by its exception, a stack trace by its first line
     and its root cause."""

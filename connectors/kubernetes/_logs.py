@@ -12,10 +12,17 @@ import asyncio
 import json
 import re
 from datetime import datetime
+from itertools import groupby
 from typing import Any
 
 from connectors.kit.audit import parse_time
-from connectors.kit.logtemplates import LogLine, error_templates, message_of, template_fact
+from connectors.kit.logtemplates import (
+    LogLine,
+    error_templates,
+    message_of,
+    raised_lines,
+    template_fact,
+)
 from connectors.kit.patterns import LinePattern, line_pattern
 from connectors.kubernetes._bodies import KubeObject
 from connectors.kubernetes._client import KubeReader, LogRead
@@ -165,6 +172,14 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
         found.truncated = True
         found.gap(f"{matched} lines matched; only the latest {args.limit} are shown")
         lines = lines[-args.limit :]
+    # the exception each container's stack traces end with, read over its lines in order
+    raised = {
+        key: raised_lines(LogLine(at, key, text) for at, _, _, _, text in group)
+        for key, group in groupby(
+            sorted(lines, key=lambda line: (line[1], line[2], line[0])),
+            key=lambda line: f"{line[1]}/{line[2]}",
+        )
+    }
     for at, pod_name, container, node, text in lines:
         level, request_id = _level_and_request(text)
         found.facts.append(
@@ -184,6 +199,7 @@ async def pod_logs(reader: KubeReader, args: Any, ctx: CallContext) -> ToolResul
                     container=container,
                     node=node,
                     previous=run_read.get((pod_name, container), args.previous),
+                    raised=text.strip() in raised.get(f"{pod_name}/{container}", ()) or None,
                 ),
             )
         )

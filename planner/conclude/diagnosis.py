@@ -295,9 +295,12 @@ def _waiting(
         one = Said.PULL_SECRET if len(names) == 1 else Said.PULL_SECRETS
         text += said(one, lang, secrets=", ".join(names))
     severe = [lf for lf in logs if str(lf.a.level or "").upper() in SEVERE_LEVELS]
-    quoted = _distinct_lines(severe or logs)[-2:]
+    # the exception a stack trace ended with says why; the last severe line, how it ended
+    cause = _distinct_lines([lf for lf in logs if lf.a.raised])[-1:]
+    ending = [x for x in _distinct_lines(severe or logs) if x not in cause]
+    quoted = [*cause, *ending[-1:]] if cause else ending[-2:]
     if quoted:
-        text += said(Said.POD_LOG, lang, lines=" / ".join(quoted))
+        text += said(Said.POD_LOG, lang, lines=" / ".join(quoted).rstrip("."))
     last_change = changes[-1:] if reason == "CrashLoopBackOff" else []
     for change in last_change:
         text += said(Said.POD_AFTER, lang, change=change_text(change, lang))

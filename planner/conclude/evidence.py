@@ -28,7 +28,8 @@ def fact_rank(fact: ResultFact, order: Mapping[str, int] | None = None) -> int:
     attrs = fact.attrs
     if isinstance(attrs, K8sLog | AppLog):
         level = str(attrs.level or "").upper()
-        if level in _SEVERE or (not level and _SEVERE_WORDS.search(fact.text)):
+        raised = isinstance(attrs, K8sLog) and attrs.raised
+        if raised or level in _SEVERE or (not level and _SEVERE_WORDS.search(fact.text)):
             rank = min(rank, 4)
     if isinstance(attrs, K8sNodeCondition) and attrs.abnormal is True:
         rank = min(rank, 5)

@@ -365,7 +365,14 @@ def shop_world(faults: list[dict[str, Any]] | None = None) -> World:
             "pod_logs": {
                 "dc-a": {
                     "shop/cart-7f9c-oom01/app": logs,
-                    "shop/cart-7f9c-crash1/app": "2026-07-20T11:03:00Z FATAL bad config\n",
+                    "shop/cart-7f9c-crash1/app": "2026-07-20T11:03:00Z FATAL bad config\n"
+                    # gunicorn's worker dying at import (a Python traceback, line by line)
+                    "[2026-07-20 11:03:01 +0000] [7] [ERROR] Exception in worker process\n"
+                    "Traceback (most recent call last):\n"
+                    '  File "/app/cart/settings.py", line 41, in <module>\n'
+                    '    BUCKET = os.environ["CART_BUCKET"]\n'
+                    "KeyError: 'CART_BUCKET'\n"
+                    "[2026-07-20 11:03:02 +0000] [1] [ERROR] Reason: Worker failed to boot.\n",
                 }
             },
             "faults": faults or [],
@@ -735,6 +742,18 @@ async def test_pod_logs_window_grep_cap_and_previous(shop) -> None:
     previous = await gate.call("k8s.pod_logs", {**base, "previous": True}, ctx)
     assert previous.status == "empty"
     assert any("has no previous container" in w for w in previous.warnings)
+
+
+async def test_the_exception_a_traceback_ends_with_is_marked_as_raised(shop) -> None:
+    """A KeyError line has no level and no failure word: it is still the line that says
+    why the process died, marked so that answers quote it before the shutdown lines."""
+    gate, _ = shop
+    ctx = past_ctx(WINDOW_CTX, window="PT10M")
+    result = await gate.call(
+        "k8s.pod_logs", {"env": "dc-a", "namespace": "shop", "pod": "cart-7f9c-crash1"}, ctx
+    )
+    raised = [f.attrs.message for f in result.facts if f.attrs.raised]
+    assert raised == ["KeyError: 'CART_BUCKET'"]
 
 
 # -- faults ------------------------------------------------------------------------------
