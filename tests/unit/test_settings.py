@@ -314,7 +314,12 @@ BROKEN: list[tuple[Path_, object, str, str]] = [
     (("timezone",), "a" * 300, "timezone", "unknown timezone"),  # too long a file name
     (("admin",), ["bob"], "admin", "did you mean admins?"),
     ((".timezone",), "UTC", ".timezone", "did you mean timezone?"),  # the key's own dot kept
-    (("sources",), {}, "sources", "unknown key; the keys here are admins, alerts, allowed_link_hosts"),
+    (
+        ("sources",),
+        {},
+        "sources",
+        "unknown key; the keys here are admins, alerts, allowed_link_hosts",
+    ),
     (_vm("timeout"), 3, "environments.dc-a.metrics.timeout", "did you mean timeout_s?"),
     (_k8s("tokn_env"), "X", "environments.dc-a.kubernetes.tokn_env", "did you mean token_env?"),
     (("mcp_servers", 0, "tokn"), "X", "mcp_servers[0].tokn", "unknown key"),
