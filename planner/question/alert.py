@@ -138,8 +138,9 @@ class PastedAlert(BaseModel):
 
 
 # a rule's expression reads a range before it turns true (a rate over minutes), and its
-# `for:` keeps it pending: the symptom began a little before the alert's start
-LEAD = DEFAULT_WINDOW / 2
+# `for:` keeps it pending (15 minutes in most kubernetes-mixin and node-exporter rules):
+# the symptom began that long before the alert's start
+LEAD = timedelta(minutes=20)
 MAX_SINCE = timedelta(days=7)
 
 
