@@ -69,7 +69,9 @@ async def diagnose(
             probes.append((probe, settings.base_url, None))
     if config.mattermost is not None:
         token = (environ if environ is not None else os.environ).get("INFRABOT_MM_TOKEN")
-        probe = _bounded("mattermost", None, mattermost_probe(config.mattermost, token), 40)
+        routed = [r.channel for r in config.alerts.routes] if config.alerts else []
+        checked = mattermost_probe(config.mattermost, token, routed)
+        probe = _bounded("mattermost", None, checked, 40)
         probes.append((probe, config.mattermost.url, None))
     return list(await asyncio.gather(*(_with_tls(p, url, ca) for p, url, ca in probes)))
 

@@ -4,6 +4,8 @@ words an operator acts on (the URL, the team, the channel, the refused token).""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from websockets.exceptions import WebSocketException
 
 from bot.mattermost._api import MattermostApi, MattermostError, websocket_url
@@ -16,8 +18,11 @@ SOURCE = "mattermost"
 TIMEOUT_S = 10.0
 
 
-async def probe(settings: MattermostSettings, token: str | None) -> Probe:
-    """Login, team, channels and the websocket, in that order: a step that fails says why
+async def probe(
+    settings: MattermostSettings, token: str | None, alert_channels: Sequence[str] = ()
+) -> Probe:
+    """Login, team, channels (the ones questions are answered in, the alert routes' and
+    the alert post channels') and the websocket, in that order: a step that fails says why
     and the ones after it are not tried."""
     url = safe_url(settings.url)
     if not token:
@@ -36,7 +41,8 @@ async def probe(settings: MattermostSettings, token: str | None) -> Probe:
         missing.append(f"team {settings.team}: {exc}")
         return Probe(source=SOURCE, answered=True, detail=url, found=found, missing=missing)
     found.append(f"team {settings.team}")
-    for name in settings.channels:
+    posts = [c.channel for c in settings.alert_post_channels]
+    for name in dict.fromkeys([*settings.channels, *alert_channels, *posts]):
         try:
             channel = await api.channel_by_name(str(team["id"]), name)
         except MattermostError as exc:

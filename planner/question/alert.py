@@ -271,6 +271,9 @@ ALERT_ASKS: dict[str, Intent] = {
     "NodeHighNumberConntrackEntriesUsed": "node_health",
     "NodeClockNotSynchronising": "node_health",
     "NodeSystemSaturation": "node_health",
+    # ingress-nginx's chart (controller.metrics.prometheusRule examples): its 500s,
+    # latency and "ConfigFailed" names ask by their words
+    "NGINXTooMany400s": "http_errors",
 }
 # the words of an alert name not in the table (split at its capitals, "Http5xx" ->
 # "http", "5xx"), by what they ask (kubernetes-mixin's, node-exporter's and

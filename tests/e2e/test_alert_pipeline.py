@@ -175,6 +175,12 @@ async def test_a_firing_alert_opens_one_investigated_thread_and_its_resolve_clos
                 await asyncio.sleep(4)  # a repeat of the resolve closes nothing twice
                 assert len(_replies(sim, root["id"], "alert_resolved")) == 1
                 assert len(_roots(sim, channel)) == 1
+                # an engineer follows up in the thread: the alert's scope is already set
+                sim.user_post("alice", channel, "@infrabot what do its logs say?", root["id"])
+                answers = await eventually(
+                    lambda: _replies(sim, root["id"], "answer")[1:], timeout=60
+                )
+                assert LOG_CAUSE in answers[0]["message"] and "shop" in answers[0]["message"]
         except AssertionError:
             if stack is not None:
                 print(stack.tail())

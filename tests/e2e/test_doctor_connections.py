@@ -197,6 +197,37 @@ def test_mattermost_login_team_channels_and_websocket_are_checked(
     assert code == 1 and refused["detail"].startswith(f"{url}: login failed")
 
 
+def test_the_alert_routes_channels_are_checked_too(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    mattermost: MattermostSim,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A route's channel that does not exist, or an alert post channel the bot is not in,
+    would leave alerts unposted or unread: doctor names each."""
+    url = mattermost.base_url  # type: ignore[attr-defined]
+    config = {
+        "environments": {"lab": {}},
+        "mattermost": {
+            "url": url,
+            "team": "ops",
+            "channels": ["incidents"],
+            "alert_post_channels": [{"channel": "random"}],
+        },
+        "alerts": {
+            "auth": {"token_env": "INFRABOT_ALERT_TOKEN"},
+            "routes": [{"channel": "incidents"}, {"channel": "pager"}],
+        },
+    }
+    monkeypatch.setenv("INFRABOT_MM_TOKEN", mattermost.token_for("infrabot"))
+    monkeypatch.setenv("INFRABOT_ALERT_TOKEN", "t")
+    _, probes = _doctor(tmp_path, capsys, config)
+    mm = probes["mattermost/None"]
+    assert "channel incidents (the bot is a member)" in mm["found"]
+    assert mm["missing"][0].startswith("channel pager:")
+    assert mm["missing"][1] == "channel random: the bot is not a member (add it to the channel)"
+
+
 def test_an_answer_gives_the_same_reason_as_a_gap(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], silent: int
 ) -> None:

@@ -335,6 +335,9 @@ def test_emoji_before_a_notifications_lines_is_markup() -> None:
         ("NginxHighHttp4xxErrorRate", "http_errors"),
         ("NginxLatencyHigh", "latency"),
         ("KubernetesHpaScaleMaximum", "capacity"),
+        ("NGINXTooMany500s", "http_errors"),  # ingress-nginx's chart
+        ("NGINXTooMany400s", "http_errors"),
+        ("NGINXConfigFailed", "workload_startup"),
     ],
 )
 def test_alert_names_outside_the_table_ask_by_their_words(name: str, ask: str) -> None:
