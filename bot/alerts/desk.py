@@ -48,6 +48,7 @@ THREAD_PROP = "infrabot_alert_group"  # the root post's prop naming its group
 SEEN_PROP = "infrabot_alert_seen"  # the alerts (fingerprints) its thread has seen firing
 _MAX_GROUPS = 5_000  # groups remembered here; older ones are found again in the channel
 _MAX_SEEN = 500
+MAX_PENDING = 1_000  # notifications and investigations in hand; more are answered 503
 _HOUR = timedelta(hours=1)
 
 
@@ -134,11 +135,15 @@ class AlertDesk:
 
     # --- in ------------------------------------------------------------------------------
 
-    def accept(self, notification: Notification) -> None:
+    def accept(self, notification: Notification) -> bool:
         """Take a notification; it is handled in the background (the sender is answered
-        at once)."""
+        at once). False when `MAX_PENDING` are in hand already: the sender retries
+        (Alertmanager does, with back-off)."""
+        if len(self._tasks) >= MAX_PENDING:
+            return False
         self.meters.notifications.labels(notification.source.value, notification.status.value).inc()
         self._spawn(self.handle(notification))
+        return True
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)
@@ -187,6 +192,10 @@ class AlertDesk:
 
     async def _handle(self, notification: Notification, route: AlertRouteSettings) -> None:
         channel_id = await self.poster.channel_id(route.channel)
+        storm = self._channels.get(channel_id, _Channel()).storm
+        if storm is not None and notification.group in storm.groups:
+            self.meters.duplicates.inc()  # listed in the storm's summary already
+            return
         thread = self._threads.get(notification.group) or await self._found(
             notification, channel_id, route
         )

@@ -16,6 +16,7 @@ class Rejected(StrEnum):
     UNAUTHORIZED = "unauthorized"
     TOO_LARGE = "too_large"
     MALFORMED = "malformed"
+    BUSY = "busy"  # too many notifications in hand: the sender retries
 
 
 class GroupOutcome(StrEnum):

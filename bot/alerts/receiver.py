@@ -93,7 +93,8 @@ def alert_routes(desk: AlertDesk, credentials: AlertCredentials) -> list[BaseRou
                 return refused(Rejected.TOO_LARGE, 413, f"the body is over {limit} bytes")
             except MalformedNotification as exc:
                 return refused(Rejected.MALFORMED, 400, f"not a notification: {exc}")
-            desk.accept(notification)
+            if not desk.accept(notification):
+                return refused(Rejected.BUSY, 503, "too many notifications in hand; retry")
             return JSONResponse({"status": "accepted"}, status_code=202)
 
         return Route(ALERT_PATHS[source], receive, methods=["POST"])

@@ -4,6 +4,7 @@ posts and the configuration's errors."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import re
@@ -12,8 +13,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from prometheus_client import CollectorRegistry
 
+from bot.alerts.desk import MAX_PENDING, AlertDesk
 from bot.alerts.matchers import parse_matcher
+from bot.alerts.meters import AlertMeters
 from bot.alerts.payload import (
     MAX_ALERTS,
     AlertState,
@@ -263,3 +267,49 @@ def test_alerts_without_mattermost_say_where_they_would_be_posted() -> None:
     with pytest.raises(ConfigFileError, match="alerts: alerts are posted in Mattermost"):
         parse_config(_config(alerts, mattermost=False))
     assert parse_config(_config(alerts)).alerts is not None
+
+
+class _StalledMattermost:
+    """Failure injection: a Mattermost that never answers."""
+
+    def __init__(self) -> None:
+        self.never = asyncio.Event()
+
+    async def channel_id(self, name: str) -> str:
+        await self.never.wait()
+        return name
+
+    async def post(self, channel_id: str, text: str, *, root_id: str = "", props: Any) -> str:
+        raise AssertionError("nothing is posted while Mattermost stalls")
+
+    async def patch(self, post_id: str, text: str, props: Any) -> None:
+        raise AssertionError
+
+    async def find_thread(self, channel_id: str, group: str) -> None:
+        return None
+
+    async def investigate(self, *args: Any) -> None:
+        raise AssertionError
+
+
+async def test_a_stalled_mattermost_bounds_the_notifications_in_hand() -> None:
+    """Alertmanager keeps sending while Mattermost stalls: at most MAX_PENDING are held,
+    the next is refused (503, and Alertmanager retries), none is lost silently."""
+    settings = parse_config(
+        _config({"auth": {"token_env": "T"}, "routes": [{"channel": "a"}]})
+    ).alerts
+    assert settings is not None
+    registry = CollectorRegistry()
+    desk = AlertDesk(
+        settings,
+        _StalledMattermost(),
+        AlertMeters(registry),
+        clock=lambda: datetime.now(UTC),
+        zone=UTC,
+    )
+    n = parse_notification(_body(KSM_ALERT), NotificationSource.ALERTMANAGER)
+    taken = [desk.accept(n) for _ in range(MAX_PENDING + 5)]
+    assert taken.count(True) == MAX_PENDING and taken[-5:] == [False] * 5
+    labels = {"source": "alertmanager", "status": "firing"}
+    assert registry.get_sample_value("infrabot_alert_notifications_total", labels) == MAX_PENDING
+    await desk.aclose()
