@@ -11,6 +11,7 @@ from bot.alerts.payload import AlertState
 from bot.mattermost._alert_posts import ALERT_USER
 from bot.mattermost._api import MattermostApi
 from bot.mattermost._listener import MattermostListener
+from bot.mattermost._render import quiet_mentions
 from planner import Language
 
 __all__ = ["MattermostAlerts"]
@@ -38,11 +39,14 @@ class MattermostAlerts:
     async def post(
         self, channel_id: str, text: str, *, root_id: str = "", props: dict[str, Any]
     ) -> str:
-        posted = await self.api.create_post(channel_id, text, root_id=root_id, props=props)
+        # an alert's labels and annotations are the pipeline's text: an "@channel" in a
+        # description notifies no one
+        quiet = quiet_mentions(text)
+        posted = await self.api.create_post(channel_id, quiet, root_id=root_id, props=props)
         return str(posted["id"])
 
     async def patch(self, post_id: str, text: str, props: dict[str, Any]) -> None:
-        await self.api.patch_post(post_id, text, props=props)
+        await self.api.patch_post(post_id, quiet_mentions(text), props=props)
 
     async def find_thread(self, channel_id: str, group: str) -> KnownThread | None:
         me = str(self.api.me.get("id") or "")

@@ -54,7 +54,7 @@ def _alert(pod: str, status: str, fingerprint: str) -> dict[str, Any]:
             "service": "kube-state-metrics",
             "world_env": "prod-1",
         },
-        "annotations": {"summary": "Pod is crash looping."},
+        "annotations": {"summary": "Pod is crash looping. @channel @alice look"},
         "startsAt": "2026-12-08T00:00:00Z",
         "endsAt": "0001-01-01T00:00:00Z" if status == "firing" else "2026-12-08T00:20:00Z",
         "generatorURL": "http://vmalert.example:8880/vmalert/alert?group_id=1",
@@ -105,6 +105,9 @@ async def test_later_notifications_update_the_same_thread_within_the_group_limit
             await _post(url, _group(one))
             [root] = await eventually(lambda: _roots(sim, channel))
             await eventually(lambda: _replies(sim, root["id"], "answer"), 60)
+            # the alert's text notifies no one
+            assert "@channel" not in root["message"] and "@alice" not in root["message"]
+            assert "look" in root["message"]
             # the same alert again: nothing
             await _post(url, _group(one))
             # a second pod of the group: said, investigated in the same thread
