@@ -126,28 +126,27 @@ class MattermostListener:
                 await asyncio.sleep(delay)
         self._allowed = None
         if self.settings.channels:
-            team = await self.api.team_by_name(self.settings.team)
-            self._allowed = set()
-            for name in self.settings.channels:
-                try:
-                    channel = await self.api.channel_by_name(team["id"], name)
-                except MattermostError as exc:
-                    log.warning("mattermost.channel_unknown", channel=name, error=str(exc))
-                    continue
-                self._allowed.add(channel["id"])
+            self._allowed = set((await self._channel_ids(self.settings.channels)).values())
         if self._alert_posts is not None:
-            await self._alert_channels(self._alert_posts)
+            posts = self._alert_posts
+            ids = await self._channel_ids(list(posts.settings))
+            posts.ids = {
+                ids[name]: language for name, language in posts.settings.items() if name in ids
+            }
         log.info("mattermost.started", user=self.me.get("username"), channels=self._allowed)
 
-    async def _alert_channels(self, posts: AlertPosts) -> None:
+    async def _channel_ids(self, names: list[str]) -> dict[str, str]:
+        """The configured channels' ids by name; one that cannot be found is logged."""
         team = await self.api.team_by_name(self.settings.team)
-        for name, language in posts.settings.items():
+        out: dict[str, str] = {}
+        for name in names:
             try:
                 channel = await self.api.channel_by_name(team["id"], name)
             except MattermostError as exc:
-                log.warning("mattermost.alert_channel_unknown", channel=name, error=str(exc))
+                log.warning("mattermost.channel_unknown", channel=name, error=str(exc))
                 continue
-            posts.ids[str(channel["id"])] = language
+            out[name] = str(channel["id"])
+        return out
 
     async def run(self) -> None:
         """Until cancelled: listen, answer, reconnect. Cancelling also ends answer tasks."""
@@ -222,13 +221,16 @@ class MattermostListener:
             return
         if not self.partition.owns(str(post.get("root_id") or post_id)):
             return  # another replica's thread
-        self._seen[post_id] = None
-        while len(self._seen) > self._seen_limit:
-            self._seen.popitem(last=False)
+        self._remember_seen(post_id)
         mentions = _json(data.get("mentions"), default=[])
         self._spawn(
             self._handle(post, mentioned_ids=mentions if isinstance(mentions, list) else [])
         )
+
+    def _remember_seen(self, post_id: str) -> None:
+        self._seen[post_id] = None
+        while len(self._seen) > self._seen_limit:
+            self._seen.popitem(last=False)
 
     def _alert_posted(self, post_id: str, channel_id: str, post: Mapping[str, Any]) -> None:
         """An alert an incoming webhook posted in a channel that opted in: investigated in
@@ -239,7 +241,7 @@ class MattermostListener:
         asked = posts.question(post)
         if asked is None:
             return
-        self._seen[post_id] = None
+        self._remember_seen(post_id)
         question, language = asked
         log.info("mattermost.alert_post", post=post_id, channel=channel_id)
         self._spawn(
@@ -426,7 +428,7 @@ class MattermostListener:
             and isinstance(props.get("asker"), str)
             and isinstance(props.get("question"), str)
         ):
-            self._seen[post_id] = None
+            self._remember_seen(post_id)
             asker, question = str(props["asker"]), str(props["question"])
             role = self.role_of(asker)
             self._spawn(self._answer(channel_id, post_id, asker, role, question, []))
