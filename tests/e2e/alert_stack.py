@@ -64,6 +64,16 @@ def _wait_ready(url: str, proc: subprocess.Popen[bytes], what: str, log: Path) -
     raise RuntimeError(f"{what} not ready: {log.read_text(errors='replace')[-2000:]}")
 
 
+def _started(binary: str, args: list[str], directory: Path, ready: str) -> subprocess.Popen[bytes]:
+    """The program running with its output in <directory>/<name>.log, once `ready` answers."""
+    name = "alertmanager" if binary == ALERTMANAGER else "vmalert"
+    log = directory / f"{name}.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([binary, *args], stdout=out, stderr=subprocess.STDOUT)
+    _wait_ready(ready, proc, name, log)
+    return proc
+
+
 @contextmanager
 def alert_stack(
     directory: Path,
@@ -101,43 +111,24 @@ def alert_stack(
     (directory / "rules.yml").write_text(yaml.safe_dump(rules))
     (directory / "am-data").mkdir()
     procs: list[subprocess.Popen[bytes]] = []
-    am_log = directory / "alertmanager.log"
-    vma_log = directory / "vmalert.log"
+    am_url, vma_url = f"http://127.0.0.1:{am_port}", f"http://127.0.0.1:{vma_port}"
     try:
-        with am_log.open("wb") as out:
-            procs.append(
-                subprocess.Popen(
-                    [
-                        ALERTMANAGER,
-                        f"--config.file={directory / 'alertmanager.yml'}",
-                        f"--storage.path={directory / 'am-data'}",
-                        f"--web.listen-address=127.0.0.1:{am_port}",
-                        "--cluster.listen-address=",
-                    ],
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                )
-            )
-        am_url = f"http://127.0.0.1:{am_port}"
-        _wait_ready(f"{am_url}/-/ready", procs[0], "alertmanager", am_log)
-        with vma_log.open("wb") as out:
-            procs.append(
-                subprocess.Popen(
-                    [
-                        VMALERT,
-                        f"-rule={directory / 'rules.yml'}",
-                        f"-datasource.url={vm_url}",
-                        f"-notifier.url={am_url}",
-                        "-evaluationInterval=1s",
-                        f"-httpListenAddr=127.0.0.1:{vma_port}",
-                        "-external.url=http://vmalert.example:8880",
-                    ],
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                )
-            )
-        vma_url = f"http://127.0.0.1:{vma_port}"
-        _wait_ready(f"{vma_url}/health", procs[1], "vmalert", vma_log)
+        alertmanager = [
+            f"--config.file={directory / 'alertmanager.yml'}",
+            f"--storage.path={directory / 'am-data'}",
+            f"--web.listen-address=127.0.0.1:{am_port}",
+            "--cluster.listen-address=",
+        ]
+        procs.append(_started(ALERTMANAGER, alertmanager, directory, f"{am_url}/-/ready"))
+        vmalert = [
+            f"-rule={directory / 'rules.yml'}",
+            f"-datasource.url={vm_url}",
+            f"-notifier.url={am_url}",
+            "-evaluationInterval=1s",
+            f"-httpListenAddr=127.0.0.1:{vma_port}",
+            "-external.url=http://vmalert.example:8880",
+        ]
+        procs.append(_started(VMALERT, vmalert, directory, f"{vma_url}/health"))
         yield AlertStack(am_url, vma_url, directory)
     finally:
         for proc in procs:

@@ -97,6 +97,23 @@ async def _serve(
     return task, found.group(1)
 
 
+def _pipeline(
+    session: WorldSession, tmp: Path, serve_url: str, group_by: list[str]
+) -> contextlib.AbstractContextManager[AlertStack]:
+    """vmalert over the world's VictoriaMetrics, Alertmanager grouping by `group_by` and
+    posting to the served webhook with the token."""
+    vm_url = session.simulators.victoria_metrics_url
+    assert vm_url is not None
+    return alert_stack(
+        tmp,
+        vm_url=vm_url,
+        rules=CRASH_LOOPING_RULES,
+        webhook_url=serve_url + "alerts/alertmanager",
+        token=TOKEN,
+        group_by=group_by,
+    )
+
+
 def _sim() -> tuple[MattermostSim, str]:
     sim = MattermostSim(team_name="ops")
     sim.add_user("infrabot", is_bot=True)
@@ -142,14 +159,7 @@ async def test_a_firing_alert_opens_one_investigated_thread_and_its_resolve_clos
         assert vm_url is not None
         stack: AlertStack | None = None
         try:
-            with alert_stack(
-                tmp_path,
-                vm_url=vm_url,
-                rules=CRASH_LOOPING_RULES,
-                webhook_url=url + "alerts/alertmanager",
-                token=TOKEN,
-                group_by=["alertname", "namespace"],
-            ) as stack:
+            with _pipeline(session, tmp_path, url, ["alertname", "namespace"]) as stack:
                 [root] = await eventually(lambda: _roots(sim, channel), timeout=60)
                 assert "KubePodCrashLooping" in root["message"] and "prod-1" in root["message"]
                 # the subject is the crash-looping pod, not kube-state-metrics that reported it
@@ -209,17 +219,8 @@ async def test_a_storm_of_fifty_groups_stays_within_the_limits(
     limits = AlertLimitSettings(concurrent=2, storm_groups=5, storm_window_s=300)
     with _world(storm_pods=49) as session, BackgroundServer(sim.app) as mm:
         task, url = await _serve(session, mm.base_url, tmp_path, _alerts(limits), capsys)
-        vm_url = session.simulators.victoria_metrics_url
-        assert vm_url is not None
         try:
-            with alert_stack(
-                tmp_path,
-                vm_url=vm_url,
-                rules=CRASH_LOOPING_RULES,
-                webhook_url=url + "alerts/alertmanager",
-                token=TOKEN,
-                group_by=["alertname", "namespace", "pod"],
-            ) as stack:
+            with _pipeline(session, tmp_path, url, ["alertname", "namespace", "pod"]) as stack:
                 await _eventually_metric(
                     url, 'infrabot_alert_groups_total{outcome="storm"}', 45, timeout=90
                 )
