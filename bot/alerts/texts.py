@@ -17,6 +17,7 @@ from planner import ENV_LABELS, subject_of
 from policy.language import Bilingual, Language, phrase, pick
 
 __all__ = [
+    "QUESTION_BUDGET",
     "alert_question",
     "closing_text",
     "environment_of",
@@ -40,19 +41,34 @@ def alert_question(
     alert: WebhookAlert, notification: Notification, env_label: str, env_values: dict[str, str]
 ) -> str:
     """The question the alert asks: the alert itself, as the JSON an engineer would paste,
-    its environment under the label the reader takes it from."""
+    its environment under the label the reader takes it from. Within `QUESTION_BUDGET`
+    characters (a longer question is refused as too long): the annotations the reader
+    uses, each cut, then the longest label values left out first (never the name or the
+    environment)."""
     labels = {**notification.common_labels, **alert.labels}
     env = environment_of(labels, env_label, env_values)
     if env:
         labels = {k: v for k, v in labels.items() if k not in ENV_LABELS and k != env_label}
         labels[ENV_LABELS[0]] = env
+    notes = {**notification.common_annotations, **alert.annotations}
     body = {
         "status": alert.status.value,
         "labels": labels,
-        "annotations": {**notification.common_annotations, **alert.annotations},
+        "annotations": {k: notes[k][:_NOTE_CHARS] for k in _READ_NOTES if notes.get(k)},
         "startsAt": alert.starts_at.isoformat() if alert.starts_at else None,
     }
-    return json.dumps(body, ensure_ascii=False, indent=1)
+    text = json.dumps(body, ensure_ascii=False, indent=1)
+    kept = {"alertname", ENV_LABELS[0]}
+    while len(text) > QUESTION_BUDGET and set(labels) - kept:
+        longest = max(set(labels) - kept, key=lambda k: (len(labels[k]), k))
+        del labels[longest]
+        text = json.dumps(body, ensure_ascii=False, indent=1)
+    return text
+
+
+QUESTION_BUDGET = 6_000  # below the longest question a turn reads (8,000)
+_READ_NOTES = ("summary", "description", "message")  # what the alert reader takes
+_NOTE_CHARS = 1_000
 
 
 _FIRING: Bilingual = ("FIRING", "ГОРИТ")

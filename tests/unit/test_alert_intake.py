@@ -26,10 +26,16 @@ from bot.alerts.payload import (
     parse_notification,
 )
 from bot.alerts.receiver import AlertCredentials
-from bot.alerts.texts import alert_question, closing_text, root_text, storm_text
+from bot.alerts.texts import (
+    QUESTION_BUDGET,
+    alert_question,
+    closing_text,
+    root_text,
+    storm_text,
+)
 from bot.config_errors import ConfigFileError
 from bot.settings import parse_config
-from planner import pasted_alert
+from planner import MAX_QUESTION_CHARS, pasted_alert
 from policy.language import Language
 
 KSM_ALERT: dict[str, Any] = {
@@ -313,3 +319,27 @@ async def test_a_stalled_mattermost_bounds_the_notifications_in_hand() -> None:
     labels = {"source": "alertmanager", "status": "firing"}
     assert registry.get_sample_value("infrabot_alert_notifications_total", labels) == MAX_PENDING
     await desk.aclose()
+
+
+def test_a_huge_alert_still_asks_a_question_a_turn_reads() -> None:
+    """A runbook pasted into the description and dozens of long labels: the question
+    stays within what a turn reads, keeping the name, the environment and the subject."""
+    huge = {
+        **KSM_ALERT,
+        "labels": {
+            **KSM_ALERT["labels"],
+            **{f"team_label_{i}": "x" * 900 for i in range(60)},
+        },
+        "annotations": {
+            "description": "step " * 3000,
+            "summary": "Pod is crash looping.",
+            "runbook": "y" * 4000,
+        },
+    }
+    n = parse_notification(_body(huge), NotificationSource.ALERTMANAGER)
+    question = alert_question(n.alerts[0], n, "k8s_cluster", {"prod-eu-1": "eu1"})
+    assert len(question) <= QUESTION_BUDGET < MAX_QUESTION_CHARS
+    read = pasted_alert(question)
+    assert read is not None and read.alertname == "KubePodCrashLooping"
+    assert read.subject.env == "eu1" and read.subject.pod == "invoicer-7d9c5b8f6-q2w3e"
+    assert read.annotations["summary"] == "Pod is crash looping."
