@@ -190,7 +190,7 @@ async def run_once(
             )
             record: dict[str, Any] = {
                 "turn": number,
-                "question": step.question,
+                "question": turn.question,
                 "user": who.name,
                 "role": who.role,
                 "at": clock.isoformat(),
@@ -237,7 +237,7 @@ async def run_once(
             )
             entry["tool_calls"] += len(answer.tool_calls)
             thread += [
-                ThreadMessage(author=who.name, text=step.question, at=clock),
+                ThreadMessage(author=who.name, text=turn.question, at=clock),
                 ThreadMessage(author=BOT_NAME, text=rendered, is_bot=True, at=clock),
             ]
     finally:

@@ -42,7 +42,7 @@ from policy.language import Language
 
 log = structlog.get_logger(__name__)
 
-__all__ = ["THREAD_PROP", "AlertDesk", "AlertPoster", "KnownThread"]
+__all__ = ["MAX_PENDING", "SEEN_PROP", "THREAD_PROP", "AlertDesk", "AlertPoster", "KnownThread"]
 
 THREAD_PROP = "infrabot_alert_group"  # the root post's prop naming its group
 SEEN_PROP = "infrabot_alert_seen"  # the alerts (fingerprints) its thread has seen firing
@@ -150,11 +150,6 @@ class AlertDesk:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def idle(self) -> None:
-        """Wait until every notification taken so far is handled (tests, shutdown)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
-
     async def aclose(self) -> None:
         for task in list(self._tasks):
             task.cancel()
@@ -192,8 +187,8 @@ class AlertDesk:
 
     async def _handle(self, notification: Notification, route: AlertRouteSettings) -> None:
         channel_id = await self.poster.channel_id(route.channel)
-        storm = self._channels.get(channel_id, _Channel()).storm
-        if storm is not None and notification.group in storm.groups:
+        channel = self._channels.get(channel_id)
+        if channel and channel.storm and notification.group in channel.storm.groups:
             self.meters.duplicates.inc()  # listed in the storm's summary already
             return
         thread = self._threads.get(notification.group) or await self._found(

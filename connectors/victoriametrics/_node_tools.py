@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import defaultdict
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from pydantic import Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -24,6 +24,7 @@ from connectors.victoriametrics._common import (
     quote,
 )
 from policy.facts import NodeNetwork
+from policy.instances import instance_host
 from policy.numbers import Noun, count_said, number_said, rate_said
 from policy.results import Entity, ResultFact, ToolResult
 from policy.window import WindowArgs
@@ -68,18 +69,10 @@ def node_of(labels: dict[str, str], names: dict[str, str] | None = None) -> str 
     the node's address (`instance: 10.0.0.7:9100`)."""
     if labels.get("node"):
         return labels["node"]
-    host = _host(labels.get("instance", ""))
+    host = instance_host(labels.get("instance", ""))
     if host is None:
         return None
     return (names or {}).get(host, host)
-
-
-def _host(instance: str) -> str | None:
-    if not instance:
-        return None
-    if instance.startswith("["):  # [ipv6]:port
-        return instance[1:].split("]", 1)[0]
-    return instance.rsplit(":", 1)[0] if re.fullmatch(r".+:\d+", instance) else instance
 
 
 async def node_names(run: Run) -> dict[str, str]:
@@ -88,7 +81,7 @@ async def node_names(run: Run) -> dict[str, str]:
     read = await run.instant("max by (instance, nodename) (node_uname_info)")
     names: dict[str, str] = {}
     for s in read.series:
-        host, name = _host(s.labels.get("instance", "")), s.labels.get("nodename")
+        host, name = instance_host(s.labels.get("instance", "")), s.labels.get("nodename")
         if host and name and host != name:
             names[host] = name
     return names
@@ -114,13 +107,14 @@ async def node_network(run: Run, args: NodeNetworkArgs) -> ToolResult:
     """Each node asked about next to its peers: the env-wide reads are made once, whatever
     the number of nodes (the nodes behind a failing service are read in one call)."""
     w = run.window.seconds
-    reads = await gather(
+    *reads, known = await gather(
         *(
             run.instant(f"sum by (node, instance) (rate({metric}[{w}s]))")
             for _, metric, _ in NODE_METRICS
-        )
+        ),
+        node_names(run),  # read beside them, not after
     )
-    names = await node_names(run)
+    names = cast(dict[str, str], known)
     targets = args.targets()
     per_node = await gather(*(_one_node(run, node, reads, set(targets), names) for node in targets))
     facts = [f for node_facts, _, _ in per_node for f in node_facts]

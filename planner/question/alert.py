@@ -28,6 +28,7 @@ from planner.question.alertlines import MAX_VALUE, AlertStatus, read_alert_lines
 from planner.question.extract import Identifiers
 from planner.question.intent import Intent, classify_all, classify_strong
 from planner.question.timeparse import DEFAULT_WINDOW
+from policy.instances import instance_host
 from policy.scope import TimeSpec
 
 __all__ = [
@@ -165,14 +166,6 @@ def _names_exporter(value: str | None) -> bool:
     return any(e in low for e in _EXPORTERS)
 
 
-def _host_of(instance: str | None) -> str | None:
-    """ "<host>:9100" -> "<host>"; an address in brackets or a bare host as it is."""
-    if not instance:
-        return None
-    host = instance.rsplit(":", 1)[0] if instance.count(":") == 1 else instance
-    return host or None
-
-
 def subject_of(labels: dict[str, str]) -> AlertSubject:
     """The alert's subject from its labels: the one rule for telling the alerted object
     from the exporter that measured it.
@@ -207,7 +200,7 @@ def subject_of(labels: dict[str, str]) -> AlertSubject:
     )
     node = labels.get("node") or labels.get("exported_node") or labels.get("kubernetes_node")
     if node is None and any(j in job for j in _NODE_JOBS):
-        node = _host_of(labels.get("instance"))
+        node = instance_host(labels.get("instance"))
     env_label = next((e for e in ENV_LABELS if labels.get(e)), None)
     return AlertSubject(
         namespace=namespace or None,
